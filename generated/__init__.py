@@ -1,0 +1,1 @@
+"""Everything `make generate` writes from specs/. Never edited by hand."""

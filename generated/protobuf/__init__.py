@@ -1,0 +1,1 @@
+"""Generated protobuf messages and gRPC stubs. Do not edit."""

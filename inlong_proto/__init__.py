@@ -1,0 +1,1 @@
+"""inlong-proto: spec-driven codecs for the Apache InLong and EventMesh wire protocols."""

@@ -1,0 +1,71 @@
+"""One error family for every protocol: where in the input, which field, and why."""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class InlongProtoError(Exception):
+    """Base of every error the public API raises on purpose."""
+
+
+class DecodeError(InlongProtoError, ValueError):
+    """Input bytes that do not form a valid frame.
+
+    offset is absolute in the buffer (or stream) handed to the API; field is a dotted path such as
+    ``body.last_timestamp.month``; reason says what is wrong in words.
+    """
+
+    kind = "invalid"
+
+    def __init__(self, offset: int, field: str, reason: str):
+        self.offset, self.field, self.reason = offset, field, reason
+        where = f" in {field}" if field else ""
+        super().__init__(f"offset {offset}{where}: {reason}")
+
+    def shifted(self, delta: int) -> "DecodeError":
+        """The same error with its offset moved by delta (for frames found inside a larger stream)."""
+        return type(self)(self.offset + delta, self.field, self.reason)
+
+
+class TruncatedError(DecodeError):
+    """The input ends before the frame does."""
+
+    kind = "truncated"
+
+
+class ValidationError(DecodeError):
+    """A field holds a value the spec does not allow (bad magic, out of range, unknown enum, ...)."""
+
+
+class FrameTooLargeError(DecodeError):
+    """A length field claims more than max_frame_size; nothing that large is ever buffered."""
+
+    kind = "too_large"
+
+
+class EncodeError(InlongProtoError, ValueError):
+    """A value that cannot be put on the wire as the spec says."""
+
+    def __init__(self, field: str, reason: str):
+        self.field, self.reason = field, reason
+        super().__init__(f"{field}: {reason}" if field else reason)
+
+
+class FieldInfo(NamedTuple):
+    """What generated code tells the runtime about one field (see tools/ksygen)."""
+
+    name: str
+    kind: str  # int, float, enum, bytes, str, datetime, struct, switch
+    arrow: str
+    detail: object  # enum class, struct class, or ((case name, class), ...) for a switch
+    derived: bool  # computed on encode (lengths, discriminators)
+
+
+def truncated(path: str, pos: int, end: int, layout: tuple) -> TruncatedError:
+    """Name the first field of a fixed-size run that the input cuts."""
+    available = end - pos
+    for offset, name, size in layout:
+        if offset + size > available:
+            return TruncatedError(end, path + name, f"needs {size} bytes at offset {pos + offset}, "
+                                                    f"only {max(0, available - offset)} available")
+    return TruncatedError(end, path, "input ends early")

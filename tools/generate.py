@@ -1,0 +1,117 @@
+"""`make generate`: rebuild everything under generated/ from specs/, deterministically.
+
+* the project's own codecs (tools/ksygen) -> generated/codec/<protocol>/<spec>.py
+* the official Kaitai Struct compiler (tools/ksc, pinned) -> generated/kaitai, generated/kaitai_debug
+  (with field offsets, for `inlong-proto inspect`), generated/construct, generated/diagrams (.dot + .svg)
+* grpcio-tools for every .proto -> generated/protobuf
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tools.ksygen.emit import emit_module  # noqa: E402
+from tools.ksygen.expr import GenerationError  # noqa: E402
+from tools.ksygen.model import Loader  # noqa: E402
+
+KSC = ROOT / "tools" / "ksc" / "compile.js"
+
+
+def ksy_files(specs: Path) -> list[Path]:
+    return sorted(specs.rglob("*.ksy"))
+
+
+def own_codecs(specs: Path, out: Path) -> list[str]:
+    """Returns the generated frame modules, protocol name first, for the registry."""
+    loader = Loader(specs)
+    frames = []
+    for path in ksy_files(specs):
+        spec = loader.load(path)
+        target = out / "codec" / Path(*spec.module.split(".")).with_suffix(".py")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        (target.parent / "__init__.py").write_text('"""Generated codecs. Do not edit."""\n')
+        target.write_text(emit_module(spec))
+        if spec.root.options.get("frame"):
+            frames.append((spec.root.options["protocol"], spec.module))
+    registry = ['"""Generated: protocol name -> frame codec module. Do not edit."""', "", "PROTOCOLS = {"]
+    registry += [f"    {name!r}: {'inlong_proto.generated.codec.' + module!r}," for name, module in sorted(frames)]
+    registry += ["}", ""]
+    (out / "codec" / "__init__.py").write_text("\n".join(registry))
+    return [name for name, _ in frames]
+
+
+def official(specs: Path, out: Path) -> None:
+    files = [str(p) for p in ksy_files(specs)]
+    for target, folder, debug in (("python", "kaitai", False), ("python", "kaitai_debug", True),
+                                  ("construct", "construct", False), ("graphviz", "diagrams", False)):
+        args = ["node", str(KSC), target, str(out / folder)] + (["--debug"] if debug else []) + files
+        result = subprocess.run(args, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise GenerationError(f"kaitai-struct-compiler ({target}) failed:\n{result.stderr}")
+    for dot in sorted((out / "diagrams").glob("*.dot")):
+        svg = subprocess.run(["dot", "-Tsvg", str(dot)], capture_output=True, text=True, check=True).stdout
+        dot.with_suffix(".svg").write_text(svg)
+
+
+def protobuf(specs: Path, out: Path) -> list[Path]:
+    protos = sorted(specs.rglob("*.proto"))
+    target = out / "protobuf"
+    target.mkdir(parents=True, exist_ok=True)
+    (target / "__init__.py").write_text('"""Generated protobuf messages and gRPC stubs. Do not edit."""\n')
+    if not protos:
+        return []
+    from grpc_tools import protoc
+    import grpc_tools
+
+    include = Path(grpc_tools.__file__).parent / "_proto"
+    args = ["protoc", f"-I{specs}", f"-I{include}", f"--python_out={target}", f"--pyi_out={target}",
+            f"--grpc_python_out={target}"] + [str(p) for p in protos]
+    if protoc.main(args) != 0:
+        raise GenerationError("grpcio-tools (protoc) failed on " + ", ".join(map(str, protos)))
+    for folder in {p.parent.relative_to(specs) for p in protos}:
+        for part in range(1, len(folder.parts) + 1):
+            init = target / Path(*folder.parts[:part]) / "__init__.py"
+            init.parent.mkdir(parents=True, exist_ok=True)
+            init.write_text('"""Generated. Do not edit."""\n')
+    return protos
+
+
+def generate(specs: Path, out: Path, with_official: bool = True) -> None:
+    staging = Path(tempfile.mkdtemp(prefix="inlong-generate-"))
+    try:
+        (staging / "__init__.py").write_text(
+            '"""Everything `make generate` writes from specs/. Never edited by hand."""\n')
+        own_codecs(specs, staging)
+        if with_official:
+            official(specs, staging)
+        protobuf(specs, staging)
+        if out.exists():
+            shutil.rmtree(out)
+        shutil.copytree(staging, out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--specs", type=Path, default=ROOT / "specs")
+    parser.add_argument("--out", type=Path, default=ROOT / "generated")
+    args = parser.parse_args()
+    try:
+        generate(args.specs, args.out)
+    except GenerationError as exc:
+        print(f"generate: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

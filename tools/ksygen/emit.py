@@ -1,0 +1,720 @@
+"""Emits one Python module per .ksy: dataclasses, IntEnums, decode/encode, frame probe, field metadata.
+
+Fixed-size types represented as a scalar (python-type value or datetime) are inlined into their parent,
+and runs of fixed-size fields are read with one precompiled struct.Struct, which is where the speed comes
+from. Length and discriminator fields that other fields' sizes or switches depend on are derived on encode.
+"""
+from __future__ import annotations
+
+from .expr import GenerationError, Node, Scope, invert_linear, names_used, to_python
+from .model import ARROW_INT, INT_RANGE, Attr, EnumSpec, SpecFile, TypeSpec, camel
+
+RUNTIME = "inlong_proto.errors"
+PACKAGE = "inlong_proto.generated.codec"
+_DATETIME_PARTS = ("year", "month", "day", "hour", "minute", "second", "millisecond")
+
+
+class E:
+    """A runtime value inside an error reason (repr by default, str with as_str)."""
+
+    def __init__(self, src: str, as_str: bool = False):
+        self.src, self.as_str = src, as_str
+
+
+def reason(*parts) -> str:
+    """Python source building an error message from static text and runtime values, safely quoted."""
+    pieces = []
+    for part in parts:
+        if isinstance(part, E):
+            pieces.append(f"{'str' if part.as_str else 'repr'}({part.src})")
+        elif part:
+            pieces.append(repr(part))
+    return " + ".join(pieces) or "''"
+
+
+def _short(doc: str) -> str:
+    return " ".join(doc.strip().split("\n")[0].split())
+
+
+class Module:
+    """Collects module-level constants (struct formats, layouts) shared by all functions."""
+
+    def __init__(self, spec: SpecFile):
+        self.spec = spec
+        self.structs: dict[str, str] = {}
+        self.consts: list[str] = []
+        self.layouts = 0
+
+    def struct(self, fmt: str) -> str:
+        if fmt not in self.structs:
+            self.structs[fmt] = f"_S{len(self.structs)}"
+        return self.structs[fmt]
+
+    def layout(self, fields: list[tuple[int, str, int]]) -> str:
+        name = f"_RUN{self.layouts}"
+        self.layouts += 1
+        self.consts.append(f"{name} = {tuple(fields)!r}")
+        return name
+
+    def enum_ref(self, enum: EnumSpec) -> str:
+        if enum.owner.spec is self.spec:
+            return enum.class_name
+        return f"{_import_alias(enum.owner.spec)}.{enum.class_name}"
+
+    def type_ref(self, type_spec: TypeSpec, prefix: str) -> str:
+        name = f"{prefix}{type_spec.name}" if prefix else type_spec.class_name
+        if type_spec.spec is self.spec:
+            return name
+        return f"{_import_alias(type_spec.spec)}.{name}"
+
+
+def _import_alias(spec: SpecFile) -> str:
+    return "_" + spec.module.replace(".", "_")
+
+
+class Code:
+    def __init__(self):
+        self.lines: list[str] = []
+        self.depth = 1
+
+    def add(self, line: str) -> None:
+        self.lines.append("    " * self.depth + line)
+
+
+class LocalScope:
+    """Fields and instances of a type (possibly inlined under a prefix) as Python locals."""
+
+    def __init__(self, gen: "FunctionEmitter", type_spec: TypeSpec, prefix: str, path: str):
+        self.gen, self.type_spec, self.prefix, self.path = gen, type_spec, prefix, path
+        self.current: str | LocalScope | None = None
+        self.children: dict[str, LocalScope] = {}
+
+    def var(self, name: str) -> str:
+        return f"{self.prefix}{name}"
+
+    def attr(self, name: str) -> Attr | None:
+        return next((a for a in self.type_spec.seq if a.id == name), None)
+
+    def child(self, attr: Attr) -> "LocalScope":
+        if attr.id not in self.children:
+            self.children[attr.id] = LocalScope(self.gen, attr.user_type, f"{self.var(attr.id)}__",
+                                                f"{self.path}{attr.id}.")
+        return self.children[attr.id]
+
+    def scope(self) -> Scope:
+        return Scope(self.resolve, lambda enum, member: self.gen.enum_member(self.type_spec, enum, member),
+                     lambda name: self._sizeof(name))
+
+    def _sizeof(self, name: str) -> int:
+        size = self.type_spec.find_type(name).fixed_size
+        if size is None:
+            raise GenerationError(f"{self.type_spec.where}: sizeof<{name}> is not a fixed size")
+        return size
+
+    def resolve(self, chain: tuple[str, ...]) -> str:
+        head, rest = chain[0], chain[1:]
+        if head == "_":
+            if isinstance(self.current, LocalScope):
+                return self._into(self.current, rest)
+            if self.current is None:
+                raise GenerationError(f"{self.type_spec.where}: '_' used outside a field check")
+            return self._attrs(self.current, rest)
+        if head == "_io" and rest == ("size",):
+            if self.prefix:
+                raise GenerationError(f"{self.type_spec.where}: _io.size inside an inlined type")
+            return "(end - start)"
+        attr = self.attr(head)
+        if attr is not None:
+            if attr.kind == "user" and attr.user_type.python_type != "struct":
+                return self._into(self.child(attr), rest)
+            return self._attrs(self.var(head), rest)
+        if head in self.type_spec.instances:
+            return self._attrs(self.gen.instance(self, head), rest)
+        raise GenerationError(f"{self.type_spec.where}: unknown name {'.'.join(chain)!r}")
+
+    def _into(self, child: "LocalScope", rest: tuple[str, ...]) -> str:
+        if not rest:
+            return child.prefix[:-2]
+        return child.resolve(rest)
+
+    @staticmethod
+    def _attrs(base: str, rest: tuple[str, ...]) -> str:
+        return ".".join((base,) + rest)
+
+
+class FunctionEmitter:
+    """Shared machinery of the decode, encode and probe functions of one type."""
+
+    def __init__(self, module: Module, error: str):
+        self.module = module
+        self.code = Code()
+        self.error = error  # "decode" or "encode"
+        self.computed: set[str] = set()
+
+    def enum_member(self, type_spec: TypeSpec, enum_path: str, member: str) -> str:
+        enum = type_spec.find_enum(enum_path)
+        for value, (member_id, _) in enum.members.items():
+            if member_id == member:
+                return repr(value)
+        raise GenerationError(f"{type_spec.where}: enum {enum_path} has no member {member!r}")
+
+    def expr(self, scope: LocalScope, node: Node) -> str:
+        return to_python(node, scope.scope())
+
+    def instance(self, scope: LocalScope, name: str) -> str:
+        var = scope.var(name)
+        if var not in self.computed:
+            inst = scope.type_spec.instances[name]
+            src = self.expr(scope, inst.value)
+            self.code.add(f"{var} = {src}")
+            self.computed.add(var)
+        return var
+
+    def fail(self, offset: str, path: str, reason: str) -> None:
+        if self.error == "decode":
+            self.code.add(f"    raise ValidationError({offset}, path + {path!r}, {reason})")
+        else:
+            self.code.add(f"    raise EncodeError(path + {path!r}, {reason})")
+
+    def checks(self, scope: LocalScope, attr: Attr, value: str, offset: str) -> None:
+        """The spec's `valid` (and, on encode, the wire type's range) for one field."""
+        path = scope.path + attr.id
+        doc = _short(attr.doc)
+        valid = attr.valid or {}
+        if attr.enum is not None and valid.get("in-enum"):
+            enum_ref = self.module.enum_ref(attr.enum)
+            self.code.add(f"if {value} not in {enum_ref}._value2member_map_:")
+            self.fail(offset, path, reason("value ", E(value), f" is not a known {attr.enum.name} ({doc})"))
+        if "eq" in valid:
+            expected = self.expr(scope, _node(valid["eq"]))
+            self.code.add(f"if {value} != {expected}:")
+            self.fail(offset, path, reason("value ", E(value), " must equal ", E(expected), f" ({doc})"))
+        if "any-of" in valid:
+            options = ", ".join(self.expr(scope, _node(v)) for v in valid["any-of"])
+            self.code.add(f"if {value} not in ({options},):")
+            self.fail(offset, path, reason("value ", E(value), f" is not one of {options} ({doc})"))
+        low = self.expr(scope, _node(valid["min"])) if "min" in valid else None
+        high = self.expr(scope, _node(valid["max"])) if "max" in valid else None
+        if self.error == "encode" and attr.kind == "int":
+            type_low, type_high = INT_RANGE[attr.fmt[1]]
+            low = low if low is not None else repr(type_low)
+            high = high if high is not None else repr(type_high)
+        if low is not None and high is not None:
+            self.code.add(f"if not {low} <= {value} <= {high}:")
+            self.fail(offset, path, reason("value ", E(value), f" is outside [{low}, {high}] ({doc})"))
+        elif low is not None:
+            self.code.add(f"if {value} < {low}:")
+            self.fail(offset, path, reason("value ", E(value), f" is below the minimum {low} ({doc})"))
+        elif high is not None:
+            self.code.add(f"if {value} > {high}:")
+            self.fail(offset, path, reason("value ", E(value), f" is above the maximum {high} ({doc})"))
+        if "expr" in valid:
+            text = str(valid["expr"]).strip()
+            scope.current = scope.child(attr) if attr.kind == "user" and attr.user_type.python_type != "struct" \
+                else value
+            src = self.expr(scope, _node(text))
+            scope.current = None
+            self.code.add(f"if not {src}:")
+            self.fail(offset, path, reason(f"fails the check {text} ({doc})"))
+
+
+def _node(value) -> Node:
+    from .expr import parse
+    return parse(value)
+
+
+class DecodeEmitter(FunctionEmitter):
+    def __init__(self, module: Module, need_more: str | None = None):
+        super().__init__(module, "decode")
+        self.need_more = need_more  # what a short run does in the frame probe ("return None")
+        self.run: list[tuple[str, str, int, str]] = []  # (fmt, var, size, path)
+        self.pending: list = []  # deferred checks of the current run
+
+    # --- flattening -------------------------------------------------------------------------
+    def seq(self, scope: LocalScope) -> None:
+        for attr in scope.type_spec.seq:
+            self.field(scope, attr)
+
+    def field(self, scope: LocalScope, attr: Attr) -> None:
+        var = scope.var(attr.id)
+        if attr.kind in ("int", "float", "contents"):
+            fmt = attr.fmt[1] if attr.fmt else f"{attr.size}s"
+            offset = sum(size for _, _, size, _ in self.run)
+            self.run.append((fmt, var, attr.size, scope.path + attr.id))
+            self.pending.append(("field", scope, attr, var, offset))
+        elif attr.kind == "user" and attr.user_type.python_type != "struct":
+            child = scope.child(attr)
+            start = sum(size for _, _, size, _ in self.run)
+            self.seq(child)
+            self.pending.append(("build", scope, attr, var, start))
+        else:
+            self.flush()
+            self.dynamic(scope, attr, var)
+
+    def flush(self) -> None:
+        if not self.run:
+            return
+        size = sum(s for _, _, s, _ in self.run)
+        layout, offset = [], 0
+        for _, _, field_size, path in self.run:
+            layout.append((offset, path, field_size))
+            offset += field_size
+        self.code.add(f"if end - pos < {size}:")
+        self.code.add(f"    {self.need_more}" if self.need_more else
+                      f"    raise truncated(path, pos, end, {self.module.layout(layout)})")
+        fmt = ">" + "".join(f for f, _, _, _ in self.run)
+        targets = ", ".join(v for _, v, _, _ in self.run)
+        if fmt == ">B":
+            self.code.add(f"{targets} = buf[pos]")
+        else:
+            self.code.add(f"{targets}{',' if len(self.run) == 1 else ''} = "
+                          f"{self.module.struct(fmt)}.unpack_from(buf, pos)")
+        for item in self.pending:
+            kind, scope, attr, var, offset = item
+            at = f"pos + {offset}" if offset else "pos"
+            if kind == "field":
+                if attr.kind == "contents":
+                    self.code.add(f"if {var} != {attr.contents!r}:")
+                    self.fail(at, scope.path + attr.id,
+                              reason(f"expected {attr.contents!r}, found ", E(var), f" ({_short(attr.doc)})"))
+                    continue
+                self.checks(scope, attr, var, at)
+                if attr.enum is not None:
+                    self.code.add(f"{var} = {self.module.enum_ref(attr.enum)}._value2member_map_.get({var}, {var})")
+            else:
+                self.build(scope.child(attr), attr, var)
+                self.checks(scope, attr, var, at)
+        self.code.add(f"pos += {size}")
+        self.run, self.pending = [], []
+
+    def build(self, child: LocalScope, attr: Attr, var: str) -> None:
+        """Turn an inlined type's locals into its Python value."""
+        python_type = child.type_spec.python_type
+        if python_type == "value":
+            self.code.add(f"{var} = {child.resolve(('value',))}")
+        elif python_type == "datetime":
+            parts = [child.resolve((part,)) for part in _DATETIME_PARTS]
+            parts[-1] = f"{parts[-1]} * 1000"
+            self.code.add(f"{var} = datetime({', '.join(parts)})")
+
+    def sized(self, scope: LocalScope, attr: Attr, var: str) -> str:
+        """Emit the bounds of a sized field; returns the local holding its end."""
+        end_var = f"{var}__end"
+        if attr.size_eos:
+            self.code.add(f"{end_var} = end")
+            return end_var
+        size = self.expr(scope, attr.size_expr)
+        self.code.add(f"{var}__size = {size}")
+        self.code.add(f"if {var}__size < 0:")
+        self.fail("pos", scope.path + attr.id, reason("negative size ", E(f"{var}__size")))
+        self.code.add(f"if end - pos < {var}__size:")
+        self.code.add(f"    raise TruncatedError(end, path + {scope.path + attr.id!r}, " + reason(
+            "needs ", E(f"{var}__size"), " bytes at offset ", E("pos"), ", only ", E("end - pos"), " available") + ")")
+        self.code.add(f"{end_var} = pos + {var}__size")
+        return end_var
+
+    def dynamic(self, scope: LocalScope, attr: Attr, var: str) -> None:
+        path = scope.path + attr.id
+        at_start = f"{var}__at"
+        self.code.add(f"{at_start} = pos")
+        if attr.kind in ("bytes", "str"):
+            end_var = self.sized(scope, attr, var)
+            self.code.add(f"{var} = bytes(buf[pos:{end_var}])")
+            if attr.kind == "str":
+                self.code.add("try:")
+                self.code.add(f"    {var} = {var}.decode({attr.encoding!r})")
+                self.code.add("except UnicodeDecodeError as exc:")
+                self.fail("pos + exc.start", path, reason(f"not valid {attr.encoding}: ", E("exc.reason", True)))
+            self.code.add(f"pos = {end_var}")
+        elif attr.kind == "user":
+            call = self.module.type_ref(attr.user_type, "decode_")
+            if attr.size_expr is None and not attr.size_eos:
+                self.code.add(f"{var}, pos = {call}(buf, pos, end, path + {path + '.'!r})")
+            else:
+                end_var = self.sized(scope, attr, var)
+                self.code.add(f"{var}, _ = {call}(buf, pos, {end_var}, path + {path + '.'!r})")
+                self.code.add(f"pos = {end_var}")
+        elif attr.kind == "switch":
+            end_var = self.sized(scope, attr, var)
+            on = self.expr(scope, attr.switch_on)
+            keyword = "if"
+            for key, case_type in attr.case_types:
+                call = self.module.type_ref(case_type, "decode_")
+                self.code.add(f"{keyword} {on} == {self.expr(scope, key)}:")
+                self.code.add(f"    {var}, _ = {call}(buf, pos, {end_var}, path + {path + '.'!r})")
+                keyword = "elif"
+            self.code.add("else:")
+            self.code.add(f"    {var} = bytes(buf[pos:{end_var}])")
+            self.code.add(f"pos = {end_var}")
+        self.checks(scope, attr, var, at_start)
+
+
+class EncodeEmitter(FunctionEmitter):
+    def __init__(self, module: Module, derived: dict[str, tuple[Attr, str]]):
+        super().__init__(module, "encode")
+        self.derived = derived  # field id -> (attr that derives it, 'size' | 'switch')
+        self.parts: list[tuple[str, str]] = []  # ("fixed", fmt) or ("bytes", var), with values
+
+    def values(self, scope: LocalScope, source: str | None) -> None:
+        """Bind every field of `scope` to a local, from the object (`source`) or from encode expressions."""
+        for attr in scope.type_spec.seq:
+            var = scope.var(attr.id)
+            if attr.kind == "contents":
+                continue
+            if source is not None and attr.id in self.derived and not scope.prefix:
+                self.code.add(f"{var}__given = {source}.{attr.id}")
+                continue
+            if attr.kind == "user" and attr.user_type.python_type != "struct":
+                child = scope.child(attr)
+                self.code.add(f"{var} = {self._read(scope, attr, source)}")
+                self.inline_values(child, var)
+                continue
+            self.code.add(f"{var} = {self._read(scope, attr, source)}")
+
+    def _read(self, scope: LocalScope, attr: Attr, source: str | None) -> str:
+        if source is not None:
+            return f"{source}.{attr.id}"
+        if attr.encode_expr is None:
+            raise GenerationError(f"{attr.where}: a field of an inlined type needs -inlong-encode")
+        scope.current = scope.prefix[:-2]
+        src = self.expr(scope, attr.encode_expr)
+        scope.current = None
+        return src
+
+    def inline_values(self, child: LocalScope, var: str) -> None:
+        python_type = child.type_spec.python_type
+        if python_type == "datetime":
+            self.code.add(f"if not isinstance({var}, datetime) or {var}.tzinfo is not None "
+                          f"or {var}.microsecond % 1000:")
+            self.fail("", child.path[:-1], reason("expected a naive datetime with millisecond precision, got ",
+                                                  E(var)))
+            for part in _DATETIME_PARTS:
+                src = f"{var}.microsecond // 1000" if part == "millisecond" else f"{var}.{part}"
+                self.code.add(f"{child.var(part)} = {src}")
+                attr = child.attr(part)
+                if attr is not None and attr.kind == "user" and attr.user_type.python_type != "struct":
+                    self.inline_values(child.child(attr), child.var(part))
+        elif python_type == "value":
+            self.code.add(f"if type({var}) is not int:")
+            self.fail("", child.path[:-1], reason("expected an int, got ", E(var)))
+            self.values(child, None)
+            # The digits must spell the value back; otherwise it did not fit the field.
+            self.code.add(f"if {self.expr(child, child.type_spec.instances['value'].value)} != {var}:")
+            self.fail("", child.path[:-1], reason("value ", E(var), f" does not fit {child.type_spec.name}"))
+
+    def checks_all(self, scope: LocalScope) -> None:
+        for attr in scope.type_spec.seq:
+            var = scope.var(attr.id)
+            if attr.kind == "contents":
+                continue
+            if attr.kind == "user" and attr.user_type.python_type != "struct":
+                self.checks_all(scope.child(attr))
+            elif attr.kind == "int" and attr.enum is None:
+                self.code.add(f"if type({var}) is not int:")
+                self.fail("", scope.path + attr.id, reason("expected an int, got ", E(var)))
+            elif attr.kind == "int":
+                self.code.add(f"if not isinstance({var}, int):")
+                self.fail("", scope.path + attr.id, reason(f"expected an int or {attr.enum.name} member, got ",
+                                                           E(var)))
+            elif attr.kind == "bytes" and not (attr.size is not None and attr.size_expr is None):
+                self.code.add(f"if not isinstance({var}, (bytes, bytearray)):")
+                self.fail("", scope.path + attr.id, reason("expected bytes, got ", E(f"type({var}).__name__", True)))
+            if attr.kind in ("int", "float", "user"):
+                self.checks(scope, attr, var, "")
+
+    def pack_list(self, scope: LocalScope) -> None:
+        for attr in scope.type_spec.seq:
+            var = scope.var(attr.id)
+            if attr.kind == "contents":
+                self.parts.append(("fixed", f"{attr.size}s", repr(attr.contents)))
+            elif attr.kind in ("int", "float"):
+                self.parts.append(("fixed", attr.fmt[1], var))
+            elif attr.kind == "user" and attr.user_type.python_type != "struct":
+                self.pack_list(scope.child(attr))
+            else:
+                self.parts.append(("bytes", "", f"{var}__bytes"))
+
+
+def _derived_fields(type_spec: TypeSpec) -> dict[str, tuple[Attr, str, object]]:
+    """Fields whose value encode computes: lengths used by a later size, switch discriminators."""
+    derived: dict[str, tuple[Attr, str, object]] = {}
+    for attr in type_spec.seq:
+        if attr.size_expr is not None and attr.size_expr.kind != "num":
+            used = {chain[0] for chain in names_used(attr.size_expr)}
+            for name in used:
+                inverse = invert_linear(attr.size_expr, name)
+                target = next((a for a in type_spec.seq if a.id == name), None)
+                if inverse is not None and target is not None and target.kind == "int" and len(used) == 1:
+                    derived[name] = (attr, "size", inverse)
+        if attr.kind == "switch" and attr.switch_on.kind == "name":
+            target = next((a for a in type_spec.seq if a.id == attr.switch_on.value), None)
+            if target is not None and target.kind == "int":
+                derived[target.id] = (attr, "switch", None)
+    return derived
+
+
+def _arrow(attr: Attr, module: Module) -> str:
+    if attr.kind in ("int", "float"):
+        return "string" if attr.enum else ARROW_INT[attr.fmt[1]]
+    if attr.kind == "str":
+        return "string"
+    if attr.kind == "bytes":
+        return "binary"
+    if attr.kind == "user":
+        python_type = attr.user_type.python_type
+        if python_type == "datetime":
+            return "timestamp[ms]"
+        if python_type == "value":
+            return "int32"
+        return "struct"
+    return "switch"
+
+
+class TypeEmitter:
+    def __init__(self, module: Module, type_spec: TypeSpec):
+        self.module, self.type_spec = module, type_spec
+        self.derived = _derived_fields(type_spec)
+
+    @property
+    def cls(self) -> str:
+        return self.type_spec.class_name
+
+    def dataclass(self) -> list[str]:
+        t = self.type_spec
+        lines = ["@dataclass(frozen=True, slots=True, kw_only=True)", f"class {self.cls}:"]
+        lines.append(f'    """{_short(t.doc) or t.name}"""')
+        lines.append("")
+        for attr in t.seq:
+            if attr.kind == "contents":
+                continue
+            hint = self._hint(attr)
+            if attr.id in self.derived:
+                lines.append(f"    {attr.id}: {hint} | None = field(default=None, compare=False)")
+            else:
+                lines.append(f"    {attr.id}: {hint}")
+            lines.append(f'    """{_short(attr.doc)}"""')
+        for inst in t.instances.values():
+            scope = _ObjectScope(self.module, t)
+            lines += ["", "    @property", f"    def {inst.id}(self):", f'        """{_short(inst.doc)}"""',
+                      f"        return {to_python(inst.value, scope.scope())}"]
+        return lines
+
+    def _hint(self, attr: Attr) -> str:
+        if attr.kind == "int":
+            return f"{self.module.enum_ref(attr.enum)} | int" if attr.enum else "int"
+        if attr.kind == "float":
+            return "float"
+        if attr.kind == "str":
+            return "str"
+        if attr.kind == "bytes":
+            return "bytes"
+        if attr.kind == "user":
+            python_type = attr.user_type.python_type
+            return {"datetime": "datetime", "value": "int"}.get(python_type) or \
+                f"'{self.module.type_ref(attr.user_type, '')}'"
+        return " | ".join([f"'{self.module.type_ref(t, '')}'" for _, t in attr.case_types] + ["bytes"])
+
+    def fields_info(self) -> str:
+        """Field metadata the runtime walks for to_dict, from_dict and the Arrow schema."""
+        rows = []
+        for attr in self.type_spec.seq:
+            if attr.kind == "contents":
+                continue
+            kind = attr.kind
+            detail = "None"
+            if attr.enum:
+                kind, detail = "enum", self.module.enum_ref(attr.enum)
+            elif attr.kind == "user":
+                python_type = attr.user_type.python_type
+                if python_type == "struct":
+                    detail = self.module.type_ref(attr.user_type, "")
+                else:
+                    kind = {"datetime": "datetime", "value": "int"}[python_type]
+            elif attr.kind == "switch":
+                detail = "(" + "".join(f"({t.name!r}, {self.module.type_ref(t, '')}), "
+                                       for _, t in attr.case_types) + ")"
+            rows.append(f"    FieldInfo({attr.id!r}, {kind!r}, {_arrow(attr, self.module)!r}, {detail}, "
+                        f"{attr.id in self.derived!r}),")
+        return "\n".join([f"{self.cls}.FIELDS = ("] + rows + [")"])
+
+    def decode(self) -> list[str]:
+        gen = DecodeEmitter(self.module)
+        scope = LocalScope(gen, self.type_spec, "", "")
+        gen.code.add("start = pos")
+        gen.seq(scope)
+        gen.flush()
+        python_type = self.type_spec.python_type
+        if python_type == "struct":
+            args = ", ".join(f"{a.id}={a.id}" for a in self.type_spec.seq if a.kind != "contents")
+            gen.code.add(f"return {self.cls}({args}), pos")
+        else:
+            gen.code.add("value = None")
+            gen.build(scope, Attr("value", "", "", "user", user_type=self.type_spec), "value")
+            gen.code.add("return value, pos")
+        name = f"decode_{self.type_spec.name}"
+        return [f"def {name}(buf, pos=0, end=None, path=''):",
+                f'    """Decode one {self.type_spec.name} from buf[pos:end]; returns (value, next_pos)."""',
+                "    if end is None:", "        end = len(buf)"] + gen.code.lines
+
+    def encode(self) -> list[str]:
+        t = self.type_spec
+        gen = EncodeEmitter(self.module, {k: (v[0], v[1]) for k, v in self.derived.items()})
+        scope = LocalScope(gen, t, "", "")
+        if t.python_type == "struct":
+            gen.code.add(f"if not isinstance(obj, {self.cls}):")
+            gen.fail("", "", reason(f"expected {self.cls}, got ", E("type(obj).__name__", True)))
+            gen.values(scope, "obj")
+        else:
+            gen.code.add("value = obj")
+            gen.inline_values(LocalScope(gen, t, "value__", ""), "value")
+            scope = LocalScope(gen, t, "value__", "")
+        for attr in t.seq:
+            var = scope.var(attr.id)
+            if attr.kind == "bytes" or attr.kind == "str":
+                src = f"{var}.encode({attr.encoding!r})" if attr.kind == "str" else var
+                gen.code.add(f"{var}__bytes = {src}" if attr.kind == "str" else f"{var}__bytes = {var}")
+            elif attr.kind == "user" and t.python_type == "struct" and attr.user_type.python_type == "struct":
+                call = self.module.type_ref(attr.user_type, "encode_")
+                gen.code.add(f"{var}__bytes = {call}({var}, path + {attr.id + '.'!r})")
+            elif attr.kind == "switch":
+                keyword = "if"
+                on = attr.switch_on.value
+                for key, case_type in attr.case_types:
+                    case_cls = self.module.type_ref(case_type, "")
+                    gen.code.add(f"{keyword} type({var}) is {case_cls}:")
+                    gen.code.add(f"    {var}__bytes = {self.module.type_ref(case_type, 'encode_')}"
+                                 f"({var}, path + {attr.id + '.'!r})")
+                    if on in self.derived:
+                        gen.code.add(f"    {on} = {gen.expr(scope, key)}")
+                    keyword = "elif"
+                gen.code.add("else:")
+                gen.fail("", attr.id, reason(f"no case of {attr.switch_on.value} carries ",
+                                             E(f"type({var}).__name__", True)))
+        for name, (attr, how, inverse) in self.derived.items():
+            if how == "size":
+                gen.code.add(f"{name} = {inverse(f'len({scope.var(attr.id)}__bytes)')}")
+        for name in self.derived:
+            gen.code.add(f"if {name}__given is not None and {name}__given != {name}:")
+            gen.fail("", name, reason(f"{name} is derived on encode: given ", E(f"{name}__given"),
+                                      ", the encoded data needs ", E(name)))
+        for attr in t.seq:
+            if attr.size is not None and attr.kind in ("bytes", "str") and attr.size_expr is not None:
+                gen.code.add(f"if len({scope.var(attr.id)}__bytes) != {attr.size}:")
+                gen.fail("", attr.id, reason(f"must be {attr.size} bytes, got ",
+                                             E(f"len({scope.var(attr.id)}__bytes)")))
+        gen.checks_all(scope)
+        gen.pack_list(scope)
+        pieces, fixed_fmt, fixed_vals = [], "", []
+        for kind, fmt, value in gen.parts + [("end", "", "")]:
+            if kind == "fixed":
+                fixed_fmt += fmt
+                fixed_vals.append(value)
+                continue
+            if fixed_fmt:
+                pieces.append(f"{self.module.struct('>' + fixed_fmt)}.pack({', '.join(fixed_vals)})")
+                fixed_fmt, fixed_vals = "", []
+            if kind == "bytes":
+                pieces.append(value)
+        gen.code.add(f"return {' + '.join(pieces) if pieces else repr(b'')}")
+        return [f"def encode_{t.name}(obj, path=''):",
+                f'    """Encode one {t.name}; lengths and discriminators are derived from the data."""'] + \
+            gen.code.lines
+
+    def probe(self) -> list[str]:
+        """frame_length(buf, pos, end): the frame size from its header, None if the header is incomplete."""
+        t = self.type_spec
+        gen = DecodeEmitter(self.module, need_more="return None")
+        scope = LocalScope(gen, t, "", "")
+        header = []
+        for attr in t.seq:
+            if attr.size is None or attr.kind not in ("int", "contents"):
+                break
+            header.append(attr)
+        rest = t.seq[len(header):]
+        variable = [a for a in rest if a.size is None]
+        if len(variable) != 1 or variable[0].size_expr is None:
+            raise GenerationError(f"{t.where}: a frame needs fixed header fields, then one field sized by them")
+        body = variable[0]
+        header_size = sum(a.size for a in header)
+        trailer = sum(a.size for a in rest if a is not body)
+        gen.code.add("start = pos")
+        for attr in header:
+            gen.field(scope, attr)
+        gen.flush()
+        size = gen.expr(scope, body.size_expr)
+        gen.code.add(f"body_size = {size}")
+        gen.code.add("if body_size < 0:")
+        gen.fail("start", body.id, reason("negative size ", E("body_size")))
+        gen.code.add(f"return {header_size} + body_size + {trailer}")
+        return [f"HEADER_SIZE = {header_size}", "", "",
+                "def frame_length(buf, pos=0, end=None, path=''):",
+                '    """Size of the frame starting at pos, from its header alone; None until the header is in."""',
+                "    if end is None:", "        end = len(buf)"] + gen.code.lines
+
+
+class _ObjectScope:
+    """Names as attributes of a decoded object, for instance properties."""
+
+    def __init__(self, module: Module, type_spec: TypeSpec):
+        self.module, self.type_spec = module, type_spec
+
+    def scope(self) -> Scope:
+        def resolve(chain):
+            return "self." + ".".join(chain)
+        return Scope(resolve, lambda enum, member: FunctionEmitter(self.module, "decode").enum_member(
+            self.type_spec, enum, member), lambda name: self.type_spec.find_type(name).fixed_size)
+
+
+def emit_module(spec: SpecFile) -> str:
+    module = Module(spec)
+    body: list[str] = []
+    types = list(spec.root.all_types())
+    for type_spec in types:
+        for enum in type_spec.enums.values():
+            body += [f"class {enum.class_name}(IntEnum):", f'    """{enum.name} of {type_spec.name}."""', ""]
+            for value, (member, doc) in enum.members.items():
+                body.append(f"    {member} = {value!r}")
+                if doc:
+                    body.append(f'    """{_short(doc)}"""')
+            body += ["", ""]
+    emitters = [TypeEmitter(module, t) for t in types]
+    for emitter in emitters:
+        if emitter.type_spec.python_type == "struct":
+            body += emitter.dataclass() + ["", ""]
+    for emitter in emitters:
+        if emitter.type_spec.python_type == "struct":
+            body += [emitter.fields_info(), "", ""]
+    for emitter in emitters:
+        body += emitter.decode() + ["", ""] + emitter.encode() + ["", ""]
+    options = spec.root.options
+    if options.get("frame"):
+        body += TypeEmitter(module, spec.root).probe() + ["", ""]
+        root = spec.root
+        switch = next((a for a in root.seq if a.kind == "switch"), None)
+        messages = []
+        for t in types:
+            if "direction" in t.options:
+                messages.append(f"    {t.class_name}: ({t.name!r}, {t.options['direction']!r}),")
+        body += [f"PROTOCOL = {options['protocol']!r}",
+                 f"MAX_FRAME_SIZE = {int(options.get('max-frame-size', 65536))!r}",
+                 f"FRAME = {root.class_name}",
+                 f"MESSAGE_FIELD = {switch.id if switch else None!r}",
+                 "MESSAGE_TYPES = {"] + messages + ["}", "decode = decode_" + root.name,
+                                                   "encode = encode_" + root.name, ""]
+    header = [
+        f'"""Generated by tools/ksygen from specs/{spec.path.parent.name}/{spec.path.name}. Do not edit."""',
+        "# flake8: noqa",
+        "from __future__ import annotations",
+        "",
+        "import struct",
+        "from dataclasses import dataclass, field",
+        "from datetime import datetime",
+        "from enum import IntEnum",
+        "",
+        f"from {RUNTIME} import EncodeError, FieldInfo, TruncatedError, ValidationError, truncated",
+    ]
+    for imported in spec.imports:
+        header.append(f"import {PACKAGE}.{imported.module} as {_import_alias(imported)}")
+    header.append("")
+    consts = [f"{name} = struct.Struct({fmt!r})" for fmt, name in module.structs.items()] + module.consts
+    return "\n".join(header + consts + ["", ""] + body).rstrip() + "\n"
