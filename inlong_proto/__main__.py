@@ -1,0 +1,4 @@
+"""`python -m inlong_proto` is the `inlong-proto` command."""
+from .cli import main
+
+main()

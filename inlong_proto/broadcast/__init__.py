@@ -1,0 +1,1 @@
+"""Simple broadcasting protocol: reference server and client over the generated codec."""

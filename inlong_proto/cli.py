@@ -1,0 +1,129 @@
+"""`inlong-proto` command line: decode, encode, inspect, and the per-protocol endpoints."""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from . import frames, protocols
+from .errors import InlongProtoError
+
+PROTOCOL = click.option("--protocol", "-p", required=True, help="Protocol name (see `inlong-proto protocols`).")
+DIRECTION = click.option("--direction", "-d", type=click.Choice(protocols.DIRECTIONS), default=None,
+                         help="Which side sent the bytes; default: whatever the frame says.")
+
+
+class _Cli(click.Group):
+    """Turns the library's own errors into one line on stderr and exit status 1, never a traceback."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except InlongProtoError as exc:
+            click.echo(f"inlong-proto: error: {exc}", err=True)
+            ctx.exit(1)
+        except OSError as exc:
+            click.echo(f"inlong-proto: error: {exc.filename or ''}: {exc.strerror or exc}", err=True)
+            ctx.exit(1)
+
+
+@click.group(cls=_Cli, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="inlong-proto")
+def main():
+    """Decode, encode and inspect InLong / EventMesh wire traffic, from specs."""
+
+
+@main.command("protocols")
+def list_protocols():
+    """List the protocols the specs define."""
+    for name in protocols.names():
+        click.echo(name)
+
+
+def _read(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+@main.command()
+@PROTOCOL
+@DIRECTION
+@click.option("--mode", type=click.Choice(frames.MODES, case_sensitive=False), default="FAILFAST",
+              show_default=True, help="What to do with malformed bytes.")
+@click.argument("files", nargs=-1, required=True)
+def decode(protocol, direction, mode, files):
+    """Print every frame of each FILE (a raw stream dump, - for stdin) as one JSON object per line."""
+    out = sys.stdout
+    for path in files:
+        try:
+            for frame in frames.iter_frames(_read(path), protocol, direction, mode):
+                record = frame.to_dict()
+                if len(files) > 1:
+                    record = {"file": path, **record}
+                out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        except InlongProtoError as exc:
+            raise _with_file(exc, path) from None
+
+
+def _with_file(exc: InlongProtoError, path: str) -> InlongProtoError:
+    exc.args = (f"{path}: {exc}",)
+    return exc
+
+
+@main.command()
+@PROTOCOL
+@click.argument("input", default="-")
+@click.option("--output", "-o", default="-", help="Where the bytes go (default: stdout).")
+def encode(protocol, input, output):
+    """Read JSON lines (the shape `decode` prints) and write the frames' bytes."""
+    from .values import from_plain
+
+    proto = protocols.get(protocol)
+    text = sys.stdin.read() if input == "-" else open(input, encoding="utf-8").read()
+    chunks = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise click.ClickException(f"line {number}: not JSON: {exc}") from None
+        fields = {k: v for k, v in record.items() if k in {f.name for f in proto.frame_type.FIELDS}}
+        try:
+            chunks.append(frames.encode(from_plain(proto.frame_type, fields)))
+        except InlongProtoError as exc:
+            raise click.ClickException(f"line {number}: {exc}") from None
+    data = b"".join(chunks)
+    if output == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        with open(output, "wb") as handle:
+            handle.write(data)
+
+
+@main.command()
+@PROTOCOL
+@click.option("--mode", type=click.Choice(frames.MODES, case_sensitive=False), default="PERMISSIVE",
+              show_default=True)
+@click.argument("file")
+def inspect(protocol, mode, file):
+    """Annotated hex dump of FILE: every field's offset, bytes and decoded value."""
+    from .inspect import render
+
+    render(_read(file), protocol, mode)
+
+
+def _register_protocol_commands() -> None:
+    from .broadcast.cli import broadcast
+
+    main.add_command(broadcast)
+
+
+_register_protocol_commands()
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,233 @@
+"""The sans-IO core: decode, encode, iter_frames and StreamDecoder over any registered protocol."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+from . import protocols
+from .errors import DecodeError, EncodeError, FrameTooLargeError, TruncatedError, ValidationError
+from .values import render_bytes, to_plain
+
+MODES = ("PERMISSIVE", "DROPMALFORMED", "FAILFAST")
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One decoded frame (or, in PERMISSIVE mode, one malformed span with its error).
+
+    offset/length locate the frame in the input; message is the generated message object.
+    """
+
+    protocol: str
+    offset: int
+    length: int
+    message: object | None
+    message_type: str | None
+    direction: str | None
+    error: DecodeError | None = None
+    raw: bytes | None = None  # only for error spans, so nothing is silently dropped
+
+    def to_dict(self) -> dict:
+        out = {"protocol": self.protocol, "offset": self.offset, "length": self.length,
+               "message_type": self.message_type, "direction": self.direction}
+        if self.error is not None:
+            out["error"] = {"kind": self.error.kind, "offset": self.error.offset, "field": self.error.field,
+                            "reason": self.error.reason}
+            out["raw"] = render_bytes(self.raw or b"")
+        else:
+            out.update(to_plain(self.message))
+        return out
+
+
+def _check_mode(mode: str) -> str:
+    mode = mode.upper()
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    return mode
+
+
+def _check_direction(direction: str | None) -> None:
+    if direction is not None and direction not in protocols.DIRECTIONS:
+        raise ValueError(f"direction must be request, response or None, not {direction!r}")
+
+
+def _build(proto: protocols.Protocol, message, offset: int, length: int, direction: str | None) -> Frame:
+    message_type, actual = proto.message_of(message)
+    if direction is not None and actual is not None and actual != direction:
+        raise ValidationError(offset, proto.codec.MESSAGE_FIELD or "",
+                              f"a {message_type} is a {actual}, but direction={direction} was asked for")
+    return Frame(proto.name, offset, length, message, message_type, actual)
+
+
+def _frame_size(proto: protocols.Protocol, buf, pos: int, end: int, max_frame_size: int) -> int | None:
+    """Probe the header; refuse sizes over the limit before anything is buffered."""
+    size = proto.codec.frame_length(buf, pos, end)
+    if size is not None and size > max_frame_size:
+        raise FrameTooLargeError(pos, "", f"frame claims {size} bytes, over max_frame_size {max_frame_size}")
+    return size
+
+
+def decode(data: bytes, protocol: str, direction: str | None = None, *,
+           max_frame_size: int | None = None) -> Frame:
+    """Decode exactly one frame that fills `data`."""
+    _check_direction(direction)
+    proto = protocols.get(protocol)
+    limit = max_frame_size or proto.max_frame_size
+    view = memoryview(data)
+    size = _frame_size(proto, view, 0, len(view), limit)
+    if size is None or size > len(view):
+        raise TruncatedError(len(view), "", f"input ends at {len(view)} bytes, the frame needs "
+                                            f"{size if size is not None else 'at least ' + str(proto.header_size)}")
+    message, end = proto.codec.decode(view, 0, size)
+    if size != len(view):
+        raise ValidationError(size, "", f"{len(view) - size} bytes follow the frame; use iter_frames for streams")
+    return _build(proto, message, 0, size, direction)
+
+
+def encode(frame) -> bytes:
+    """Bytes of a Frame or of a generated message; lengths and discriminators are derived."""
+    message = frame.message if isinstance(frame, Frame) else frame
+    for name in protocols.names():
+        proto = protocols.get(name)
+        if isinstance(message, proto.frame_type):
+            try:
+                return proto.codec.encode(message)
+            except EncodeError:
+                raise
+            except (TypeError, AttributeError, ValueError, OverflowError) as exc:
+                raise EncodeError("", f"cannot encode {type(message).__name__}: {exc}") from None
+    raise EncodeError("", f"{type(message).__name__} is not a frame of any known protocol")
+
+
+class _Scanner:
+    """Finds frames in a buffer, resynchronising past malformed bytes one offset at a time.
+
+    A malformed span stays open until a valid frame (or the end of input) closes it, and is cut into
+    pieces of at most max_frame_size bytes so that garbage never grows the buffer without bound.
+    """
+
+    def __init__(self, proto: protocols.Protocol, direction: str | None, mode: str, limit: int):
+        self.proto, self.direction, self.mode, self.limit = proto, direction, mode, limit
+        self.bad_start: int | None = None  # buffer position where the open malformed span began
+        self.bad_error: DecodeError | None = None
+        self.keep_from = 0  # first buffer position still needed after scan()
+        self.stopped_at = 0  # where scan() stopped waiting for more bytes
+
+    def scan(self, view, pos: int, base: int, final: bool) -> Iterator[Frame]:
+        end = len(view)
+        while pos < end:
+            try:
+                size = _frame_size(self.proto, view, pos, end, self.limit)
+                if size is None or end - pos < size:
+                    break
+                message, _ = self.proto.codec.decode(view, pos, pos + size)
+                frame = _build(self.proto, message, base + pos, size, self.direction)
+            except DecodeError as exc:
+                error = exc.shifted(base)
+                if self.mode == "FAILFAST":
+                    raise error from None
+                if self.bad_start is None:
+                    self.bad_start, self.bad_error = pos, error
+                elif pos - self.bad_start >= self.limit:
+                    yield from self._close_bad(view, pos, base)
+                    self.bad_start, self.bad_error = pos, error
+                pos += 1
+                continue
+            if self.bad_start is not None:
+                yield from self._close_bad(view, pos, base)
+            yield frame
+            pos += size
+        self.stopped_at = pos
+        if final:
+            if pos < end and self.bad_start is None:
+                size = _frame_size_or_none(self.proto, view, pos, end, self.limit)
+                error = TruncatedError(base + end, "", f"input ends inside a frame: {end - pos} of "
+                                       f"{size if size is not None else 'at least ' + str(self.proto.header_size)}"
+                                       f" bytes present")
+                if self.mode == "FAILFAST":
+                    raise error
+                self.bad_start, self.bad_error = pos, error
+            if self.bad_start is not None:
+                yield from self._close_bad(view, end, base)
+            pos = end
+        self.keep_from = self.bad_start if self.bad_start is not None else pos
+
+    def _close_bad(self, view, pos: int, base: int) -> Iterator[Frame]:
+        start, error = self.bad_start, self.bad_error
+        self.bad_start = self.bad_error = None
+        if self.mode == "PERMISSIVE":
+            yield Frame(self.proto.name, base + start, pos - start, None, None, None, error,
+                        bytes(view[start:pos]))
+
+
+def _frame_size_or_none(proto, view, pos, end, limit):
+    try:
+        return _frame_size(proto, view, pos, end, limit)
+    except DecodeError:
+        return None
+
+
+def iter_frames(data: bytes, protocol: str, direction: str | None = None, mode: str = "FAILFAST", *,
+                max_frame_size: int | None = None) -> Iterator[Frame]:
+    """Every frame in a complete dump, lazily. In PERMISSIVE mode frames and error spans cover every byte."""
+    _check_direction(direction)
+    proto = protocols.get(protocol)
+    scanner = _Scanner(proto, direction, _check_mode(mode), max_frame_size or proto.max_frame_size)
+    return scanner.scan(memoryview(data), 0, 0, final=True)
+
+
+class StreamDecoder:
+    """Feed bytes as they arrive, split anywhere; get whole frames back. Sans-IO, bounded memory.
+
+    FAILFAST raises the first DecodeError (frames decoded before it in the same feed are returned first,
+    and the error is raised by the next call). PERMISSIVE returns error Frames for malformed spans and
+    resynchronises; DROPMALFORMED resynchronises silently. Call close() at end of stream.
+    """
+
+    def __init__(self, protocol: str, direction: str | None = None, *, mode: str = "FAILFAST",
+                 max_frame_size: int | None = None):
+        _check_direction(direction)
+        self.proto = protocols.get(protocol)
+        self.mode = _check_mode(mode)
+        self.max_frame_size = max_frame_size or self.proto.max_frame_size
+        self._scanner = _Scanner(self.proto, direction, self.mode, self.max_frame_size)
+        self._buf = bytearray()
+        self._base = 0  # stream offset of _buf[0]
+        self._error: DecodeError | None = None
+        self._resume = 0  # buffer position where scanning continues
+
+    @property
+    def buffered(self) -> int:
+        """Bytes held back waiting for the rest of a frame (never more than about max_frame_size)."""
+        return len(self._buf)
+
+    def feed(self, data: bytes) -> list[Frame]:
+        return self._run(data, final=False)
+
+    def close(self) -> list[Frame]:
+        return self._run(b"", final=True)
+
+    def _run(self, data: bytes, final: bool) -> list[Frame]:
+        if self._error is not None:
+            raise self._error
+        self._buf += data
+        frames: list[Frame] = []
+        view = memoryview(self._buf)
+        scanner = self._scanner
+        try:
+            for frame in scanner.scan(view, self._resume, self._base, final):
+                frames.append(frame)
+        except DecodeError as exc:
+            if not frames:
+                raise
+            self._error = exc
+            scanner.keep_from = scanner.stopped_at = len(view)
+        finally:
+            view.release()
+        keep = scanner.keep_from
+        del self._buf[:keep]
+        self._base += keep
+        self._resume = scanner.stopped_at - keep
+        if scanner.bad_start is not None:
+            scanner.bad_start -= keep
+        return frames

@@ -1,0 +1,100 @@
+"""Generic conversions of generated messages, driven by the FIELDS metadata the generator emits."""
+from __future__ import annotations
+
+from datetime import datetime
+from enum import IntEnum
+
+from .errors import EncodeError
+
+
+def render_bytes(data: bytes) -> str:
+    """Bytes as text when they are valid UTF-8, else as hex (JSON cannot hold raw bytes)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.hex()
+
+
+def render_datetime(value: datetime) -> str:
+    return value.isoformat(sep=" ", timespec="milliseconds")
+
+
+def to_plain(value):
+    """A decoded value as JSON-able data: enums by name, bytes as text or hex, times as ISO text."""
+    fields = getattr(type(value), "FIELDS", None)
+    if fields is not None:
+        out = {}
+        for info in fields:
+            item = getattr(value, info.name)
+            if info.kind == "switch":
+                name = case_name(info, item)
+                out[info.name] = {name: to_plain(item)} if name else render_bytes(item)
+            else:
+                out[info.name] = to_plain(item)
+        return out
+    if isinstance(value, IntEnum):
+        return value.name
+    if isinstance(value, (bytes, bytearray)):
+        return render_bytes(bytes(value))
+    if isinstance(value, datetime):
+        return render_datetime(value)
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    return value
+
+
+def case_name(info, item) -> str | None:
+    for name, cls in info.detail:
+        if type(item) is cls:
+            return name
+    return None
+
+
+def from_plain(cls, data: dict, path: str = ""):
+    """Build a message from to_plain()'s shape; derived fields may be given (they are checked) or left out."""
+    if not isinstance(data, dict):
+        raise EncodeError(path, f"expected an object for {cls.__name__}, got {type(data).__name__}")
+    known = {info.name for info in cls.FIELDS}
+    unknown = set(data) - known
+    if unknown:
+        raise EncodeError(path, f"unknown field(s) for {cls.__name__}: {', '.join(sorted(unknown))}")
+    kwargs = {}
+    for info in cls.FIELDS:
+        where = f"{path}{info.name}"
+        if info.name not in data:
+            if info.derived:
+                continue
+            raise EncodeError(where, "missing")
+        kwargs[info.name] = _field_from_plain(info, data[info.name], where)
+    return cls(**kwargs)
+
+
+def _field_from_plain(info, value, where: str):
+    if info.kind == "enum":
+        if isinstance(value, str):
+            try:
+                return info.detail[value]
+            except KeyError:
+                raise EncodeError(where, f"{value!r} is not a member of {info.detail.__name__}") from None
+        return value
+    if info.kind == "datetime":
+        if isinstance(value, str):
+            try:
+                return datetime.fromisoformat(value)
+            except ValueError as exc:
+                raise EncodeError(where, f"not an ISO timestamp: {exc}") from None
+        return value
+    if info.kind == "bytes":
+        return value.encode("utf-8") if isinstance(value, str) else bytes(value)
+    if info.kind == "struct":
+        return from_plain(info.detail, value, where + ".")
+    if info.kind == "switch":
+        if not isinstance(value, dict) or len(value) != 1:
+            raise EncodeError(where, "expected an object with exactly one message type as key")
+        (name, body), = value.items()
+        for case, cls in info.detail:
+            if case == name:
+                return from_plain(cls, body, where + "." + name + ".")
+        raise EncodeError(where, f"unknown message type {name!r}; expected one of "
+                                 f"{', '.join(case for case, _ in info.detail)}")
+    return value
