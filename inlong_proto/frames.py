@@ -67,6 +67,14 @@ def _frame_size(proto: protocols.Protocol, buf, pos: int, end: int, max_frame_si
     return size
 
 
+def _decode_whole(proto: protocols.Protocol, view, pos: int, size: int):
+    """Decode a frame known to be complete: running out of bytes inside it means a field overruns it."""
+    try:
+        return proto.codec.decode(view, pos, pos + size)[0]
+    except TruncatedError as exc:
+        raise ValidationError(exc.offset, exc.field, f"overruns the frame's declared size: {exc.reason}") from None
+
+
 def decode(data: bytes, protocol: str, direction: str | None = None, *,
            max_frame_size: int | None = None) -> Frame:
     """Decode exactly one frame that fills `data`."""
@@ -78,9 +86,9 @@ def decode(data: bytes, protocol: str, direction: str | None = None, *,
     if size is None or size > len(view):
         raise TruncatedError(len(view), "", f"input ends at {len(view)} bytes, the frame needs "
                                             f"{size if size is not None else 'at least ' + str(proto.header_size)}")
-    message, end = proto.codec.decode(view, 0, size)
     if size != len(view):
         raise ValidationError(size, "", f"{len(view) - size} bytes follow the frame; use iter_frames for streams")
+    message = _decode_whole(proto, view, 0, size)
     return _build(proto, message, 0, size, direction)
 
 
@@ -120,7 +128,7 @@ class _Scanner:
                 size = _frame_size(self.proto, view, pos, end, self.limit)
                 if size is None or end - pos < size:
                     break
-                message, _ = self.proto.codec.decode(view, pos, pos + size)
+                message = _decode_whole(self.proto, view, pos, size)
                 frame = _build(self.proto, message, base + pos, size, self.direction)
             except DecodeError as exc:
                 error = exc.shifted(base)

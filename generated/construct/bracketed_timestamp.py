@@ -38,8 +38,8 @@ bracketed_timestamp = Struct(
 	'millisecond_separator' / FixedSized(1, GreedyBytes),
 	'millisecond' / LazyBound(lambda: bracketed_timestamp__decimal3),
 	'close_bracket' / FixedSized(1, GreedyBytes),
-	'days_in_month' / Computed(lambda this: ((29 if this.is_leap_year else 28) if this.month.value == 2 else (30 if  ((this.month.value == 4) or (this.month.value == 6) or (this.month.value == 9) or (this.month.value == 11))  else 31))),
 	'is_leap_year' / Computed(lambda this:  (( ((this.year.value % 4 == 0) and (this.year.value % 100 != 0)) ) or (this.year.value % 400 == 0)) ),
+	'month_length' / Computed(lambda this: ((29 if this.is_leap_year else 28) if this.month.value == 2 else (30 if  ((this.month.value == 4) or (this.month.value == 6) or (this.month.value == 9) or (this.month.value == 11))  else 31))),
 )
 
 _schema = bracketed_timestamp

@@ -47,7 +47,7 @@ class BracketedTimestamp(KaitaiStruct):
             raise kaitaistruct.ValidationNotEqualError(b"\x2D", self.date_separator_2, self._io, u"/seq/4")
         self.day = BracketedTimestamp.Decimal2(self._io, self, self._root)
         _ = self.day
-        if not  ((_.value >= 1) and (_.value <= self.days_in_month)) :
+        if not  ((_.value >= 1) and (_.value <= self.month_length)) :
             raise kaitaistruct.ValidationExprError(self.day, self._io, u"/seq/5")
         self.date_time_separator = self._io.read_bytes(1)
         if not self.date_time_separator == b"\x20":
@@ -207,15 +207,6 @@ class BracketedTimestamp(KaitaiStruct):
 
 
     @property
-    def days_in_month(self):
-        """Number of days in this month of this year."""
-        if hasattr(self, '_m_days_in_month'):
-            return self._m_days_in_month
-
-        self._m_days_in_month = ((29 if self.is_leap_year else 28) if self.month.value == 2 else (30 if  ((self.month.value == 4) or (self.month.value == 6) or (self.month.value == 9) or (self.month.value == 11))  else 31))
-        return getattr(self, '_m_days_in_month', None)
-
-    @property
     def is_leap_year(self):
         """Gregorian leap-year rule, used to bound the day of February."""
         if hasattr(self, '_m_is_leap_year'):
@@ -223,5 +214,14 @@ class BracketedTimestamp(KaitaiStruct):
 
         self._m_is_leap_year =  (( ((self.year.value % 4 == 0) and (self.year.value % 100 != 0)) ) or (self.year.value % 400 == 0)) 
         return getattr(self, '_m_is_leap_year', None)
+
+    @property
+    def month_length(self):
+        """Number of days in this month of this year."""
+        if hasattr(self, '_m_month_length'):
+            return self._m_month_length
+
+        self._m_month_length = ((29 if self.is_leap_year else 28) if self.month.value == 2 else (30 if  ((self.month.value == 4) or (self.month.value == 6) or (self.month.value == 9) or (self.month.value == 11))  else 31))
+        return getattr(self, '_m_month_length', None)
 
 

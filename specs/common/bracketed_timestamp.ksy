@@ -39,7 +39,7 @@ seq:
   - id: day
     type: decimal2
     valid:
-      expr: _.value >= 1 and _.value <= days_in_month
+      expr: _.value >= 1 and _.value <= month_length
     doc: Two-digit day of month, 01 up to the length of that month.
   - id: date_time_separator
     contents: " "
@@ -78,7 +78,8 @@ instances:
   is_leap_year:
     value: (year.value % 4 == 0 and year.value % 100 != 0) or year.value % 400 == 0
     doc: Gregorian leap-year rule, used to bound the day of February.
-  days_in_month:
+  month_length:
+    # Named so that it sorts after is_leap_year: the Construct backend emits instances alphabetically.
     value: >-
       month.value == 2 ? (is_leap_year ? 29 : 28)
       : ((month.value == 4 or month.value == 6 or month.value == 9 or month.value == 11) ? 30 : 31)

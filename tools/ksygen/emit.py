@@ -176,11 +176,20 @@ class FunctionEmitter:
         else:
             self.code.add(f"    raise EncodeError(path + {path!r}, {reason})")
 
-    def checks(self, scope: LocalScope, attr: Attr, value: str, offset: str) -> None:
-        """The spec's `valid` (and, on encode, the wire type's range) for one field."""
+    def checks(self, scope: LocalScope, attr: Attr, value: str, offset: str, phase: str = "all") -> None:
+        """The spec's `valid` (and, on encode, the wire type's range) for one field.
+
+        phase "pre" runs only an `expr` that does not read the field itself, so decode can refuse a
+        field before reading it (a body whose declared size cannot be right); "post" runs the rest.
+        """
         path = scope.path + attr.id
         doc = _short(attr.doc)
         valid = attr.valid or {}
+        expr_first = "expr" in valid and not any(chain[0] == "_" for chain in names_used(_node(valid["expr"])))
+        if phase == "pre":
+            valid = {"expr": valid["expr"]} if expr_first else {}
+        elif phase == "post" and expr_first:
+            valid = {k: v for k, v in valid.items() if k != "expr"}
         if attr.enum is not None and valid.get("in-enum"):
             enum_ref = self.module.enum_ref(attr.enum)
             self.code.add(f"if {value} not in {enum_ref}._value2member_map_:")
@@ -195,7 +204,7 @@ class FunctionEmitter:
             self.fail(offset, path, reason("value ", E(value), f" is not one of {options} ({doc})"))
         low = self.expr(scope, _node(valid["min"])) if "min" in valid else None
         high = self.expr(scope, _node(valid["max"])) if "max" in valid else None
-        if self.error == "encode" and attr.kind == "int":
+        if self.error == "encode" and attr.kind == "int" and phase == "all":
             type_low, type_high = INT_RANGE[attr.fmt[1]]
             low = low if low is not None else repr(type_low)
             high = high if high is not None else repr(type_high)
@@ -317,6 +326,7 @@ class DecodeEmitter(FunctionEmitter):
         path = scope.path + attr.id
         at_start = f"{var}__at"
         self.code.add(f"{at_start} = pos")
+        self.checks(scope, attr, var, at_start, phase="pre")
         if attr.kind in ("bytes", "str"):
             end_var = self.sized(scope, attr, var)
             self.code.add(f"{var} = bytes(buf[pos:{end_var}])")
@@ -346,7 +356,7 @@ class DecodeEmitter(FunctionEmitter):
             self.code.add("else:")
             self.code.add(f"    {var} = bytes(buf[pos:{end_var}])")
             self.code.add(f"pos = {end_var}")
-        self.checks(scope, attr, var, at_start)
+        self.checks(scope, attr, var, at_start, phase="post")
 
 
 class EncodeEmitter(FunctionEmitter):

@@ -107,6 +107,8 @@ def decode_broadcast_frame(buf, pos=0, end=None, path=''):
     command_id = Command._value2member_map_.get(command_id, command_id)
     pos += 8
     body__at = pos
+    if not (total_length == (8 + (29 if (command_id == 0) else 30))):
+        raise ValidationError(body__at, path + 'body', 'fails the check total_length == 8 + (command_id == command::data_request ? sizeof<data_request> : sizeof<data_response>) (The message body; its size must be exactly the size of the body type command_id names.)')
     body__size = (total_length - 8)
     if body__size < 0:
         raise ValidationError(pos, path + 'body', 'negative size ' + repr(body__size))
@@ -120,8 +122,6 @@ def decode_broadcast_frame(buf, pos=0, end=None, path=''):
     else:
         body = bytes(buf[pos:body__end])
     pos = body__end
-    if not (total_length == (8 + (29 if (command_id == 0) else 30))):
-        raise ValidationError(body__at, path + 'body', 'fails the check total_length == 8 + (command_id == command::data_request ? sizeof<data_request> : sizeof<data_response>) (The message body; its size must be exactly the size of the body type command_id names.)')
     return BroadcastFrame(total_length=total_length, command_id=command_id, body=body), pos
 
 
@@ -199,9 +199,9 @@ def decode_data_request(buf, pos=0, end=None, path=''):
     last_timestamp__day__value = (((last_timestamp__day__tens - 48) * 10) + (last_timestamp__day__ones - 48))
     last_timestamp__day = last_timestamp__day__value
     last_timestamp__is_leap_year = ((((last_timestamp__year__value % 4) == 0) and ((last_timestamp__year__value % 100) != 0)) or ((last_timestamp__year__value % 400) == 0))
-    last_timestamp__days_in_month = ((29 if last_timestamp__is_leap_year else 28) if (last_timestamp__month__value == 2) else (30 if ((((last_timestamp__month__value == 4) or (last_timestamp__month__value == 6)) or (last_timestamp__month__value == 9)) or (last_timestamp__month__value == 11)) else 31))
-    if not ((last_timestamp__day__value >= 1) and (last_timestamp__day__value <= last_timestamp__days_in_month)):
-        raise ValidationError(pos + 9, path + 'last_timestamp.day', 'fails the check _.value >= 1 and _.value <= days_in_month (Two-digit day of month, 01 up to the length of that month.)')
+    last_timestamp__month_length = ((29 if last_timestamp__is_leap_year else 28) if (last_timestamp__month__value == 2) else (30 if ((((last_timestamp__month__value == 4) or (last_timestamp__month__value == 6)) or (last_timestamp__month__value == 9)) or (last_timestamp__month__value == 11)) else 31))
+    if not ((last_timestamp__day__value >= 1) and (last_timestamp__day__value <= last_timestamp__month_length)):
+        raise ValidationError(pos + 9, path + 'last_timestamp.day', 'fails the check _.value >= 1 and _.value <= month_length (Two-digit day of month, 01 up to the length of that month.)')
     if last_timestamp__date_time_separator != b' ':
         raise ValidationError(pos + 11, path + 'last_timestamp.date_time_separator', "expected b' ', found " + repr(last_timestamp__date_time_separator) + ' (A single space between date and time.)')
     if not 48 <= last_timestamp__hour__tens <= 57:
@@ -351,9 +351,9 @@ def encode_data_request(obj, path=''):
         raise EncodeError(path + 'last_timestamp.day.ones', 'value ' + repr(last_timestamp__day__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
     last_timestamp__day__value = (((last_timestamp__day__tens - 48) * 10) + (last_timestamp__day__ones - 48))
     last_timestamp__is_leap_year = ((((last_timestamp__year__value % 4) == 0) and ((last_timestamp__year__value % 100) != 0)) or ((last_timestamp__year__value % 400) == 0))
-    last_timestamp__days_in_month = ((29 if last_timestamp__is_leap_year else 28) if (last_timestamp__month__value == 2) else (30 if ((((last_timestamp__month__value == 4) or (last_timestamp__month__value == 6)) or (last_timestamp__month__value == 9)) or (last_timestamp__month__value == 11)) else 31))
-    if not ((last_timestamp__day__value >= 1) and (last_timestamp__day__value <= last_timestamp__days_in_month)):
-        raise EncodeError(path + 'last_timestamp.day', 'fails the check _.value >= 1 and _.value <= days_in_month (Two-digit day of month, 01 up to the length of that month.)')
+    last_timestamp__month_length = ((29 if last_timestamp__is_leap_year else 28) if (last_timestamp__month__value == 2) else (30 if ((((last_timestamp__month__value == 4) or (last_timestamp__month__value == 6)) or (last_timestamp__month__value == 9)) or (last_timestamp__month__value == 11)) else 31))
+    if not ((last_timestamp__day__value >= 1) and (last_timestamp__day__value <= last_timestamp__month_length)):
+        raise EncodeError(path + 'last_timestamp.day', 'fails the check _.value >= 1 and _.value <= month_length (Two-digit day of month, 01 up to the length of that month.)')
     if type(last_timestamp__hour__tens) is not int:
         raise EncodeError(path + 'last_timestamp.hour.tens', 'expected an int, got ' + repr(last_timestamp__hour__tens))
     if not 48 <= last_timestamp__hour__tens <= 57:
@@ -450,9 +450,9 @@ def decode_data_response(buf, pos=0, end=None, path=''):
     timestamp__day__value = (((timestamp__day__tens - 48) * 10) + (timestamp__day__ones - 48))
     timestamp__day = timestamp__day__value
     timestamp__is_leap_year = ((((timestamp__year__value % 4) == 0) and ((timestamp__year__value % 100) != 0)) or ((timestamp__year__value % 400) == 0))
-    timestamp__days_in_month = ((29 if timestamp__is_leap_year else 28) if (timestamp__month__value == 2) else (30 if ((((timestamp__month__value == 4) or (timestamp__month__value == 6)) or (timestamp__month__value == 9)) or (timestamp__month__value == 11)) else 31))
-    if not ((timestamp__day__value >= 1) and (timestamp__day__value <= timestamp__days_in_month)):
-        raise ValidationError(pos + 10, path + 'timestamp.day', 'fails the check _.value >= 1 and _.value <= days_in_month (Two-digit day of month, 01 up to the length of that month.)')
+    timestamp__month_length = ((29 if timestamp__is_leap_year else 28) if (timestamp__month__value == 2) else (30 if ((((timestamp__month__value == 4) or (timestamp__month__value == 6)) or (timestamp__month__value == 9)) or (timestamp__month__value == 11)) else 31))
+    if not ((timestamp__day__value >= 1) and (timestamp__day__value <= timestamp__month_length)):
+        raise ValidationError(pos + 10, path + 'timestamp.day', 'fails the check _.value >= 1 and _.value <= month_length (Two-digit day of month, 01 up to the length of that month.)')
     if timestamp__date_time_separator != b' ':
         raise ValidationError(pos + 12, path + 'timestamp.date_time_separator', "expected b' ', found " + repr(timestamp__date_time_separator) + ' (A single space between date and time.)')
     if not 48 <= timestamp__hour__tens <= 57:
@@ -609,9 +609,9 @@ def encode_data_response(obj, path=''):
         raise EncodeError(path + 'timestamp.day.ones', 'value ' + repr(timestamp__day__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
     timestamp__day__value = (((timestamp__day__tens - 48) * 10) + (timestamp__day__ones - 48))
     timestamp__is_leap_year = ((((timestamp__year__value % 4) == 0) and ((timestamp__year__value % 100) != 0)) or ((timestamp__year__value % 400) == 0))
-    timestamp__days_in_month = ((29 if timestamp__is_leap_year else 28) if (timestamp__month__value == 2) else (30 if ((((timestamp__month__value == 4) or (timestamp__month__value == 6)) or (timestamp__month__value == 9)) or (timestamp__month__value == 11)) else 31))
-    if not ((timestamp__day__value >= 1) and (timestamp__day__value <= timestamp__days_in_month)):
-        raise EncodeError(path + 'timestamp.day', 'fails the check _.value >= 1 and _.value <= days_in_month (Two-digit day of month, 01 up to the length of that month.)')
+    timestamp__month_length = ((29 if timestamp__is_leap_year else 28) if (timestamp__month__value == 2) else (30 if ((((timestamp__month__value == 4) or (timestamp__month__value == 6)) or (timestamp__month__value == 9)) or (timestamp__month__value == 11)) else 31))
+    if not ((timestamp__day__value >= 1) and (timestamp__day__value <= timestamp__month_length)):
+        raise EncodeError(path + 'timestamp.day', 'fails the check _.value >= 1 and _.value <= month_length (Two-digit day of month, 01 up to the length of that month.)')
     if type(timestamp__hour__tens) is not int:
         raise EncodeError(path + 'timestamp.hour.tens', 'expected an int, got ' + repr(timestamp__hour__tens))
     if not 48 <= timestamp__hour__tens <= 57:

@@ -60,9 +60,9 @@ def decode_bracketed_timestamp(buf, pos=0, end=None, path=''):
     day__value = (((day__tens - 48) * 10) + (day__ones - 48))
     day = day__value
     is_leap_year = ((((year__value % 4) == 0) and ((year__value % 100) != 0)) or ((year__value % 400) == 0))
-    days_in_month = ((29 if is_leap_year else 28) if (month__value == 2) else (30 if ((((month__value == 4) or (month__value == 6)) or (month__value == 9)) or (month__value == 11)) else 31))
-    if not ((day__value >= 1) and (day__value <= days_in_month)):
-        raise ValidationError(pos + 9, path + 'day', 'fails the check _.value >= 1 and _.value <= days_in_month (Two-digit day of month, 01 up to the length of that month.)')
+    month_length = ((29 if is_leap_year else 28) if (month__value == 2) else (30 if ((((month__value == 4) or (month__value == 6)) or (month__value == 9)) or (month__value == 11)) else 31))
+    if not ((day__value >= 1) and (day__value <= month_length)):
+        raise ValidationError(pos + 9, path + 'day', 'fails the check _.value >= 1 and _.value <= month_length (Two-digit day of month, 01 up to the length of that month.)')
     if date_time_separator != b' ':
         raise ValidationError(pos + 11, path + 'date_time_separator', "expected b' ', found " + repr(date_time_separator) + ' (A single space between date and time.)')
     if not 48 <= hour__tens <= 57:
@@ -208,9 +208,9 @@ def encode_bracketed_timestamp(obj, path=''):
         raise EncodeError(path + 'day.ones', 'value ' + repr(value__day__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
     value__day__value = (((value__day__tens - 48) * 10) + (value__day__ones - 48))
     value__is_leap_year = ((((value__year__value % 4) == 0) and ((value__year__value % 100) != 0)) or ((value__year__value % 400) == 0))
-    value__days_in_month = ((29 if value__is_leap_year else 28) if (value__month__value == 2) else (30 if ((((value__month__value == 4) or (value__month__value == 6)) or (value__month__value == 9)) or (value__month__value == 11)) else 31))
-    if not ((value__day__value >= 1) and (value__day__value <= value__days_in_month)):
-        raise EncodeError(path + 'day', 'fails the check _.value >= 1 and _.value <= days_in_month (Two-digit day of month, 01 up to the length of that month.)')
+    value__month_length = ((29 if value__is_leap_year else 28) if (value__month__value == 2) else (30 if ((((value__month__value == 4) or (value__month__value == 6)) or (value__month__value == 9)) or (value__month__value == 11)) else 31))
+    if not ((value__day__value >= 1) and (value__day__value <= value__month_length)):
+        raise EncodeError(path + 'day', 'fails the check _.value >= 1 and _.value <= month_length (Two-digit day of month, 01 up to the length of that month.)')
     if type(value__hour__tens) is not int:
         raise EncodeError(path + 'hour.tens', 'expected an int, got ' + repr(value__hour__tens))
     if not 48 <= value__hour__tens <= 57:

@@ -1,0 +1,82 @@
+"""Loads the official Kaitai Struct compiler's outputs (Kaitai Python and Construct) as reference parsers.
+
+Those modules import each other by bare file name (`import bracketed_timestamp`), or in Construct's
+case not at all, so they are loaded here from their files with their imports supplied, instead of
+putting generated/ on sys.path. They are for differential tests, benchmarks and `inspect`; the
+runtime's own codecs never depend on them.
+"""
+from __future__ import annotations
+
+import io
+import sys
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+
+from . import protocols
+
+def _generated_dir() -> Path:
+    from . import generated
+
+    return Path(generated.__file__).resolve().parent
+
+
+GENERATED = _generated_dir()
+
+BACKENDS = ("kaitai", "kaitai_debug", "construct")
+
+
+@cache
+def load(backend: str, spec_id: str) -> ModuleType:
+    """The backend's module for one .ksy (by meta.id), with the modules it imports loaded first."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}")
+    path = GENERATED / backend / f"{spec_id}.py"
+    source = path.read_text()
+    deps = {}
+    for line in source.splitlines():
+        if backend != "construct" and line.startswith("import ") and (GENERATED / backend / f"{line[7:]}.py").exists():
+            deps[line[7:]] = load(backend, line[7:])
+    if backend == "construct":
+        for candidate in (GENERATED / backend).glob("*.py"):
+            name = candidate.stem
+            if name != spec_id and f"lambda: {name})" in source:
+                deps[name] = load(backend, name)
+    module = ModuleType(f"inlong_proto.generated.{backend}.{spec_id}")
+    module.__file__ = str(path)
+    if backend == "construct":
+        for name, dep in deps.items():
+            setattr(module, name, getattr(dep, name))
+    saved = {name: sys.modules.get(name) for name in deps}
+    sys.modules.update(deps)
+    try:
+        exec(compile(source, str(path), "exec"), module.__dict__)
+    finally:
+        for name, previous in saved.items():
+            if previous is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = previous
+    return module
+
+
+def frame_spec_id(protocol: str) -> str:
+    return protocols.get(protocol).codec.__name__.rsplit(".", 1)[-1]
+
+
+def kaitai_parse(protocol: str, data: bytes, debug: bool = False):
+    """Parse one frame with the Kaitai-generated parser (debug: with field offsets in `_debug`)."""
+    from kaitaistruct import KaitaiStream
+
+    spec_id = frame_spec_id(protocol)
+    module = load("kaitai_debug" if debug else "kaitai", spec_id)
+    cls = getattr(module, "".join(part.capitalize() for part in spec_id.split("_")))
+    obj = cls(KaitaiStream(io.BytesIO(data)))
+    if debug:
+        obj._read()
+    return obj
+
+
+def construct_parse(protocol: str, data: bytes):
+    spec_id = frame_spec_id(protocol)
+    return getattr(load("construct", spec_id), spec_id).parse(data)

@@ -1,0 +1,70 @@
+"""The three independent decoders of one spec, each normalised to the runtime's to_dict() shape.
+
+Normalisation walks the own codec's FIELDS only to know field names and kinds; the values come from
+the Kaitai and Construct objects themselves.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from inlong_proto import decode, protocols, reference
+from inlong_proto.values import render_datetime, to_plain
+
+_PARTS = ("year", "month", "day", "hour", "minute", "second", "millisecond")
+
+
+def own(protocol: str, data: bytes) -> dict:
+    return to_plain(decode(data, protocol).message)
+
+
+def _time(get) -> str:
+    values = [get(part) for part in _PARTS]
+    return render_datetime(datetime(*values[:6], values[6] * 1000))
+
+
+def _kaitai(obj, cls) -> dict:
+    out = {}
+    for info in cls.FIELDS:
+        value = getattr(obj, info.name)
+        if info.kind == "enum":
+            out[info.name] = value.name
+        elif info.kind == "datetime":
+            out[info.name] = _time(lambda part: getattr(value, part).value)
+        elif info.kind == "switch":
+            name, case = next((n, c) for n, c in info.detail if c.__name__ == type(value).__name__)
+            out[info.name] = {name: _kaitai(value, case)}
+        elif info.kind == "struct":
+            out[info.name] = _kaitai(value, info.detail)
+        else:
+            out[info.name] = value
+    return out
+
+
+def _construct(container, cls) -> dict:
+    out = {}
+    for info in cls.FIELDS:
+        value = container[info.name]
+        if info.kind == "enum":
+            out[info.name] = str(value)
+        elif info.kind == "datetime":
+            out[info.name] = _time(lambda part: value[part]["value"])
+        elif info.kind == "switch":
+            keys = {k for k in value if not k.startswith("_")}
+            name, case = next((n, c) for n, c in info.detail if {f.name for f in c.FIELDS} <= keys)
+            out[info.name] = {name: _construct(value, case)}
+        elif info.kind == "struct":
+            out[info.name] = _construct(value, info.detail)
+        else:
+            out[info.name] = value
+    return out
+
+
+def kaitai(protocol: str, data: bytes) -> dict:
+    return _kaitai(reference.kaitai_parse(protocol, data), protocols.get(protocol).frame_type)
+
+
+def construct(protocol: str, data: bytes) -> dict:
+    return _construct(reference.construct_parse(protocol, data), protocols.get(protocol).frame_type)
+
+
+ALL = {"own": own, "kaitai": kaitai, "construct": construct}
