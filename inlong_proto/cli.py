@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import click
@@ -23,6 +24,9 @@ class _Cli(click.Group):
         except InlongProtoError as exc:
             click.echo(f"inlong-proto: error: {exc}", err=True)
             ctx.exit(1)
+        except BrokenPipeError:  # `inlong-proto decode ... | head` is normal use
+            sys.stdout = open(os.devnull, "w")
+            ctx.exit(0)
         except OSError as exc:
             click.echo(f"inlong-proto: error: {exc.filename or ''}: {exc.strerror or exc}", err=True)
             ctx.exit(1)

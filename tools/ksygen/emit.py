@@ -247,7 +247,9 @@ class DecodeEmitter(FunctionEmitter):
     def field(self, scope: LocalScope, attr: Attr) -> None:
         var = scope.var(attr.id)
         if attr.kind in ("int", "float", "contents"):
-            fmt = attr.fmt[1] if attr.fmt else f"{attr.size}s"
+            fmt = attr.fmt if attr.fmt else f"{attr.size}s"
+            if self.run and fmt[0] in "<>" and self._endian() not in (None, fmt[0]):
+                self.flush()  # one struct.Struct per run, so a run never mixes byte orders
             offset = sum(size for _, _, size, _ in self.run)
             self.run.append((fmt, var, attr.size, scope.path + attr.id))
             self.pending.append(("field", scope, attr, var, offset))
@@ -260,6 +262,9 @@ class DecodeEmitter(FunctionEmitter):
             self.flush()
             self.dynamic(scope, attr, var)
 
+    def _endian(self) -> str | None:
+        return next((f[0] for f, _, _, _ in self.run if f[0] in "<>"), None)
+
     def flush(self) -> None:
         if not self.run:
             return
@@ -271,9 +276,9 @@ class DecodeEmitter(FunctionEmitter):
         self.code.add(f"if end - pos < {size}:")
         self.code.add(f"    {self.need_more}" if self.need_more else
                       f"    raise truncated(path, pos, end, {self.module.layout(layout)})")
-        fmt = ">" + "".join(f for f, _, _, _ in self.run)
+        fmt = (self._endian() or ">") + "".join(f.lstrip("<>") for f, _, _, _ in self.run)
         targets = ", ".join(v for _, v, _, _ in self.run)
-        if fmt == ">B":
+        if fmt in (">B", "<B"):
             self.code.add(f"{targets} = buf[pos]")
         else:
             self.code.add(f"{targets}{',' if len(self.run) == 1 else ''} = "
@@ -438,7 +443,7 @@ class EncodeEmitter(FunctionEmitter):
             if attr.kind == "contents":
                 self.parts.append(("fixed", f"{attr.size}s", repr(attr.contents)))
             elif attr.kind in ("int", "float"):
-                self.parts.append(("fixed", attr.fmt[1], var))
+                self.parts.append(("fixed", attr.fmt, var))
             elif attr.kind == "user" and attr.user_type.python_type != "struct":
                 self.pack_list(scope.child(attr))
             else:
@@ -614,15 +619,20 @@ class TypeEmitter:
                                              E(f"len({scope.var(attr.id)}__bytes)")))
         gen.checks_all(scope)
         gen.pack_list(scope)
-        pieces, fixed_fmt, fixed_vals = [], "", []
+        pieces, fixed_fmt, fixed_vals, endian = [], "", [], None
         for kind, fmt, value in gen.parts + [("end", "", "")]:
-            if kind == "fixed":
-                fixed_fmt += fmt
+            order = fmt[0] if fmt[:1] in ("<", ">") else None
+            if kind == "fixed" and (endian is None or order is None or order == endian):
+                fixed_fmt += fmt.lstrip("<>")
                 fixed_vals.append(value)
+                endian = endian or order
                 continue
             if fixed_fmt:
-                pieces.append(f"{self.module.struct('>' + fixed_fmt)}.pack({', '.join(fixed_vals)})")
-                fixed_fmt, fixed_vals = "", []
+                pieces.append(f"{self.module.struct((endian or '>') + fixed_fmt)}.pack({', '.join(fixed_vals)})")
+                fixed_fmt, fixed_vals, endian = "", [], None
+            if kind == "fixed":
+                fixed_fmt, fixed_vals, endian = fmt.lstrip("<>"), [value], order
+                continue
             if kind == "bytes":
                 pieces.append(value)
         gen.code.add(f"return {' + '.join(pieces) if pieces else repr(b'')}")

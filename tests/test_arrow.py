@@ -1,0 +1,83 @@
+"""The Arrow schema and batches are derived from the generated FIELDS; check them on broadcast."""
+from datetime import datetime
+from decimal import Decimal
+
+import pytest
+
+from inlong_proto import Frame, encode, iter_frames
+from inlong_proto.arrow import frame_row, frame_schema, frame_tuple, frames_to_batch, spark_ddl
+from inlong_proto.errors import FieldInfo
+from inlong_proto.generated.codec.broadcast import broadcast_frame as b
+
+pa = pytest.importorskip("pyarrow")
+
+RESPONSE = b.BroadcastFrame(body=b.DataResponse(status=b.Status.history,
+                                                timestamp=datetime(2024, 1, 1, 0, 0, 0, 123000), data=5))
+REQUEST = b.BroadcastFrame(body=b.DataRequest(last_timestamp=datetime(1970, 1, 1), last_data=0))
+
+
+def test_broadcast_schema():
+    schema = frame_schema("broadcast")
+    assert schema.names == ["path", "offset", "length", "protocol", "direction", "message_type", "error",
+                            "total_length", "command_id", "data_request", "data_response"]
+    assert [schema.field(n).type for n in ("path", "offset", "length", "error")] == \
+        [pa.string(), pa.int64(), pa.int64(), pa.string()]
+    assert schema.field("total_length").type == pa.int32()
+    assert schema.field("command_id").type == pa.string()  # enum member name
+    assert schema.field("data_request").type == pa.struct([("last_timestamp", pa.timestamp("ms")),
+                                                           ("last_data", pa.int32())])
+    assert schema.field("data_response").type == pa.struct([("status", pa.string()),
+                                                            ("timestamp", pa.timestamp("ms")),
+                                                            ("data", pa.int32())])
+
+
+def test_spark_ddl_uses_timestamp_ntz():
+    pytest.importorskip("pyspark")
+    ddl = spark_ddl("broadcast")
+    assert ddl.startswith("`path` string, `offset` bigint, `length` bigint,")
+    assert "`data_response` struct<status:string,timestamp:timestamp_ntz,data:int>" in ddl
+
+
+def test_batch_with_frames_and_error_span():
+    data = encode(RESPONSE) + b"junk" + encode(REQUEST)
+    frames = list(iter_frames(data, "broadcast", mode="PERMISSIVE"))
+    batch = frames_to_batch("dump.bin", frames, "broadcast")
+    assert batch.schema == frame_schema("broadcast")
+    rows = batch.to_pylist()
+    assert [(r["offset"], r["length"], r["message_type"]) for r in rows] == \
+        [(0, 38, "data_response"), (38, 4, None), (42, 37, "data_request")]
+    assert {r["path"] for r in rows} == {"dump.bin"}
+
+    response, error, request = rows
+    assert response["data_response"] == {"status": "history", "timestamp": datetime(2024, 1, 1, 0, 0, 0, 123000),
+                                         "data": 5}
+    assert response["data_request"] is None
+    assert (response["direction"], response["command_id"], response["total_length"]) == \
+        ("response", "data_response", 38)
+    assert request["data_request"] == {"last_timestamp": datetime(1970, 1, 1), "last_data": 0}
+
+    assert error["error"].startswith("offset 38 in total_length: ")
+    assert all(error[name] is None for name in ("direction", "message_type", "total_length", "command_id",
+                                                "data_request", "data_response"))
+
+
+def test_frame_tuple_follows_schema_order():
+    frame, = iter_frames(encode(RESPONSE), "broadcast")
+    values = frame_tuple("p", frame, "broadcast")
+    assert values == tuple(frame_row("p", frame).get(n) for n in frame_schema("broadcast").names)
+    assert values[:3] == ("p", 0, 38)
+
+
+def test_unknown_enum_value_is_rendered_as_number():
+    # Decoding rejects unknown statuses, but a message built by hand may carry one.
+    message = b.BroadcastFrame(body=b.DataResponse(status=57, timestamp=datetime(2024, 1, 1), data=1))
+    row = frame_row("p", Frame("broadcast", 0, 38, message, "data_response", "response"))
+    assert row["data_response"]["status"] == "57"
+
+
+def test_uint64_maps_to_decimal():
+    from inlong_proto import arrow
+
+    info = FieldInfo("big", "int", "decimal128(20, 0)", None, False)
+    assert arrow._plain_type(info.arrow) == pa.decimal128(20, 0)
+    assert arrow._plain_value(info, 2**64 - 1) == Decimal(2**64 - 1)

@@ -1,0 +1,179 @@
+"""tools/ksygen: the generator's own tests (expressions, supported subset, derived fields, determinism)."""
+import filecmp
+import importlib.util
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tools import generate
+from tools.ksygen import expr
+from tools.ksygen.emit import emit_module
+from tools.ksygen.expr import GenerationError
+from tools.ksygen.model import Loader
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def py(text, names=None):
+    scope = expr.Scope(lambda chain: "_".join(chain), lambda enum, member: f"{enum}.{member}", lambda t: 29)
+    return expr.to_python(expr.parse(text), scope)
+
+
+def test_expressions_translate_to_python():
+    assert py("a - 8") == "(a - 8)"
+    assert py("a / 2 % 10") == "((a // 2) % 10)"
+    assert py("x == 1 ? 29 : 30") == "(29 if (x == 1) else 30)"
+    assert py("not a and b or c") == "(((not a) and b) or c)"
+    assert py("cmd::data_request") == "cmd.data_request"
+    assert py("8 + sizeof<data_request>") == "(8 + 29)"
+    assert py("year.value >= 0x1_0") == "(year_value >= 16)"
+    assert py("s.length") == "len(s)"
+
+
+@pytest.mark.parametrize("text", ["a ? b", "a +", "f(1)", "a.b(c)", "$x", "a[1"])
+def test_bad_expressions_stop_generation(text):
+    with pytest.raises(GenerationError):
+        expr.parse(text)
+
+
+def test_linear_size_expressions_invert():
+    assert expr.invert_linear(expr.parse("total - 8"), "total")("n") == "(n + 8)"
+    assert expr.invert_linear(expr.parse("len"), "len")("n") == "n"
+    assert expr.invert_linear(expr.parse("4 + len"), "len")("n") == "(n - 4)"
+    assert expr.invert_linear(expr.parse("len * 2"), "len") is None
+
+
+def write_spec(folder: Path, text: str, name="demo") -> Path:
+    path = folder / "demo" / f"{name}.ksy"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+BASE = """\
+meta:
+  id: demo
+  endian: le
+seq:
+  - id: magic
+    contents: "DM"
+    doc: Magic.
+  - id: name_length
+    type: u2
+    doc: Bytes of name.
+  - id: name
+    type: str
+    size: name_length
+    encoding: UTF-8
+    doc: A name.
+  - id: blob_length
+    type: u4be
+    doc: Bytes of blob.
+  - id: blob
+    size: blob_length
+    doc: Opaque data.
+  - id: kind
+    type: s1
+    enum: kind
+    doc: No validation, unknown values stay ints.
+enums:
+  kind:
+    1: one
+    2: two
+"""
+
+
+def load_module(path: Path, module_path: Path):
+    code = emit_module(Loader(path.parent.parent).load(path))
+    module_path.write_text(code)
+    spec = importlib.util.spec_from_file_location("demo_codec", module_path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["demo_codec"] = module  # dataclasses resolve annotations through sys.modules
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_generated_codec_derives_lengths_and_round_trips(tmp_path):
+    demo = load_module(write_spec(tmp_path, BASE), tmp_path / "demo_codec.py")
+    message = demo.Demo(name="héllo", blob=b"\x00\x01\x02", kind=7)
+    data = demo.encode_demo(message)
+    assert data == b"DM" + (6).to_bytes(2, "little") + "héllo".encode() + (3).to_bytes(4, "big") + \
+        b"\x00\x01\x02" + b"\x07"
+    decoded, end = demo.decode_demo(data)
+    assert decoded == message and end == len(data)
+    assert (decoded.name_length, decoded.blob_length, decoded.kind) == (6, 3, 7)
+    assert demo.decode_demo(data[:-1] + b"\x02")[0].kind is demo.Kind.two
+
+
+def test_generated_codec_errors_name_field_and_offset(tmp_path):
+    from inlong_proto.errors import TruncatedError, ValidationError
+
+    demo = load_module(write_spec(tmp_path, BASE), tmp_path / "demo_codec.py")
+    with pytest.raises(ValidationError) as caught:
+        demo.decode_demo(b"XX\x00\x00\x00\x00\x00\x00\x00")
+    assert (caught.value.offset, caught.value.field) == (0, "magic")
+    with pytest.raises(TruncatedError) as caught:
+        demo.decode_demo(b"DM\x05\x00ab")
+    assert caught.value.field == "name"
+    with pytest.raises(ValidationError) as caught:
+        demo.decode_demo(b"DM\x02\x00\xff\xfe\x00\x00\x00\x00\x01")
+    assert caught.value.field == "name" and caught.value.offset == 4
+
+
+@pytest.mark.parametrize("snippet, message", [
+    ("    process: zlib\n", "'process' is not supported"),
+    ("    repeat: eos\n", "'repeat' is not supported"),
+    ("    terminator: 0\n", "'terminator' is not supported"),
+])
+def test_unsupported_constructs_stop_generation_with_the_spec_path(tmp_path, snippet, message):
+    text = BASE.replace("    doc: Opaque data.\n", "    doc: Opaque data.\n" + snippet)
+    path = write_spec(tmp_path, text)
+    with pytest.raises(GenerationError, match=message) as caught:
+        emit_module(Loader(tmp_path).load(path))
+    assert "demo/demo.ksy: /seq/4" in str(caught.value)
+
+
+def test_bit_types_and_missing_docs_are_refused(tmp_path):
+    with pytest.raises(GenerationError, match="not supported"):
+        Loader(tmp_path).load(write_spec(tmp_path, BASE.replace("type: s1", "type: b4")))
+    with pytest.raises(GenerationError, match="needs a doc"):
+        Loader(tmp_path / "x").load(write_spec(tmp_path / "x", BASE.replace("    doc: Magic.\n", "")))
+
+
+def test_protobuf_wiring_generates_importable_messages(tmp_path):
+    specs = tmp_path / "specs"
+    (specs / "demo").mkdir(parents=True)
+    (specs / "demo" / "ping.proto").write_text(textwrap.dedent("""\
+        syntax = "proto3";
+        package demo;
+        message Ping { int64 id = 1; string note = 2; }
+        service Pinger { rpc Send (Ping) returns (Ping); }
+    """))
+    out = tmp_path / "generated"
+    out.mkdir()
+    assert generate.protobuf(specs, out) == [specs / "demo" / "ping.proto"]
+    assert (out / "protobuf" / "demo" / "ping_pb2_grpc.py").exists()
+    spec = importlib.util.spec_from_file_location("ping_pb2", out / "protobuf" / "demo" / "ping_pb2.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.Ping.FromString(module.Ping(id=7, note="hi").SerializeToString()).id == 7
+
+
+@pytest.mark.skipif(shutil.which("node") is None or shutil.which("dot") is None,
+                    reason="make generate needs node and graphviz; .ci/run installs both")
+def test_generation_is_deterministic_and_committed(tmp_path):
+    generate.generate(ROOT / "specs", tmp_path / "a")
+    generate.generate(ROOT / "specs", tmp_path / "b")
+    for left, right in ((tmp_path / "a", tmp_path / "b"), (tmp_path / "a", ROOT / "generated")):
+        comparison = filecmp.dircmp(left, right, ignore=["__pycache__"])
+        stack = [comparison]
+        while stack:
+            current = stack.pop()
+            assert not current.left_only and not current.right_only, (current.left, current.left_only,
+                                                                      current.right_only)
+            _, mismatch, errors = filecmp.cmpfiles(current.left, current.right, current.common_files, shallow=False)
+            assert not mismatch and not errors, (current.left, mismatch)
+            stack.extend(current.subdirs.values())
