@@ -1,21 +1,21 @@
 """The sans-IO core: decode, encode, iter_frames and StreamDecoder over any registered protocol."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 from . import protocols
 from .errors import DecodeError, EncodeError, FrameTooLargeError, TruncatedError, ValidationError
 from .values import render_bytes, to_plain
 
 MODES = ("PERMISSIVE", "DROPMALFORMED", "FAILFAST")
+_tuple_new = tuple.__new__
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
+class Frame(NamedTuple):
     """One decoded frame (or, in PERMISSIVE mode, one malformed span with its error).
 
-    offset/length locate the frame in the input; message is the generated message object.
+    offset/length locate the frame in the input; message is the generated message object; for an error
+    span, error says what is wrong and raw holds its bytes, so nothing is silently dropped.
     """
 
     protocol: str
@@ -25,7 +25,7 @@ class Frame:
     message_type: str | None
     direction: str | None
     error: DecodeError | None = None
-    raw: bytes | None = None  # only for error spans, so nothing is silently dropped
+    raw: bytes | None = None
 
     def to_dict(self) -> dict:
         out = {"protocol": self.protocol, "offset": self.offset, "length": self.length,
@@ -56,7 +56,7 @@ def _build(proto: protocols.Protocol, message, offset: int, length: int, directi
     if direction is not None and actual is not None and actual != direction:
         raise ValidationError(offset, proto.codec.MESSAGE_FIELD or "",
                               f"a {message_type} is a {actual}, but direction={direction} was asked for")
-    return Frame(proto.name, offset, length, message, message_type, actual)
+    return _tuple_new(Frame, (proto.name, offset, length, message, message_type, actual, None, None))
 
 
 def _frame_size(proto: protocols.Protocol, buf, pos: int, end: int, max_frame_size: int) -> int | None:
@@ -67,12 +67,22 @@ def _frame_size(proto: protocols.Protocol, buf, pos: int, end: int, max_frame_si
     return size
 
 
-def _decode_whole(proto: protocols.Protocol, view, pos: int, size: int):
-    """Decode a frame known to be complete: running out of bytes inside it means a field overruns it."""
+def _decode_at(proto: protocols.Protocol, view, pos: int, end: int, limit: int):
+    """(message, size) of the frame at pos; (None, None) if more bytes are needed.
+
+    The generated decoder runs first, bounded by the frame's own length fields; the header probe runs
+    only when it stops short, to tell "wait for more bytes" from "a field overruns its frame".
+    """
     try:
-        return proto.codec.decode(view, pos, pos + size)[0]
+        message, stop = proto.codec.decode(view, pos, end)
     except TruncatedError as exc:
+        size = _frame_size(proto, view, pos, end, limit)
+        if size is None or end - pos < size:
+            return None, size
         raise ValidationError(exc.offset, exc.field, f"overruns the frame's declared size: {exc.reason}") from None
+    if stop - pos > limit:
+        raise FrameTooLargeError(pos, "", f"frame claims {stop - pos} bytes, over max_frame_size {limit}")
+    return message, stop - pos
 
 
 def decode(data: bytes, protocol: str, direction: str | None = None, *,
@@ -80,15 +90,12 @@ def decode(data: bytes, protocol: str, direction: str | None = None, *,
     """Decode exactly one frame that fills `data`."""
     _check_direction(direction)
     proto = protocols.get(protocol)
-    limit = max_frame_size or proto.max_frame_size
-    view = memoryview(data)
-    size = _frame_size(proto, view, 0, len(view), limit)
-    if size is None or size > len(view):
-        raise TruncatedError(len(view), "", f"input ends at {len(view)} bytes, the frame needs "
+    message, size = _decode_at(proto, data, 0, len(data), max_frame_size or proto.max_frame_size)
+    if message is None:
+        raise TruncatedError(len(data), "", f"input ends at {len(data)} bytes, the frame needs "
                                             f"{size if size is not None else 'at least ' + str(proto.header_size)}")
-    if size != len(view):
-        raise ValidationError(size, "", f"{len(view) - size} bytes follow the frame; use iter_frames for streams")
-    message = _decode_whole(proto, view, 0, size)
+    if size != len(data):
+        raise ValidationError(size, "", f"{len(data) - size} bytes follow the frame; use iter_frames for streams")
     return _build(proto, message, 0, size, direction)
 
 
@@ -125,10 +132,9 @@ class _Scanner:
         end = len(view)
         while pos < end:
             try:
-                size = _frame_size(self.proto, view, pos, end, self.limit)
-                if size is None or end - pos < size:
+                message, size = _decode_at(self.proto, view, pos, end, self.limit)
+                if message is None:
                     break
-                message = _decode_whole(self.proto, view, pos, size)
                 frame = _build(self.proto, message, base + pos, size, self.direction)
             except DecodeError as exc:
                 error = exc.shifted(base)

@@ -36,12 +36,12 @@ class Protocol:
 
     def message_of(self, message) -> tuple[str, str | None]:
         """(message type, direction) of a decoded frame, from the spec's -inlong annotations."""
-        field = self.codec.MESSAGE_FIELD
-        body = getattr(message, field) if field else message
-        info = self.codec.MESSAGE_TYPES.get(type(body))
-        if info is None:
-            return type(body).__name__, None
-        return info
+        body = getattr(message, self._message_field) if self._message_field else message
+        return self._message_types.get(type(body)) or (type(body).__name__, None)
+
+    def __post_init__(self):
+        object.__setattr__(self, "_message_field", self.codec.MESSAGE_FIELD)
+        object.__setattr__(self, "_message_types", self.codec.MESSAGE_TYPES)
 
 
 def names() -> list[str]:

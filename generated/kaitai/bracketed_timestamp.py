@@ -47,7 +47,7 @@ class BracketedTimestamp(KaitaiStruct):
             raise kaitaistruct.ValidationNotEqualError(b"\x2D", self.date_separator_2, self._io, u"/seq/4")
         self.day = BracketedTimestamp.Decimal2(self._io, self, self._root)
         _ = self.day
-        if not  ((_.value >= 1) and (_.value <= self.month_length)) :
+        if not  ((_.value >= 1) and ( ((_.value <= 28) or (_.value <= self.month_length)) )) :
             raise kaitaistruct.ValidationExprError(self.day, self._io, u"/seq/5")
         self.date_time_separator = self._io.read_bytes(1)
         if not self.date_time_separator == b"\x20":

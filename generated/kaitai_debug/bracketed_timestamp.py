@@ -64,7 +64,7 @@ class BracketedTimestamp(KaitaiStruct):
         self.day._read()
         self._debug['day']['end'] = self._io.pos()
         _ = self.day
-        if not  ((_.value >= 1) and (_.value <= self.month_length)) :
+        if not  ((_.value >= 1) and ( ((_.value <= 28) or (_.value <= self.month_length)) )) :
             raise kaitaistruct.ValidationExprError(self.day, self._io, u"/seq/5")
         self._debug['date_time_separator']['start'] = self._io.pos()
         self.date_time_separator = self._io.read_bytes(1)

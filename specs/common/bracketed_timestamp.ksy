@@ -39,7 +39,8 @@ seq:
   - id: day
     type: decimal2
     valid:
-      expr: _.value >= 1 and _.value <= month_length
+      # Days up to 28 exist in every month; only later days need the month's length.
+      expr: _.value >= 1 and (_.value <= 28 or _.value <= month_length)
     doc: Two-digit day of month, 01 up to the length of that month.
   - id: date_time_separator
     contents: " "

@@ -44,6 +44,7 @@ class Module:
         self.structs: dict[str, str] = {}
         self.consts: list[str] = []
         self.layouts = 0
+        self.enum_maps: dict[str, str] = {}
 
     def struct(self, fmt: str) -> str:
         if fmt not in self.structs:
@@ -54,6 +55,20 @@ class Module:
         name = f"_RUN{self.layouts}"
         self.layouts += 1
         self.consts.append(f"{name} = {tuple(fields)!r}")
+        return name
+
+    def range_set(self, low: int, high: int) -> str:
+        """A small range as a frozenset: one hashed lookup is cheaper than a chained comparison."""
+        name = f"_RANGE_{low}_{high}".replace("-", "M")
+        if name not in self.enum_maps:
+            self.enum_maps[name] = f"{name} = frozenset(range({low}, {high + 1}))"
+        return name
+
+    def enum_map(self, enum: EnumSpec) -> str:
+        """Module constant value -> member, so decode looks enums up in one dict access."""
+        name = f"_{enum.class_name.upper()}_BY_VALUE"
+        if name not in self.enum_maps:
+            self.enum_maps[name] = f"{name} = {self.enum_ref(enum)}._value2member_map_"
         return name
 
     def enum_ref(self, enum: EnumSpec) -> str:
@@ -134,6 +149,8 @@ class LocalScope:
 
     def _into(self, child: "LocalScope", rest: tuple[str, ...]) -> str:
         if not rest:
+            if child.type_spec.python_type == "value" and self.gen.error == "decode":
+                return child.resolve(("value",))
             return child.prefix[:-2]
         return child.resolve(rest)
 
@@ -162,6 +179,10 @@ class FunctionEmitter:
         return to_python(node, scope.scope())
 
     def instance(self, scope: LocalScope, name: str) -> str:
+        """A type's `value` instance is kept in a local (its representation); any other instance is
+        inlined where used, so short-circuiting checks never compute what they do not need."""
+        if name != "value":
+            return f"({self.expr(scope, scope.type_spec.instances[name].value)})"
         var = scope.var(name)
         if var not in self.computed:
             inst = scope.type_spec.instances[name]
@@ -176,7 +197,8 @@ class FunctionEmitter:
         else:
             self.code.add(f"    raise EncodeError(path + {path!r}, {reason})")
 
-    def checks(self, scope: LocalScope, attr: Attr, value: str, offset: str, phase: str = "all") -> None:
+    def checks(self, scope: LocalScope, attr: Attr, value: str, offset: str, phase: str = "all",
+               exclude: set[str] = frozenset()) -> None:
         """The spec's `valid` (and, on encode, the wire type's range) for one field.
 
         phase "pre" runs only an `expr` that does not read the field itself, so decode can refuse a
@@ -190,9 +212,10 @@ class FunctionEmitter:
             valid = {"expr": valid["expr"]} if expr_first else {}
         elif phase == "post" and expr_first:
             valid = {k: v for k, v in valid.items() if k != "expr"}
+        valid = {k: v for k, v in valid.items() if k not in exclude}
         if attr.enum is not None and valid.get("in-enum"):
             enum_ref = self.module.enum_ref(attr.enum)
-            self.code.add(f"if {value} not in {enum_ref}._value2member_map_:")
+            self.code.add(f"if {value} not in {self.module.enum_map(attr.enum)}:")
             self.fail(offset, path, reason("value ", E(value), f" is not a known {attr.enum.name} ({doc})"))
         if "eq" in valid:
             expected = self.expr(scope, _node(valid["eq"]))
@@ -236,6 +259,7 @@ class DecodeEmitter(FunctionEmitter):
     def __init__(self, module: Module, need_more: str | None = None):
         super().__init__(module, "decode")
         self.need_more = need_more  # what a short run does in the frame probe ("return None")
+        self.end = "end"  # the local bounding reads (an inlined case reads up to its own end)
         self.run: list[tuple[str, str, int, str]] = []  # (fmt, var, size, path)
         self.pending: list = []  # deferred checks of the current run
 
@@ -273,9 +297,9 @@ class DecodeEmitter(FunctionEmitter):
         for _, _, field_size, path in self.run:
             layout.append((offset, path, field_size))
             offset += field_size
-        self.code.add(f"if end - pos < {size}:")
+        self.code.add(f"if {self.end} - pos < {size}:")
         self.code.add(f"    {self.need_more}" if self.need_more else
-                      f"    raise truncated(path, pos, end, {self.module.layout(layout)})")
+                      f"    raise truncated(path, pos, {self.end}, {self.module.layout(layout)})")
         fmt = (self._endian() or ">") + "".join(f.lstrip("<>") for f, _, _, _ in self.run)
         targets = ", ".join(v for _, v, _, _ in self.run)
         if fmt in (">B", "<B"):
@@ -283,47 +307,111 @@ class DecodeEmitter(FunctionEmitter):
         else:
             self.code.add(f"{targets}{',' if len(self.run) == 1 else ''} = "
                           f"{self.module.struct(fmt)}.unpack_from(buf, pos)")
-        for item in self.pending:
-            kind, scope, attr, var, offset = item
+        covered = self.fast_checks()
+        for kind, scope, attr, var, offset in self.pending:
             at = f"pos + {offset}" if offset else "pos"
             if kind == "field":
-                if attr.kind == "contents":
-                    self.code.add(f"if {var} != {attr.contents!r}:")
-                    self.fail(at, scope.path + attr.id,
-                              reason(f"expected {attr.contents!r}, found ", E(var), f" ({_short(attr.doc)})"))
-                    continue
-                self.checks(scope, attr, var, at)
-                if attr.enum is not None:
-                    self.code.add(f"{var} = {self.module.enum_ref(attr.enum)}._value2member_map_.get({var}, {var})")
+                if attr.kind != "contents":
+                    self.checks(scope, attr, var, at, exclude=covered.get(var, set()))
+                if attr.enum is not None and (attr.valid or {}).get("in-enum"):
+                    self.code.add(f"{var} = {self.module.enum_map(attr.enum)}[{var}]")
+                elif attr.enum is not None:
+                    self.code.add(f"{var} = {self.module.enum_map(attr.enum)}.get({var}, {var})")
             else:
                 self.build(scope.child(attr), attr, var)
                 self.checks(scope, attr, var, at)
         self.code.add(f"pos += {size}")
         self.run, self.pending = [], []
 
+    def fast_checks(self) -> dict[str, set[str]]:
+        """One combined test for the run's simple checks (constants, ranges, enum membership); only when it
+        fails does the detailed sequence run, to name the first bad field in byte order. Returns, per
+        variable, the `valid` keys the combined test covers."""
+        covered: dict[str, set[str]] = {}
+        ranges: dict[tuple[str, str], list[str]] = {}
+        conditions, constants = [], []
+        for kind, scope, attr, var, _ in self.pending:
+            if kind != "field":
+                continue
+            if attr.kind == "contents":
+                constants.append((var, repr(attr.contents)))
+                covered[var] = {"contents"}
+                continue
+            valid = attr.valid or {}
+            keys = set()
+            if attr.enum is not None and valid.get("in-enum"):
+                conditions.append(f"{var} in {self.module.enum_map(attr.enum)}")
+                keys.add("in-enum")
+            bounds = [valid.get("min"), valid.get("max")]
+            if all(isinstance(b, int) for b in bounds):
+                ranges.setdefault((repr(bounds[0]), repr(bounds[1])), []).append(var)
+                keys |= {"min", "max"}
+            if keys:
+                covered[var] = keys
+        for (low, high), names in ranges.items():
+            conditions += [f"{name} in {self.module.range_set(int(low), int(high))}" if
+                           0 <= int(high) - int(low) < 256 else f"{low} <= {name} <= {high}" for name in names]
+        if constants:
+            conditions.append(f"({', '.join(v for v, _ in constants)},) == ({', '.join(c for _, c in constants)},)")
+        if not conditions:
+            return {}
+        self.code.add(f"if not ({' and '.join(conditions)}):")
+        saved = set(self.computed)
+        self.code.depth += 1
+        for kind, scope, attr, var, offset in self.pending:
+            at = f"pos + {offset}" if offset else "pos"
+            if kind == "field" and attr.kind == "contents":
+                self.code.add(f"if {var} != {attr.contents!r}:")
+                self.fail(at, scope.path + attr.id,
+                          reason(f"expected {attr.contents!r}, found ", E(var), f" ({_short(attr.doc)})"))
+            elif kind == "field":
+                self.checks(scope, attr, var, at)
+            else:
+                self.build(scope.child(attr), attr, var)
+                self.checks(scope, attr, var, at)
+        self.code.depth -= 1
+        self.computed = saved  # locals assigned inside the failing branch do not exist after it
+        return covered
+
     def build(self, child: LocalScope, attr: Attr, var: str) -> None:
         """Turn an inlined type's locals into its Python value."""
         python_type = child.type_spec.python_type
         if python_type == "value":
-            self.code.add(f"{var} = {child.resolve(('value',))}")
+            child.resolve(("value",))  # computed once; the field's name resolves to it (see _into)
         elif python_type == "datetime":
             parts = [child.resolve((part,)) for part in _DATETIME_PARTS]
             parts[-1] = f"{parts[-1]} * 1000"
             self.code.add(f"{var} = datetime({', '.join(parts)})")
 
+    def inline_case(self, scope: LocalScope, attr: Attr, var: str, case_type: TypeSpec, end_var: str) -> None:
+        """A fixed-size case decoded in place (no call, no tuple return), bounded by the switch's size."""
+        child = LocalScope(self, case_type, f"{var}__{case_type.name}__", f"{scope.path}{attr.id}.")
+        saved = set(self.computed)
+        self.code.depth += 1
+        outer, self.end = self.end, end_var
+        self.seq(child)
+        self.flush()
+        self.end = outer
+        names = [child.resolve((a.id,)) for a in case_type.seq if a.kind != "contents"]
+        self.code.add(f"{var} = _tuple_new({self.module.type_ref(case_type, '')}, "
+                      f"({', '.join(names)}{',' if len(names) == 1 else ''}))")
+        self.code.depth -= 1
+        self.computed = saved
+
     def sized(self, scope: LocalScope, attr: Attr, var: str) -> str:
         """Emit the bounds of a sized field; returns the local holding its end."""
         end_var = f"{var}__end"
         if attr.size_eos:
-            self.code.add(f"{end_var} = end")
+            self.code.add(f"{end_var} = {self.end}")
             return end_var
         size = self.expr(scope, attr.size_expr)
         self.code.add(f"{var}__size = {size}")
         self.code.add(f"if {var}__size < 0:")
         self.fail("pos", scope.path + attr.id, reason("negative size ", E(f"{var}__size")))
-        self.code.add(f"if end - pos < {var}__size:")
+        self.code.add(f"if {self.end} - pos < {var}__size:")
         self.code.add(f"    raise TruncatedError(end, path + {scope.path + attr.id!r}, " + reason(
-            "needs ", E(f"{var}__size"), " bytes at offset ", E("pos"), ", only ", E("end - pos"), " available") + ")")
+            "needs ", E(f"{var}__size"), " bytes at offset ", E("pos"), ", only ", E(f"{self.end} - pos"),
+            " available") + ")")
         self.code.add(f"{end_var} = pos + {var}__size")
         return end_var
 
@@ -344,7 +432,7 @@ class DecodeEmitter(FunctionEmitter):
         elif attr.kind == "user":
             call = self.module.type_ref(attr.user_type, "decode_")
             if attr.size_expr is None and not attr.size_eos:
-                self.code.add(f"{var}, pos = {call}(buf, pos, end, path + {path + '.'!r})")
+                self.code.add(f"{var}, pos = {call}(buf, pos, {self.end}, path + {path + '.'!r})")
             else:
                 end_var = self.sized(scope, attr, var)
                 self.code.add(f"{var}, _ = {call}(buf, pos, {end_var}, path + {path + '.'!r})")
@@ -354,9 +442,12 @@ class DecodeEmitter(FunctionEmitter):
             on = self.expr(scope, attr.switch_on)
             keyword = "if"
             for key, case_type in attr.case_types:
-                call = self.module.type_ref(case_type, "decode_")
                 self.code.add(f"{keyword} {on} == {self.expr(scope, key)}:")
-                self.code.add(f"    {var}, _ = {call}(buf, pos, {end_var}, path + {path + '.'!r})")
+                if _inlinable(case_type):
+                    self.inline_case(scope, attr, var, case_type, end_var)
+                else:
+                    call = self.module.type_ref(case_type, "decode_")
+                    self.code.add(f"    {var}, _ = {call}(buf, pos, {end_var}, path + {path + '.'!r})")
                 keyword = "elif"
             self.code.add("else:")
             self.code.add(f"    {var} = bytes(buf[pos:{end_var}])")
@@ -450,6 +541,12 @@ class EncodeEmitter(FunctionEmitter):
                 self.parts.append(("bytes", "", f"{var}__bytes"))
 
 
+def _inlinable(type_spec: TypeSpec) -> bool:
+    """Fixed-size struct cases without length-derived fields of their own can be decoded in place."""
+    return (type_spec.python_type == "struct" and type_spec.fixed_size is not None
+            and not _derived_fields(type_spec) and all(a.kind != "switch" for a in type_spec.seq))
+
+
 def _derived_fields(type_spec: TypeSpec) -> dict[str, tuple[Attr, str, object]]:
     """Fields whose value encode computes: lengths used by a later size, switch discriminators."""
     derived: dict[str, tuple[Attr, str, object]] = {}
@@ -494,40 +591,23 @@ class TypeEmitter:
     def cls(self) -> str:
         return self.type_spec.class_name
 
-    def dataclass(self) -> list[str]:
+    def message_class(self) -> list[str]:
         t = self.type_spec
-        lines = ["@dataclass(frozen=True, slots=True, kw_only=True)", f"class {self.cls}:"]
-        lines.append(f'    """{_short(t.doc) or t.name}"""')
-        lines.append("")
-        for attr in t.seq:
-            if attr.kind == "contents":
-                continue
-            hint = self._hint(attr)
-            if attr.id in self.derived:
-                lines.append(f"    {attr.id}: {hint} | None = field(default=None, compare=False)")
-            else:
-                lines.append(f"    {attr.id}: {hint}")
-            lines.append(f'    """{_short(attr.doc)}"""')
+        names = [a.id for a in t.seq if a.kind != "contents"]
+        compared = tuple(i for i, name in enumerate(names) if name not in self.derived)
+        lines = [f"class {self.cls}(Message):", f'    """{_short(t.doc) or t.name}"""', "",
+                 "    __slots__ = ()", f"    _fields = {tuple(names)!r}", f"    _compared = {compared!r}", ""]
+        params = ", ".join(f"{name}=None" if name in self.derived else name for name in names)
+        lines += [f"    def __new__(cls, *, {params}):",
+                  f"        return _tuple_new(cls, ({', '.join(names)}{',' if len(names) == 1 else ''}))", ""]
+        for index, attr in enumerate(a for a in t.seq if a.kind != "contents"):
+            derived = " Derived on encode; None until decoded." if attr.id in self.derived else ""
+            lines.append(f"    {attr.id} = property(itemgetter({index}), doc={(_short(attr.doc) + derived)!r})")
         for inst in t.instances.values():
             scope = _ObjectScope(self.module, t)
             lines += ["", "    @property", f"    def {inst.id}(self):", f'        """{_short(inst.doc)}"""',
                       f"        return {to_python(inst.value, scope.scope())}"]
         return lines
-
-    def _hint(self, attr: Attr) -> str:
-        if attr.kind == "int":
-            return f"{self.module.enum_ref(attr.enum)} | int" if attr.enum else "int"
-        if attr.kind == "float":
-            return "float"
-        if attr.kind == "str":
-            return "str"
-        if attr.kind == "bytes":
-            return "bytes"
-        if attr.kind == "user":
-            python_type = attr.user_type.python_type
-            return {"datetime": "datetime", "value": "int"}.get(python_type) or \
-                f"'{self.module.type_ref(attr.user_type, '')}'"
-        return " | ".join([f"'{self.module.type_ref(t, '')}'" for _, t in attr.case_types] + ["bytes"])
 
     def fields_info(self) -> str:
         """Field metadata the runtime walks for to_dict, from_dict and the Arrow schema."""
@@ -555,13 +635,14 @@ class TypeEmitter:
     def decode(self) -> list[str]:
         gen = DecodeEmitter(self.module)
         scope = LocalScope(gen, self.type_spec, "", "")
-        gen.code.add("start = pos")
         gen.seq(scope)
         gen.flush()
+        if any("(end - start)" in line for line in gen.code.lines):
+            gen.code.lines.insert(0, "    start = pos")
         python_type = self.type_spec.python_type
         if python_type == "struct":
-            args = ", ".join(f"{a.id}={a.id}" for a in self.type_spec.seq if a.kind != "contents")
-            gen.code.add(f"return {self.cls}({args}), pos")
+            args = ", ".join(scope.resolve((a.id,)) for a in self.type_spec.seq if a.kind != "contents")
+            gen.code.add(f"return _tuple_new({self.cls}, ({args}{',' if ',' not in args else ''})), pos")
         else:
             gen.code.add("value = None")
             gen.build(scope, Attr("value", "", "", "user", user_type=self.type_spec), "value")
@@ -700,7 +781,7 @@ def emit_module(spec: SpecFile) -> str:
     emitters = [TypeEmitter(module, t) for t in types]
     for emitter in emitters:
         if emitter.type_spec.python_type == "struct":
-            body += emitter.dataclass() + ["", ""]
+            body += emitter.message_class() + ["", ""]
     for emitter in emitters:
         if emitter.type_spec.python_type == "struct":
             body += [emitter.fields_info(), "", ""]
@@ -727,14 +808,16 @@ def emit_module(spec: SpecFile) -> str:
         "from __future__ import annotations",
         "",
         "import struct",
-        "from dataclasses import dataclass, field",
         "from datetime import datetime",
         "from enum import IntEnum",
+        "from operator import itemgetter",
         "",
         f"from {RUNTIME} import EncodeError, FieldInfo, TruncatedError, ValidationError, truncated",
+        "from inlong_proto.message import Message, _tuple_new",
     ]
     for imported in spec.imports:
         header.append(f"import {PACKAGE}.{imported.module} as {_import_alias(imported)}")
     header.append("")
     consts = [f"{name} = struct.Struct({fmt!r})" for fmt, name in module.structs.items()] + module.consts
+    body += list(module.enum_maps.values())
     return "\n".join(header + consts + ["", ""] + body).rstrip() + "\n"

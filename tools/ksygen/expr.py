@@ -176,8 +176,66 @@ def _name_chain(node: Node) -> tuple[str, ...] | None:
     return None
 
 
+def _linear(node: Node) -> tuple[dict, int] | None:
+    """node as {name chain: coefficient} + constant, if it is a linear integer expression."""
+    kind = node.kind
+    if kind == "num":
+        return {}, node.value
+    chain = _name_chain(node)
+    if chain is not None and chain[-1] not in ("to_i", "length", "size"):
+        return {chain: 1}, 0
+    if kind == "unary" and node.value == "-":
+        inner = _linear(node.args[0])
+        return None if inner is None else ({k: -v for k, v in inner[0].items()}, -inner[1])
+    if kind != "binary" or node.value not in ("+", "-", "*"):
+        return None
+    left, right = _linear(node.args[0]), _linear(node.args[1])
+    if left is None or right is None:
+        return None
+    if node.value == "*":
+        if left[0] and right[0]:
+            return None
+        (terms, const), factor = (left, right[1]) if not right[0] else (right, left[1])
+        return {k: v * factor for k, v in terms.items()}, const * factor
+    sign = 1 if node.value == "+" else -1
+    terms = dict(left[0])
+    for key, value in right[0].items():
+        terms[key] = terms.get(key, 0) + sign * value
+    return {k: v for k, v in terms.items() if v}, left[1] + sign * right[1]
+
+
+def _folded(node: Node, scope: Scope) -> str | None:
+    """Constant-folded form of a linear expression with several terms, e.g. digits to a number:
+    (a - 48) * 10 + (b - 48) becomes (a * 10 + b - 528), fewer operations per decoded field."""
+    linear = _linear(node)
+    if linear is None or len(linear[0]) < 2:
+        return None
+    terms, const = linear
+    parts = [scope.resolve(chain) + (f" * {coeff}" if coeff != 1 else "") for chain, coeff in terms.items()]
+    text = " + ".join(parts)
+    if const:
+        text += f" {'-' if const < 0 else '+'} {abs(const)}"
+    return f"({text})"
+
+
+def _chained(node: Node, scope: Scope) -> str | None:
+    """`x >= low and x <= high` as Python's chained `low <= x <= high` (x evaluated once)."""
+    if node.value != "and":
+        return None
+    left, right = node.args
+    if not (left.kind == right.kind == "binary" and left.value == ">=" and right.value == "<="
+            and left.args[0] == right.args[0]):
+        return None
+    low, subject, high = (to_python(n, scope) for n in (left.args[1], left.args[0], right.args[1]))
+    return f"({low} <= {subject} <= {high})"
+
+
 def to_python(node: Node, scope: Scope) -> str:
     kind = node.kind
+    if kind == "binary":
+        folded = _folded(node, scope) or _chained(node, scope)
+        if folded is not None:
+            return folded
     if kind == "num":
         return repr(node.value)
     if kind == "bool":

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 from datetime import datetime
 from enum import IntEnum
+from operator import itemgetter
 
 from inlong_proto.errors import EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.message import Message, _tuple_new
 import inlong_proto.generated.codec.common.bracketed_timestamp as _common_bracketed_timestamp
 
 _S0 = struct.Struct('>ii')
 _S1 = struct.Struct('>1sBBBB1sBB1sBB1sBB1sBB1sBB1sBBB1si')
 _S2 = struct.Struct('>B1sBBBB1sBB1sBB1sBB1sBB1sBB1sBBB1si')
 _RUN0 = ((0, 'total_length', 4), (4, 'command_id', 4))
-_RUN1 = ((0, 'last_timestamp.open_bracket', 1), (1, 'last_timestamp.year.thousands', 1), (2, 'last_timestamp.year.hundreds', 1), (3, 'last_timestamp.year.tens', 1), (4, 'last_timestamp.year.ones', 1), (5, 'last_timestamp.date_separator_1', 1), (6, 'last_timestamp.month.tens', 1), (7, 'last_timestamp.month.ones', 1), (8, 'last_timestamp.date_separator_2', 1), (9, 'last_timestamp.day.tens', 1), (10, 'last_timestamp.day.ones', 1), (11, 'last_timestamp.date_time_separator', 1), (12, 'last_timestamp.hour.tens', 1), (13, 'last_timestamp.hour.ones', 1), (14, 'last_timestamp.time_separator_1', 1), (15, 'last_timestamp.minute.tens', 1), (16, 'last_timestamp.minute.ones', 1), (17, 'last_timestamp.time_separator_2', 1), (18, 'last_timestamp.second.tens', 1), (19, 'last_timestamp.second.ones', 1), (20, 'last_timestamp.millisecond_separator', 1), (21, 'last_timestamp.millisecond.hundreds', 1), (22, 'last_timestamp.millisecond.tens', 1), (23, 'last_timestamp.millisecond.ones', 1), (24, 'last_timestamp.close_bracket', 1), (25, 'last_data', 4))
-_RUN2 = ((0, 'status', 1), (1, 'timestamp.open_bracket', 1), (2, 'timestamp.year.thousands', 1), (3, 'timestamp.year.hundreds', 1), (4, 'timestamp.year.tens', 1), (5, 'timestamp.year.ones', 1), (6, 'timestamp.date_separator_1', 1), (7, 'timestamp.month.tens', 1), (8, 'timestamp.month.ones', 1), (9, 'timestamp.date_separator_2', 1), (10, 'timestamp.day.tens', 1), (11, 'timestamp.day.ones', 1), (12, 'timestamp.date_time_separator', 1), (13, 'timestamp.hour.tens', 1), (14, 'timestamp.hour.ones', 1), (15, 'timestamp.time_separator_1', 1), (16, 'timestamp.minute.tens', 1), (17, 'timestamp.minute.ones', 1), (18, 'timestamp.time_separator_2', 1), (19, 'timestamp.second.tens', 1), (20, 'timestamp.second.ones', 1), (21, 'timestamp.millisecond_separator', 1), (22, 'timestamp.millisecond.hundreds', 1), (23, 'timestamp.millisecond.tens', 1), (24, 'timestamp.millisecond.ones', 1), (25, 'timestamp.close_bracket', 1), (26, 'data', 4))
+_RUN1 = ((0, 'body.last_timestamp.open_bracket', 1), (1, 'body.last_timestamp.year.thousands', 1), (2, 'body.last_timestamp.year.hundreds', 1), (3, 'body.last_timestamp.year.tens', 1), (4, 'body.last_timestamp.year.ones', 1), (5, 'body.last_timestamp.date_separator_1', 1), (6, 'body.last_timestamp.month.tens', 1), (7, 'body.last_timestamp.month.ones', 1), (8, 'body.last_timestamp.date_separator_2', 1), (9, 'body.last_timestamp.day.tens', 1), (10, 'body.last_timestamp.day.ones', 1), (11, 'body.last_timestamp.date_time_separator', 1), (12, 'body.last_timestamp.hour.tens', 1), (13, 'body.last_timestamp.hour.ones', 1), (14, 'body.last_timestamp.time_separator_1', 1), (15, 'body.last_timestamp.minute.tens', 1), (16, 'body.last_timestamp.minute.ones', 1), (17, 'body.last_timestamp.time_separator_2', 1), (18, 'body.last_timestamp.second.tens', 1), (19, 'body.last_timestamp.second.ones', 1), (20, 'body.last_timestamp.millisecond_separator', 1), (21, 'body.last_timestamp.millisecond.hundreds', 1), (22, 'body.last_timestamp.millisecond.tens', 1), (23, 'body.last_timestamp.millisecond.ones', 1), (24, 'body.last_timestamp.close_bracket', 1), (25, 'body.last_data', 4))
+_RUN2 = ((0, 'body.status', 1), (1, 'body.timestamp.open_bracket', 1), (2, 'body.timestamp.year.thousands', 1), (3, 'body.timestamp.year.hundreds', 1), (4, 'body.timestamp.year.tens', 1), (5, 'body.timestamp.year.ones', 1), (6, 'body.timestamp.date_separator_1', 1), (7, 'body.timestamp.month.tens', 1), (8, 'body.timestamp.month.ones', 1), (9, 'body.timestamp.date_separator_2', 1), (10, 'body.timestamp.day.tens', 1), (11, 'body.timestamp.day.ones', 1), (12, 'body.timestamp.date_time_separator', 1), (13, 'body.timestamp.hour.tens', 1), (14, 'body.timestamp.hour.ones', 1), (15, 'body.timestamp.time_separator_1', 1), (16, 'body.timestamp.minute.tens', 1), (17, 'body.timestamp.minute.ones', 1), (18, 'body.timestamp.time_separator_2', 1), (19, 'body.timestamp.second.tens', 1), (20, 'body.timestamp.second.ones', 1), (21, 'body.timestamp.millisecond_separator', 1), (22, 'body.timestamp.millisecond.hundreds', 1), (23, 'body.timestamp.millisecond.tens', 1), (24, 'body.timestamp.millisecond.ones', 1), (25, 'body.timestamp.close_bracket', 1), (26, 'body.data', 4))
+_RUN3 = ((0, 'last_timestamp.open_bracket', 1), (1, 'last_timestamp.year.thousands', 1), (2, 'last_timestamp.year.hundreds', 1), (3, 'last_timestamp.year.tens', 1), (4, 'last_timestamp.year.ones', 1), (5, 'last_timestamp.date_separator_1', 1), (6, 'last_timestamp.month.tens', 1), (7, 'last_timestamp.month.ones', 1), (8, 'last_timestamp.date_separator_2', 1), (9, 'last_timestamp.day.tens', 1), (10, 'last_timestamp.day.ones', 1), (11, 'last_timestamp.date_time_separator', 1), (12, 'last_timestamp.hour.tens', 1), (13, 'last_timestamp.hour.ones', 1), (14, 'last_timestamp.time_separator_1', 1), (15, 'last_timestamp.minute.tens', 1), (16, 'last_timestamp.minute.ones', 1), (17, 'last_timestamp.time_separator_2', 1), (18, 'last_timestamp.second.tens', 1), (19, 'last_timestamp.second.ones', 1), (20, 'last_timestamp.millisecond_separator', 1), (21, 'last_timestamp.millisecond.hundreds', 1), (22, 'last_timestamp.millisecond.tens', 1), (23, 'last_timestamp.millisecond.ones', 1), (24, 'last_timestamp.close_bracket', 1), (25, 'last_data', 4))
+_RUN4 = ((0, 'status', 1), (1, 'timestamp.open_bracket', 1), (2, 'timestamp.year.thousands', 1), (3, 'timestamp.year.hundreds', 1), (4, 'timestamp.year.tens', 1), (5, 'timestamp.year.ones', 1), (6, 'timestamp.date_separator_1', 1), (7, 'timestamp.month.tens', 1), (8, 'timestamp.month.ones', 1), (9, 'timestamp.date_separator_2', 1), (10, 'timestamp.day.tens', 1), (11, 'timestamp.day.ones', 1), (12, 'timestamp.date_time_separator', 1), (13, 'timestamp.hour.tens', 1), (14, 'timestamp.hour.ones', 1), (15, 'timestamp.time_separator_1', 1), (16, 'timestamp.minute.tens', 1), (17, 'timestamp.minute.ones', 1), (18, 'timestamp.time_separator_2', 1), (19, 'timestamp.second.tens', 1), (20, 'timestamp.second.ones', 1), (21, 'timestamp.millisecond_separator', 1), (22, 'timestamp.millisecond.hundreds', 1), (23, 'timestamp.millisecond.tens', 1), (24, 'timestamp.millisecond.ones', 1), (25, 'timestamp.close_bracket', 1), (26, 'data', 4))
 
 
 class Command(IntEnum):
@@ -38,38 +41,48 @@ class Status(IntEnum):
     """ASCII '2'. The value is real-time data."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BroadcastFrame:
+class BroadcastFrame(Message):
     """One frame of the simple broadcasting protocol: a client asks for everything after the last value it"""
 
-    total_length: int | None = field(default=None, compare=False)
-    """Length of the whole frame in bytes, header included (= header.length + body.length)."""
-    command_id: Command | int | None = field(default=None, compare=False)
-    """Which body follows; 0 = data request (client to server), 1 = data response (server to client)."""
-    body: 'DataRequest' | 'DataResponse' | bytes
-    """The message body; its size must be exactly the size of the body type command_id names."""
+    __slots__ = ()
+    _fields = ('total_length', 'command_id', 'body')
+    _compared = (2,)
+
+    def __new__(cls, *, total_length=None, command_id=None, body):
+        return _tuple_new(cls, (total_length, command_id, body))
+
+    total_length = property(itemgetter(0), doc='Length of the whole frame in bytes, header included (= header.length + body.length). Derived on encode; None until decoded.')
+    command_id = property(itemgetter(1), doc='Which body follows; 0 = data request (client to server), 1 = data response (server to client). Derived on encode; None until decoded.')
+    body = property(itemgetter(2), doc='The message body; its size must be exactly the size of the body type command_id names.')
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DataRequest:
+class DataRequest(Message):
     """Sent by a client on connect (and after every reconnect) to resume after its last value."""
 
-    last_timestamp: datetime
-    """Timestamp of the last value the client holds (the epoch timestamp if it holds none)."""
-    last_data: int
-    """The last value the client holds, in [0, 100) (0 if it holds none)."""
+    __slots__ = ()
+    _fields = ('last_timestamp', 'last_data')
+    _compared = (0, 1)
+
+    def __new__(cls, *, last_timestamp, last_data):
+        return _tuple_new(cls, (last_timestamp, last_data))
+
+    last_timestamp = property(itemgetter(0), doc='Timestamp of the last value the client holds (the epoch timestamp if it holds none).')
+    last_data = property(itemgetter(1), doc='The last value the client holds, in [0, 100) (0 if it holds none).')
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DataResponse:
+class DataResponse(Message):
     """One value pushed by the server, tagged with how it relates to the client's request."""
 
-    status: Status | int
-    """One ASCII digit saying whether the value is replayed history or real time."""
-    timestamp: datetime
-    """When the server produced the value."""
-    data: int
-    """The value, a random integer in [0, 100)."""
+    __slots__ = ()
+    _fields = ('status', 'timestamp', 'data')
+    _compared = (0, 1, 2)
+
+    def __new__(cls, *, status, timestamp, data):
+        return _tuple_new(cls, (status, timestamp, data))
+
+    status = property(itemgetter(0), doc='One ASCII digit saying whether the value is replayed history or real time.')
+    timestamp = property(itemgetter(1), doc='When the server produced the value.')
+    data = property(itemgetter(2), doc='The value, a random integer in [0, 100).')
 
 
 BroadcastFrame.FIELDS = (
@@ -96,15 +109,15 @@ def decode_broadcast_frame(buf, pos=0, end=None, path=''):
     """Decode one broadcast_frame from buf[pos:end]; returns (value, next_pos)."""
     if end is None:
         end = len(buf)
-    start = pos
     if end - pos < 8:
         raise truncated(path, pos, end, _RUN0)
     total_length, command_id = _S0.unpack_from(buf, pos)
-    if not 37 <= total_length <= 38:
-        raise ValidationError(pos, path + 'total_length', 'value ' + repr(total_length) + ' is outside [37, 38] (Length of the whole frame in bytes, header included (= header.length + body.length).)')
-    if command_id not in Command._value2member_map_:
-        raise ValidationError(pos + 4, path + 'command_id', 'value ' + repr(command_id) + ' is not a known command (Which body follows; 0 = data request (client to server), 1 = data response (server to client).)')
-    command_id = Command._value2member_map_.get(command_id, command_id)
+    if not (command_id in _COMMAND_BY_VALUE and total_length in _RANGE_37_38):
+        if not 37 <= total_length <= 38:
+            raise ValidationError(pos, path + 'total_length', 'value ' + repr(total_length) + ' is outside [37, 38] (Length of the whole frame in bytes, header included (= header.length + body.length).)')
+        if command_id not in _COMMAND_BY_VALUE:
+            raise ValidationError(pos + 4, path + 'command_id', 'value ' + repr(command_id) + ' is not a known command (Which body follows; 0 = data request (client to server), 1 = data response (server to client).)')
+    command_id = _COMMAND_BY_VALUE[command_id]
     pos += 8
     body__at = pos
     if not (total_length == (8 + (29 if (command_id == 0) else 30))):
@@ -116,13 +129,210 @@ def decode_broadcast_frame(buf, pos=0, end=None, path=''):
         raise TruncatedError(end, path + 'body', 'needs ' + repr(body__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
     body__end = pos + body__size
     if command_id == 0:
-        body, _ = decode_data_request(buf, pos, body__end, path + 'body.')
+        if body__end - pos < 29:
+            raise truncated(path, pos, body__end, _RUN1)
+        body__data_request__last_timestamp__open_bracket, body__data_request__last_timestamp__year__thousands, body__data_request__last_timestamp__year__hundreds, body__data_request__last_timestamp__year__tens, body__data_request__last_timestamp__year__ones, body__data_request__last_timestamp__date_separator_1, body__data_request__last_timestamp__month__tens, body__data_request__last_timestamp__month__ones, body__data_request__last_timestamp__date_separator_2, body__data_request__last_timestamp__day__tens, body__data_request__last_timestamp__day__ones, body__data_request__last_timestamp__date_time_separator, body__data_request__last_timestamp__hour__tens, body__data_request__last_timestamp__hour__ones, body__data_request__last_timestamp__time_separator_1, body__data_request__last_timestamp__minute__tens, body__data_request__last_timestamp__minute__ones, body__data_request__last_timestamp__time_separator_2, body__data_request__last_timestamp__second__tens, body__data_request__last_timestamp__second__ones, body__data_request__last_timestamp__millisecond_separator, body__data_request__last_timestamp__millisecond__hundreds, body__data_request__last_timestamp__millisecond__tens, body__data_request__last_timestamp__millisecond__ones, body__data_request__last_timestamp__close_bracket, body__data_request__last_data = _S1.unpack_from(buf, pos)
+        if not (body__data_request__last_timestamp__year__thousands in _RANGE_48_57 and body__data_request__last_timestamp__year__hundreds in _RANGE_48_57 and body__data_request__last_timestamp__year__tens in _RANGE_48_57 and body__data_request__last_timestamp__year__ones in _RANGE_48_57 and body__data_request__last_timestamp__month__tens in _RANGE_48_57 and body__data_request__last_timestamp__month__ones in _RANGE_48_57 and body__data_request__last_timestamp__day__tens in _RANGE_48_57 and body__data_request__last_timestamp__day__ones in _RANGE_48_57 and body__data_request__last_timestamp__hour__tens in _RANGE_48_57 and body__data_request__last_timestamp__hour__ones in _RANGE_48_57 and body__data_request__last_timestamp__minute__tens in _RANGE_48_57 and body__data_request__last_timestamp__minute__ones in _RANGE_48_57 and body__data_request__last_timestamp__second__tens in _RANGE_48_57 and body__data_request__last_timestamp__second__ones in _RANGE_48_57 and body__data_request__last_timestamp__millisecond__hundreds in _RANGE_48_57 and body__data_request__last_timestamp__millisecond__tens in _RANGE_48_57 and body__data_request__last_timestamp__millisecond__ones in _RANGE_48_57 and body__data_request__last_data in _RANGE_0_99 and (body__data_request__last_timestamp__open_bracket, body__data_request__last_timestamp__date_separator_1, body__data_request__last_timestamp__date_separator_2, body__data_request__last_timestamp__date_time_separator, body__data_request__last_timestamp__time_separator_1, body__data_request__last_timestamp__time_separator_2, body__data_request__last_timestamp__millisecond_separator, body__data_request__last_timestamp__close_bracket,) == (b'[', b'-', b'-', b' ', b':', b':', b'.', b']',)):
+            if body__data_request__last_timestamp__open_bracket != b'[':
+                raise ValidationError(pos, path + 'body.last_timestamp.open_bracket', "expected b'[', found " + repr(body__data_request__last_timestamp__open_bracket) + ' (Literal "[" opening the timestamp.)')
+            if not 48 <= body__data_request__last_timestamp__year__thousands <= 57:
+                raise ValidationError(pos + 1, path + 'body.last_timestamp.year.thousands', 'value ' + repr(body__data_request__last_timestamp__year__thousands) + " is outside [48, 57] (ASCII digit '0'..'9' for the thousands.)")
+            if not 48 <= body__data_request__last_timestamp__year__hundreds <= 57:
+                raise ValidationError(pos + 2, path + 'body.last_timestamp.year.hundreds', 'value ' + repr(body__data_request__last_timestamp__year__hundreds) + " is outside [48, 57] (ASCII digit '0'..'9' for the hundreds.)")
+            if not 48 <= body__data_request__last_timestamp__year__tens <= 57:
+                raise ValidationError(pos + 3, path + 'body.last_timestamp.year.tens', 'value ' + repr(body__data_request__last_timestamp__year__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+            if not 48 <= body__data_request__last_timestamp__year__ones <= 57:
+                raise ValidationError(pos + 4, path + 'body.last_timestamp.year.ones', 'value ' + repr(body__data_request__last_timestamp__year__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+            body__data_request__last_timestamp__year__value = (body__data_request__last_timestamp__year__thousands * 1000 + body__data_request__last_timestamp__year__hundreds * 100 + body__data_request__last_timestamp__year__tens * 10 + body__data_request__last_timestamp__year__ones - 53328)
+            if not (body__data_request__last_timestamp__year__value >= 1):
+                raise ValidationError(pos + 1, path + 'body.last_timestamp.year', 'fails the check _.value >= 1 (Four-digit year, 0001..9999.)')
+            if body__data_request__last_timestamp__date_separator_1 != b'-':
+                raise ValidationError(pos + 5, path + 'body.last_timestamp.date_separator_1', "expected b'-', found " + repr(body__data_request__last_timestamp__date_separator_1) + ' (Literal "-" between year and month.)')
+            if not 48 <= body__data_request__last_timestamp__month__tens <= 57:
+                raise ValidationError(pos + 6, path + 'body.last_timestamp.month.tens', 'value ' + repr(body__data_request__last_timestamp__month__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+            if not 48 <= body__data_request__last_timestamp__month__ones <= 57:
+                raise ValidationError(pos + 7, path + 'body.last_timestamp.month.ones', 'value ' + repr(body__data_request__last_timestamp__month__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+            body__data_request__last_timestamp__month__value = (body__data_request__last_timestamp__month__tens * 10 + body__data_request__last_timestamp__month__ones - 528)
+            if not (1 <= body__data_request__last_timestamp__month__value <= 12):
+                raise ValidationError(pos + 6, path + 'body.last_timestamp.month', 'fails the check _.value >= 1 and _.value <= 12 (Two-digit month, 01..12.)')
+            if body__data_request__last_timestamp__date_separator_2 != b'-':
+                raise ValidationError(pos + 8, path + 'body.last_timestamp.date_separator_2', "expected b'-', found " + repr(body__data_request__last_timestamp__date_separator_2) + ' (Literal "-" between month and day.)')
+            if not 48 <= body__data_request__last_timestamp__day__tens <= 57:
+                raise ValidationError(pos + 9, path + 'body.last_timestamp.day.tens', 'value ' + repr(body__data_request__last_timestamp__day__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+            if not 48 <= body__data_request__last_timestamp__day__ones <= 57:
+                raise ValidationError(pos + 10, path + 'body.last_timestamp.day.ones', 'value ' + repr(body__data_request__last_timestamp__day__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+            body__data_request__last_timestamp__day__value = (body__data_request__last_timestamp__day__tens * 10 + body__data_request__last_timestamp__day__ones - 528)
+            if not ((body__data_request__last_timestamp__day__value >= 1) and ((body__data_request__last_timestamp__day__value <= 28) or (body__data_request__last_timestamp__day__value <= (((29 if (((((body__data_request__last_timestamp__year__value % 4) == 0) and ((body__data_request__last_timestamp__year__value % 100) != 0)) or ((body__data_request__last_timestamp__year__value % 400) == 0))) else 28) if (body__data_request__last_timestamp__month__value == 2) else (30 if ((((body__data_request__last_timestamp__month__value == 4) or (body__data_request__last_timestamp__month__value == 6)) or (body__data_request__last_timestamp__month__value == 9)) or (body__data_request__last_timestamp__month__value == 11)) else 31)))))):
+                raise ValidationError(pos + 9, path + 'body.last_timestamp.day', 'fails the check _.value >= 1 and (_.value <= 28 or _.value <= month_length) (Two-digit day of month, 01 up to the length of that month.)')
+            if body__data_request__last_timestamp__date_time_separator != b' ':
+                raise ValidationError(pos + 11, path + 'body.last_timestamp.date_time_separator', "expected b' ', found " + repr(body__data_request__last_timestamp__date_time_separator) + ' (A single space between date and time.)')
+            if not 48 <= body__data_request__last_timestamp__hour__tens <= 57:
+                raise ValidationError(pos + 12, path + 'body.last_timestamp.hour.tens', 'value ' + repr(body__data_request__last_timestamp__hour__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+            if not 48 <= body__data_request__last_timestamp__hour__ones <= 57:
+                raise ValidationError(pos + 13, path + 'body.last_timestamp.hour.ones', 'value ' + repr(body__data_request__last_timestamp__hour__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+            body__data_request__last_timestamp__hour__value = (body__data_request__last_timestamp__hour__tens * 10 + body__data_request__last_timestamp__hour__ones - 528)
+            if not (body__data_request__last_timestamp__hour__value <= 23):
+                raise ValidationError(pos + 12, path + 'body.last_timestamp.hour', 'fails the check _.value <= 23 (Two-digit hour on a 24-hour clock, 00..23.)')
+            if body__data_request__last_timestamp__time_separator_1 != b':':
+                raise ValidationError(pos + 14, path + 'body.last_timestamp.time_separator_1', "expected b':', found " + repr(body__data_request__last_timestamp__time_separator_1) + ' (Literal ":" between hour and minute.)')
+            if not 48 <= body__data_request__last_timestamp__minute__tens <= 57:
+                raise ValidationError(pos + 15, path + 'body.last_timestamp.minute.tens', 'value ' + repr(body__data_request__last_timestamp__minute__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+            if not 48 <= body__data_request__last_timestamp__minute__ones <= 57:
+                raise ValidationError(pos + 16, path + 'body.last_timestamp.minute.ones', 'value ' + repr(body__data_request__last_timestamp__minute__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+            body__data_request__last_timestamp__minute__value = (body__data_request__last_timestamp__minute__tens * 10 + body__data_request__last_timestamp__minute__ones - 528)
+            if not (body__data_request__last_timestamp__minute__value <= 59):
+                raise ValidationError(pos + 15, path + 'body.last_timestamp.minute', 'fails the check _.value <= 59 (Two-digit minute, 00..59.)')
+            if body__data_request__last_timestamp__time_separator_2 != b':':
+                raise ValidationError(pos + 17, path + 'body.last_timestamp.time_separator_2', "expected b':', found " + repr(body__data_request__last_timestamp__time_separator_2) + ' (Literal ":" between minute and second.)')
+            if not 48 <= body__data_request__last_timestamp__second__tens <= 57:
+                raise ValidationError(pos + 18, path + 'body.last_timestamp.second.tens', 'value ' + repr(body__data_request__last_timestamp__second__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+            if not 48 <= body__data_request__last_timestamp__second__ones <= 57:
+                raise ValidationError(pos + 19, path + 'body.last_timestamp.second.ones', 'value ' + repr(body__data_request__last_timestamp__second__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+            body__data_request__last_timestamp__second__value = (body__data_request__last_timestamp__second__tens * 10 + body__data_request__last_timestamp__second__ones - 528)
+            if not (body__data_request__last_timestamp__second__value <= 59):
+                raise ValidationError(pos + 18, path + 'body.last_timestamp.second', "fails the check _.value <= 59 (Two-digit second, 00..59 (no leap second, as in Java's SimpleDateFormat output).)")
+            if body__data_request__last_timestamp__millisecond_separator != b'.':
+                raise ValidationError(pos + 20, path + 'body.last_timestamp.millisecond_separator', "expected b'.', found " + repr(body__data_request__last_timestamp__millisecond_separator) + ' (Literal "." before the milliseconds.)')
+            if not 48 <= body__data_request__last_timestamp__millisecond__hundreds <= 57:
+                raise ValidationError(pos + 21, path + 'body.last_timestamp.millisecond.hundreds', 'value ' + repr(body__data_request__last_timestamp__millisecond__hundreds) + " is outside [48, 57] (ASCII digit '0'..'9' for the hundreds.)")
+            if not 48 <= body__data_request__last_timestamp__millisecond__tens <= 57:
+                raise ValidationError(pos + 22, path + 'body.last_timestamp.millisecond.tens', 'value ' + repr(body__data_request__last_timestamp__millisecond__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+            if not 48 <= body__data_request__last_timestamp__millisecond__ones <= 57:
+                raise ValidationError(pos + 23, path + 'body.last_timestamp.millisecond.ones', 'value ' + repr(body__data_request__last_timestamp__millisecond__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+            body__data_request__last_timestamp__millisecond__value = (body__data_request__last_timestamp__millisecond__hundreds * 100 + body__data_request__last_timestamp__millisecond__tens * 10 + body__data_request__last_timestamp__millisecond__ones - 5328)
+            if body__data_request__last_timestamp__close_bracket != b']':
+                raise ValidationError(pos + 24, path + 'body.last_timestamp.close_bracket', "expected b']', found " + repr(body__data_request__last_timestamp__close_bracket) + ' (Literal "]" closing the timestamp.)')
+            body__data_request__last_timestamp = datetime(body__data_request__last_timestamp__year__value, body__data_request__last_timestamp__month__value, body__data_request__last_timestamp__day__value, body__data_request__last_timestamp__hour__value, body__data_request__last_timestamp__minute__value, body__data_request__last_timestamp__second__value, body__data_request__last_timestamp__millisecond__value * 1000)
+            if not 0 <= body__data_request__last_data <= 99:
+                raise ValidationError(pos + 25, path + 'body.last_data', 'value ' + repr(body__data_request__last_data) + ' is outside [0, 99] (The last value the client holds, in [0, 100) (0 if it holds none).)')
+        body__data_request__last_timestamp__year__value = (body__data_request__last_timestamp__year__thousands * 1000 + body__data_request__last_timestamp__year__hundreds * 100 + body__data_request__last_timestamp__year__tens * 10 + body__data_request__last_timestamp__year__ones - 53328)
+        if not (body__data_request__last_timestamp__year__value >= 1):
+            raise ValidationError(pos + 1, path + 'body.last_timestamp.year', 'fails the check _.value >= 1 (Four-digit year, 0001..9999.)')
+        body__data_request__last_timestamp__month__value = (body__data_request__last_timestamp__month__tens * 10 + body__data_request__last_timestamp__month__ones - 528)
+        if not (1 <= body__data_request__last_timestamp__month__value <= 12):
+            raise ValidationError(pos + 6, path + 'body.last_timestamp.month', 'fails the check _.value >= 1 and _.value <= 12 (Two-digit month, 01..12.)')
+        body__data_request__last_timestamp__day__value = (body__data_request__last_timestamp__day__tens * 10 + body__data_request__last_timestamp__day__ones - 528)
+        if not ((body__data_request__last_timestamp__day__value >= 1) and ((body__data_request__last_timestamp__day__value <= 28) or (body__data_request__last_timestamp__day__value <= (((29 if (((((body__data_request__last_timestamp__year__value % 4) == 0) and ((body__data_request__last_timestamp__year__value % 100) != 0)) or ((body__data_request__last_timestamp__year__value % 400) == 0))) else 28) if (body__data_request__last_timestamp__month__value == 2) else (30 if ((((body__data_request__last_timestamp__month__value == 4) or (body__data_request__last_timestamp__month__value == 6)) or (body__data_request__last_timestamp__month__value == 9)) or (body__data_request__last_timestamp__month__value == 11)) else 31)))))):
+            raise ValidationError(pos + 9, path + 'body.last_timestamp.day', 'fails the check _.value >= 1 and (_.value <= 28 or _.value <= month_length) (Two-digit day of month, 01 up to the length of that month.)')
+        body__data_request__last_timestamp__hour__value = (body__data_request__last_timestamp__hour__tens * 10 + body__data_request__last_timestamp__hour__ones - 528)
+        if not (body__data_request__last_timestamp__hour__value <= 23):
+            raise ValidationError(pos + 12, path + 'body.last_timestamp.hour', 'fails the check _.value <= 23 (Two-digit hour on a 24-hour clock, 00..23.)')
+        body__data_request__last_timestamp__minute__value = (body__data_request__last_timestamp__minute__tens * 10 + body__data_request__last_timestamp__minute__ones - 528)
+        if not (body__data_request__last_timestamp__minute__value <= 59):
+            raise ValidationError(pos + 15, path + 'body.last_timestamp.minute', 'fails the check _.value <= 59 (Two-digit minute, 00..59.)')
+        body__data_request__last_timestamp__second__value = (body__data_request__last_timestamp__second__tens * 10 + body__data_request__last_timestamp__second__ones - 528)
+        if not (body__data_request__last_timestamp__second__value <= 59):
+            raise ValidationError(pos + 18, path + 'body.last_timestamp.second', "fails the check _.value <= 59 (Two-digit second, 00..59 (no leap second, as in Java's SimpleDateFormat output).)")
+        body__data_request__last_timestamp__millisecond__value = (body__data_request__last_timestamp__millisecond__hundreds * 100 + body__data_request__last_timestamp__millisecond__tens * 10 + body__data_request__last_timestamp__millisecond__ones - 5328)
+        body__data_request__last_timestamp = datetime(body__data_request__last_timestamp__year__value, body__data_request__last_timestamp__month__value, body__data_request__last_timestamp__day__value, body__data_request__last_timestamp__hour__value, body__data_request__last_timestamp__minute__value, body__data_request__last_timestamp__second__value, body__data_request__last_timestamp__millisecond__value * 1000)
+        pos += 29
+        body = _tuple_new(DataRequest, (body__data_request__last_timestamp, body__data_request__last_data))
     elif command_id == 1:
-        body, _ = decode_data_response(buf, pos, body__end, path + 'body.')
+        if body__end - pos < 30:
+            raise truncated(path, pos, body__end, _RUN2)
+        body__data_response__status, body__data_response__timestamp__open_bracket, body__data_response__timestamp__year__thousands, body__data_response__timestamp__year__hundreds, body__data_response__timestamp__year__tens, body__data_response__timestamp__year__ones, body__data_response__timestamp__date_separator_1, body__data_response__timestamp__month__tens, body__data_response__timestamp__month__ones, body__data_response__timestamp__date_separator_2, body__data_response__timestamp__day__tens, body__data_response__timestamp__day__ones, body__data_response__timestamp__date_time_separator, body__data_response__timestamp__hour__tens, body__data_response__timestamp__hour__ones, body__data_response__timestamp__time_separator_1, body__data_response__timestamp__minute__tens, body__data_response__timestamp__minute__ones, body__data_response__timestamp__time_separator_2, body__data_response__timestamp__second__tens, body__data_response__timestamp__second__ones, body__data_response__timestamp__millisecond_separator, body__data_response__timestamp__millisecond__hundreds, body__data_response__timestamp__millisecond__tens, body__data_response__timestamp__millisecond__ones, body__data_response__timestamp__close_bracket, body__data_response__data = _S2.unpack_from(buf, pos)
+        if not (body__data_response__status in _STATUS_BY_VALUE and body__data_response__timestamp__year__thousands in _RANGE_48_57 and body__data_response__timestamp__year__hundreds in _RANGE_48_57 and body__data_response__timestamp__year__tens in _RANGE_48_57 and body__data_response__timestamp__year__ones in _RANGE_48_57 and body__data_response__timestamp__month__tens in _RANGE_48_57 and body__data_response__timestamp__month__ones in _RANGE_48_57 and body__data_response__timestamp__day__tens in _RANGE_48_57 and body__data_response__timestamp__day__ones in _RANGE_48_57 and body__data_response__timestamp__hour__tens in _RANGE_48_57 and body__data_response__timestamp__hour__ones in _RANGE_48_57 and body__data_response__timestamp__minute__tens in _RANGE_48_57 and body__data_response__timestamp__minute__ones in _RANGE_48_57 and body__data_response__timestamp__second__tens in _RANGE_48_57 and body__data_response__timestamp__second__ones in _RANGE_48_57 and body__data_response__timestamp__millisecond__hundreds in _RANGE_48_57 and body__data_response__timestamp__millisecond__tens in _RANGE_48_57 and body__data_response__timestamp__millisecond__ones in _RANGE_48_57 and body__data_response__data in _RANGE_0_99 and (body__data_response__timestamp__open_bracket, body__data_response__timestamp__date_separator_1, body__data_response__timestamp__date_separator_2, body__data_response__timestamp__date_time_separator, body__data_response__timestamp__time_separator_1, body__data_response__timestamp__time_separator_2, body__data_response__timestamp__millisecond_separator, body__data_response__timestamp__close_bracket,) == (b'[', b'-', b'-', b' ', b':', b':', b'.', b']',)):
+            if body__data_response__status not in _STATUS_BY_VALUE:
+                raise ValidationError(pos, path + 'body.status', 'value ' + repr(body__data_response__status) + ' is not a known status (One ASCII digit saying whether the value is replayed history or real time.)')
+            if body__data_response__timestamp__open_bracket != b'[':
+                raise ValidationError(pos + 1, path + 'body.timestamp.open_bracket', "expected b'[', found " + repr(body__data_response__timestamp__open_bracket) + ' (Literal "[" opening the timestamp.)')
+            if not 48 <= body__data_response__timestamp__year__thousands <= 57:
+                raise ValidationError(pos + 2, path + 'body.timestamp.year.thousands', 'value ' + repr(body__data_response__timestamp__year__thousands) + " is outside [48, 57] (ASCII digit '0'..'9' for the thousands.)")
+            if not 48 <= body__data_response__timestamp__year__hundreds <= 57:
+                raise ValidationError(pos + 3, path + 'body.timestamp.year.hundreds', 'value ' + repr(body__data_response__timestamp__year__hundreds) + " is outside [48, 57] (ASCII digit '0'..'9' for the hundreds.)")
+            if not 48 <= body__data_response__timestamp__year__tens <= 57:
+                raise ValidationError(pos + 4, path + 'body.timestamp.year.tens', 'value ' + repr(body__data_response__timestamp__year__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+            if not 48 <= body__data_response__timestamp__year__ones <= 57:
+                raise ValidationError(pos + 5, path + 'body.timestamp.year.ones', 'value ' + repr(body__data_response__timestamp__year__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+            body__data_response__timestamp__year__value = (body__data_response__timestamp__year__thousands * 1000 + body__data_response__timestamp__year__hundreds * 100 + body__data_response__timestamp__year__tens * 10 + body__data_response__timestamp__year__ones - 53328)
+            if not (body__data_response__timestamp__year__value >= 1):
+                raise ValidationError(pos + 2, path + 'body.timestamp.year', 'fails the check _.value >= 1 (Four-digit year, 0001..9999.)')
+            if body__data_response__timestamp__date_separator_1 != b'-':
+                raise ValidationError(pos + 6, path + 'body.timestamp.date_separator_1', "expected b'-', found " + repr(body__data_response__timestamp__date_separator_1) + ' (Literal "-" between year and month.)')
+            if not 48 <= body__data_response__timestamp__month__tens <= 57:
+                raise ValidationError(pos + 7, path + 'body.timestamp.month.tens', 'value ' + repr(body__data_response__timestamp__month__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+            if not 48 <= body__data_response__timestamp__month__ones <= 57:
+                raise ValidationError(pos + 8, path + 'body.timestamp.month.ones', 'value ' + repr(body__data_response__timestamp__month__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+            body__data_response__timestamp__month__value = (body__data_response__timestamp__month__tens * 10 + body__data_response__timestamp__month__ones - 528)
+            if not (1 <= body__data_response__timestamp__month__value <= 12):
+                raise ValidationError(pos + 7, path + 'body.timestamp.month', 'fails the check _.value >= 1 and _.value <= 12 (Two-digit month, 01..12.)')
+            if body__data_response__timestamp__date_separator_2 != b'-':
+                raise ValidationError(pos + 9, path + 'body.timestamp.date_separator_2', "expected b'-', found " + repr(body__data_response__timestamp__date_separator_2) + ' (Literal "-" between month and day.)')
+            if not 48 <= body__data_response__timestamp__day__tens <= 57:
+                raise ValidationError(pos + 10, path + 'body.timestamp.day.tens', 'value ' + repr(body__data_response__timestamp__day__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+            if not 48 <= body__data_response__timestamp__day__ones <= 57:
+                raise ValidationError(pos + 11, path + 'body.timestamp.day.ones', 'value ' + repr(body__data_response__timestamp__day__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+            body__data_response__timestamp__day__value = (body__data_response__timestamp__day__tens * 10 + body__data_response__timestamp__day__ones - 528)
+            if not ((body__data_response__timestamp__day__value >= 1) and ((body__data_response__timestamp__day__value <= 28) or (body__data_response__timestamp__day__value <= (((29 if (((((body__data_response__timestamp__year__value % 4) == 0) and ((body__data_response__timestamp__year__value % 100) != 0)) or ((body__data_response__timestamp__year__value % 400) == 0))) else 28) if (body__data_response__timestamp__month__value == 2) else (30 if ((((body__data_response__timestamp__month__value == 4) or (body__data_response__timestamp__month__value == 6)) or (body__data_response__timestamp__month__value == 9)) or (body__data_response__timestamp__month__value == 11)) else 31)))))):
+                raise ValidationError(pos + 10, path + 'body.timestamp.day', 'fails the check _.value >= 1 and (_.value <= 28 or _.value <= month_length) (Two-digit day of month, 01 up to the length of that month.)')
+            if body__data_response__timestamp__date_time_separator != b' ':
+                raise ValidationError(pos + 12, path + 'body.timestamp.date_time_separator', "expected b' ', found " + repr(body__data_response__timestamp__date_time_separator) + ' (A single space between date and time.)')
+            if not 48 <= body__data_response__timestamp__hour__tens <= 57:
+                raise ValidationError(pos + 13, path + 'body.timestamp.hour.tens', 'value ' + repr(body__data_response__timestamp__hour__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+            if not 48 <= body__data_response__timestamp__hour__ones <= 57:
+                raise ValidationError(pos + 14, path + 'body.timestamp.hour.ones', 'value ' + repr(body__data_response__timestamp__hour__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+            body__data_response__timestamp__hour__value = (body__data_response__timestamp__hour__tens * 10 + body__data_response__timestamp__hour__ones - 528)
+            if not (body__data_response__timestamp__hour__value <= 23):
+                raise ValidationError(pos + 13, path + 'body.timestamp.hour', 'fails the check _.value <= 23 (Two-digit hour on a 24-hour clock, 00..23.)')
+            if body__data_response__timestamp__time_separator_1 != b':':
+                raise ValidationError(pos + 15, path + 'body.timestamp.time_separator_1', "expected b':', found " + repr(body__data_response__timestamp__time_separator_1) + ' (Literal ":" between hour and minute.)')
+            if not 48 <= body__data_response__timestamp__minute__tens <= 57:
+                raise ValidationError(pos + 16, path + 'body.timestamp.minute.tens', 'value ' + repr(body__data_response__timestamp__minute__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+            if not 48 <= body__data_response__timestamp__minute__ones <= 57:
+                raise ValidationError(pos + 17, path + 'body.timestamp.minute.ones', 'value ' + repr(body__data_response__timestamp__minute__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+            body__data_response__timestamp__minute__value = (body__data_response__timestamp__minute__tens * 10 + body__data_response__timestamp__minute__ones - 528)
+            if not (body__data_response__timestamp__minute__value <= 59):
+                raise ValidationError(pos + 16, path + 'body.timestamp.minute', 'fails the check _.value <= 59 (Two-digit minute, 00..59.)')
+            if body__data_response__timestamp__time_separator_2 != b':':
+                raise ValidationError(pos + 18, path + 'body.timestamp.time_separator_2', "expected b':', found " + repr(body__data_response__timestamp__time_separator_2) + ' (Literal ":" between minute and second.)')
+            if not 48 <= body__data_response__timestamp__second__tens <= 57:
+                raise ValidationError(pos + 19, path + 'body.timestamp.second.tens', 'value ' + repr(body__data_response__timestamp__second__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+            if not 48 <= body__data_response__timestamp__second__ones <= 57:
+                raise ValidationError(pos + 20, path + 'body.timestamp.second.ones', 'value ' + repr(body__data_response__timestamp__second__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+            body__data_response__timestamp__second__value = (body__data_response__timestamp__second__tens * 10 + body__data_response__timestamp__second__ones - 528)
+            if not (body__data_response__timestamp__second__value <= 59):
+                raise ValidationError(pos + 19, path + 'body.timestamp.second', "fails the check _.value <= 59 (Two-digit second, 00..59 (no leap second, as in Java's SimpleDateFormat output).)")
+            if body__data_response__timestamp__millisecond_separator != b'.':
+                raise ValidationError(pos + 21, path + 'body.timestamp.millisecond_separator', "expected b'.', found " + repr(body__data_response__timestamp__millisecond_separator) + ' (Literal "." before the milliseconds.)')
+            if not 48 <= body__data_response__timestamp__millisecond__hundreds <= 57:
+                raise ValidationError(pos + 22, path + 'body.timestamp.millisecond.hundreds', 'value ' + repr(body__data_response__timestamp__millisecond__hundreds) + " is outside [48, 57] (ASCII digit '0'..'9' for the hundreds.)")
+            if not 48 <= body__data_response__timestamp__millisecond__tens <= 57:
+                raise ValidationError(pos + 23, path + 'body.timestamp.millisecond.tens', 'value ' + repr(body__data_response__timestamp__millisecond__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+            if not 48 <= body__data_response__timestamp__millisecond__ones <= 57:
+                raise ValidationError(pos + 24, path + 'body.timestamp.millisecond.ones', 'value ' + repr(body__data_response__timestamp__millisecond__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+            body__data_response__timestamp__millisecond__value = (body__data_response__timestamp__millisecond__hundreds * 100 + body__data_response__timestamp__millisecond__tens * 10 + body__data_response__timestamp__millisecond__ones - 5328)
+            if body__data_response__timestamp__close_bracket != b']':
+                raise ValidationError(pos + 25, path + 'body.timestamp.close_bracket', "expected b']', found " + repr(body__data_response__timestamp__close_bracket) + ' (Literal "]" closing the timestamp.)')
+            body__data_response__timestamp = datetime(body__data_response__timestamp__year__value, body__data_response__timestamp__month__value, body__data_response__timestamp__day__value, body__data_response__timestamp__hour__value, body__data_response__timestamp__minute__value, body__data_response__timestamp__second__value, body__data_response__timestamp__millisecond__value * 1000)
+            if not 0 <= body__data_response__data <= 99:
+                raise ValidationError(pos + 26, path + 'body.data', 'value ' + repr(body__data_response__data) + ' is outside [0, 99] (The value, a random integer in [0, 100).)')
+        body__data_response__status = _STATUS_BY_VALUE[body__data_response__status]
+        body__data_response__timestamp__year__value = (body__data_response__timestamp__year__thousands * 1000 + body__data_response__timestamp__year__hundreds * 100 + body__data_response__timestamp__year__tens * 10 + body__data_response__timestamp__year__ones - 53328)
+        if not (body__data_response__timestamp__year__value >= 1):
+            raise ValidationError(pos + 2, path + 'body.timestamp.year', 'fails the check _.value >= 1 (Four-digit year, 0001..9999.)')
+        body__data_response__timestamp__month__value = (body__data_response__timestamp__month__tens * 10 + body__data_response__timestamp__month__ones - 528)
+        if not (1 <= body__data_response__timestamp__month__value <= 12):
+            raise ValidationError(pos + 7, path + 'body.timestamp.month', 'fails the check _.value >= 1 and _.value <= 12 (Two-digit month, 01..12.)')
+        body__data_response__timestamp__day__value = (body__data_response__timestamp__day__tens * 10 + body__data_response__timestamp__day__ones - 528)
+        if not ((body__data_response__timestamp__day__value >= 1) and ((body__data_response__timestamp__day__value <= 28) or (body__data_response__timestamp__day__value <= (((29 if (((((body__data_response__timestamp__year__value % 4) == 0) and ((body__data_response__timestamp__year__value % 100) != 0)) or ((body__data_response__timestamp__year__value % 400) == 0))) else 28) if (body__data_response__timestamp__month__value == 2) else (30 if ((((body__data_response__timestamp__month__value == 4) or (body__data_response__timestamp__month__value == 6)) or (body__data_response__timestamp__month__value == 9)) or (body__data_response__timestamp__month__value == 11)) else 31)))))):
+            raise ValidationError(pos + 10, path + 'body.timestamp.day', 'fails the check _.value >= 1 and (_.value <= 28 or _.value <= month_length) (Two-digit day of month, 01 up to the length of that month.)')
+        body__data_response__timestamp__hour__value = (body__data_response__timestamp__hour__tens * 10 + body__data_response__timestamp__hour__ones - 528)
+        if not (body__data_response__timestamp__hour__value <= 23):
+            raise ValidationError(pos + 13, path + 'body.timestamp.hour', 'fails the check _.value <= 23 (Two-digit hour on a 24-hour clock, 00..23.)')
+        body__data_response__timestamp__minute__value = (body__data_response__timestamp__minute__tens * 10 + body__data_response__timestamp__minute__ones - 528)
+        if not (body__data_response__timestamp__minute__value <= 59):
+            raise ValidationError(pos + 16, path + 'body.timestamp.minute', 'fails the check _.value <= 59 (Two-digit minute, 00..59.)')
+        body__data_response__timestamp__second__value = (body__data_response__timestamp__second__tens * 10 + body__data_response__timestamp__second__ones - 528)
+        if not (body__data_response__timestamp__second__value <= 59):
+            raise ValidationError(pos + 19, path + 'body.timestamp.second', "fails the check _.value <= 59 (Two-digit second, 00..59 (no leap second, as in Java's SimpleDateFormat output).)")
+        body__data_response__timestamp__millisecond__value = (body__data_response__timestamp__millisecond__hundreds * 100 + body__data_response__timestamp__millisecond__tens * 10 + body__data_response__timestamp__millisecond__ones - 5328)
+        body__data_response__timestamp = datetime(body__data_response__timestamp__year__value, body__data_response__timestamp__month__value, body__data_response__timestamp__day__value, body__data_response__timestamp__hour__value, body__data_response__timestamp__minute__value, body__data_response__timestamp__second__value, body__data_response__timestamp__millisecond__value * 1000)
+        pos += 30
+        body = _tuple_new(DataResponse, (body__data_response__status, body__data_response__timestamp, body__data_response__data))
     else:
         body = bytes(buf[pos:body__end])
     pos = body__end
-    return BroadcastFrame(total_length=total_length, command_id=command_id, body=body), pos
+    return _tuple_new(BroadcastFrame, (total_length, command_id, body)), pos
 
 
 def encode_broadcast_frame(obj, path=''):
@@ -151,7 +361,7 @@ def encode_broadcast_frame(obj, path=''):
         raise EncodeError(path + 'total_length', 'value ' + repr(total_length) + ' is outside [37, 38] (Length of the whole frame in bytes, header included (= header.length + body.length).)')
     if not isinstance(command_id, int):
         raise EncodeError(path + 'command_id', 'expected an int or command member, got ' + repr(command_id))
-    if command_id not in Command._value2member_map_:
+    if command_id not in _COMMAND_BY_VALUE:
         raise EncodeError(path + 'command_id', 'value ' + repr(command_id) + ' is not a known command (Which body follows; 0 = data request (client to server), 1 = data response (server to client).)')
     if not -2147483648 <= command_id <= 2147483647:
         raise EncodeError(path + 'command_id', 'value ' + repr(command_id) + ' is outside [-2147483648, 2147483647] (Which body follows; 0 = data request (client to server), 1 = data response (server to client).)')
@@ -162,93 +372,104 @@ def decode_data_request(buf, pos=0, end=None, path=''):
     """Decode one data_request from buf[pos:end]; returns (value, next_pos)."""
     if end is None:
         end = len(buf)
-    start = pos
     if end - pos < 29:
-        raise truncated(path, pos, end, _RUN1)
+        raise truncated(path, pos, end, _RUN3)
     last_timestamp__open_bracket, last_timestamp__year__thousands, last_timestamp__year__hundreds, last_timestamp__year__tens, last_timestamp__year__ones, last_timestamp__date_separator_1, last_timestamp__month__tens, last_timestamp__month__ones, last_timestamp__date_separator_2, last_timestamp__day__tens, last_timestamp__day__ones, last_timestamp__date_time_separator, last_timestamp__hour__tens, last_timestamp__hour__ones, last_timestamp__time_separator_1, last_timestamp__minute__tens, last_timestamp__minute__ones, last_timestamp__time_separator_2, last_timestamp__second__tens, last_timestamp__second__ones, last_timestamp__millisecond_separator, last_timestamp__millisecond__hundreds, last_timestamp__millisecond__tens, last_timestamp__millisecond__ones, last_timestamp__close_bracket, last_data = _S1.unpack_from(buf, pos)
-    if last_timestamp__open_bracket != b'[':
-        raise ValidationError(pos, path + 'last_timestamp.open_bracket', "expected b'[', found " + repr(last_timestamp__open_bracket) + ' (Literal "[" opening the timestamp.)')
-    if not 48 <= last_timestamp__year__thousands <= 57:
-        raise ValidationError(pos + 1, path + 'last_timestamp.year.thousands', 'value ' + repr(last_timestamp__year__thousands) + " is outside [48, 57] (ASCII digit '0'..'9' for the thousands.)")
-    if not 48 <= last_timestamp__year__hundreds <= 57:
-        raise ValidationError(pos + 2, path + 'last_timestamp.year.hundreds', 'value ' + repr(last_timestamp__year__hundreds) + " is outside [48, 57] (ASCII digit '0'..'9' for the hundreds.)")
-    if not 48 <= last_timestamp__year__tens <= 57:
-        raise ValidationError(pos + 3, path + 'last_timestamp.year.tens', 'value ' + repr(last_timestamp__year__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= last_timestamp__year__ones <= 57:
-        raise ValidationError(pos + 4, path + 'last_timestamp.year.ones', 'value ' + repr(last_timestamp__year__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    last_timestamp__year__value = (((((last_timestamp__year__thousands - 48) * 1000) + ((last_timestamp__year__hundreds - 48) * 100)) + ((last_timestamp__year__tens - 48) * 10)) + (last_timestamp__year__ones - 48))
-    last_timestamp__year = last_timestamp__year__value
+    if not (last_timestamp__year__thousands in _RANGE_48_57 and last_timestamp__year__hundreds in _RANGE_48_57 and last_timestamp__year__tens in _RANGE_48_57 and last_timestamp__year__ones in _RANGE_48_57 and last_timestamp__month__tens in _RANGE_48_57 and last_timestamp__month__ones in _RANGE_48_57 and last_timestamp__day__tens in _RANGE_48_57 and last_timestamp__day__ones in _RANGE_48_57 and last_timestamp__hour__tens in _RANGE_48_57 and last_timestamp__hour__ones in _RANGE_48_57 and last_timestamp__minute__tens in _RANGE_48_57 and last_timestamp__minute__ones in _RANGE_48_57 and last_timestamp__second__tens in _RANGE_48_57 and last_timestamp__second__ones in _RANGE_48_57 and last_timestamp__millisecond__hundreds in _RANGE_48_57 and last_timestamp__millisecond__tens in _RANGE_48_57 and last_timestamp__millisecond__ones in _RANGE_48_57 and last_data in _RANGE_0_99 and (last_timestamp__open_bracket, last_timestamp__date_separator_1, last_timestamp__date_separator_2, last_timestamp__date_time_separator, last_timestamp__time_separator_1, last_timestamp__time_separator_2, last_timestamp__millisecond_separator, last_timestamp__close_bracket,) == (b'[', b'-', b'-', b' ', b':', b':', b'.', b']',)):
+        if last_timestamp__open_bracket != b'[':
+            raise ValidationError(pos, path + 'last_timestamp.open_bracket', "expected b'[', found " + repr(last_timestamp__open_bracket) + ' (Literal "[" opening the timestamp.)')
+        if not 48 <= last_timestamp__year__thousands <= 57:
+            raise ValidationError(pos + 1, path + 'last_timestamp.year.thousands', 'value ' + repr(last_timestamp__year__thousands) + " is outside [48, 57] (ASCII digit '0'..'9' for the thousands.)")
+        if not 48 <= last_timestamp__year__hundreds <= 57:
+            raise ValidationError(pos + 2, path + 'last_timestamp.year.hundreds', 'value ' + repr(last_timestamp__year__hundreds) + " is outside [48, 57] (ASCII digit '0'..'9' for the hundreds.)")
+        if not 48 <= last_timestamp__year__tens <= 57:
+            raise ValidationError(pos + 3, path + 'last_timestamp.year.tens', 'value ' + repr(last_timestamp__year__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= last_timestamp__year__ones <= 57:
+            raise ValidationError(pos + 4, path + 'last_timestamp.year.ones', 'value ' + repr(last_timestamp__year__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+        last_timestamp__year__value = (last_timestamp__year__thousands * 1000 + last_timestamp__year__hundreds * 100 + last_timestamp__year__tens * 10 + last_timestamp__year__ones - 53328)
+        if not (last_timestamp__year__value >= 1):
+            raise ValidationError(pos + 1, path + 'last_timestamp.year', 'fails the check _.value >= 1 (Four-digit year, 0001..9999.)')
+        if last_timestamp__date_separator_1 != b'-':
+            raise ValidationError(pos + 5, path + 'last_timestamp.date_separator_1', "expected b'-', found " + repr(last_timestamp__date_separator_1) + ' (Literal "-" between year and month.)')
+        if not 48 <= last_timestamp__month__tens <= 57:
+            raise ValidationError(pos + 6, path + 'last_timestamp.month.tens', 'value ' + repr(last_timestamp__month__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= last_timestamp__month__ones <= 57:
+            raise ValidationError(pos + 7, path + 'last_timestamp.month.ones', 'value ' + repr(last_timestamp__month__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+        last_timestamp__month__value = (last_timestamp__month__tens * 10 + last_timestamp__month__ones - 528)
+        if not (1 <= last_timestamp__month__value <= 12):
+            raise ValidationError(pos + 6, path + 'last_timestamp.month', 'fails the check _.value >= 1 and _.value <= 12 (Two-digit month, 01..12.)')
+        if last_timestamp__date_separator_2 != b'-':
+            raise ValidationError(pos + 8, path + 'last_timestamp.date_separator_2', "expected b'-', found " + repr(last_timestamp__date_separator_2) + ' (Literal "-" between month and day.)')
+        if not 48 <= last_timestamp__day__tens <= 57:
+            raise ValidationError(pos + 9, path + 'last_timestamp.day.tens', 'value ' + repr(last_timestamp__day__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= last_timestamp__day__ones <= 57:
+            raise ValidationError(pos + 10, path + 'last_timestamp.day.ones', 'value ' + repr(last_timestamp__day__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+        last_timestamp__day__value = (last_timestamp__day__tens * 10 + last_timestamp__day__ones - 528)
+        if not ((last_timestamp__day__value >= 1) and ((last_timestamp__day__value <= 28) or (last_timestamp__day__value <= (((29 if (((((last_timestamp__year__value % 4) == 0) and ((last_timestamp__year__value % 100) != 0)) or ((last_timestamp__year__value % 400) == 0))) else 28) if (last_timestamp__month__value == 2) else (30 if ((((last_timestamp__month__value == 4) or (last_timestamp__month__value == 6)) or (last_timestamp__month__value == 9)) or (last_timestamp__month__value == 11)) else 31)))))):
+            raise ValidationError(pos + 9, path + 'last_timestamp.day', 'fails the check _.value >= 1 and (_.value <= 28 or _.value <= month_length) (Two-digit day of month, 01 up to the length of that month.)')
+        if last_timestamp__date_time_separator != b' ':
+            raise ValidationError(pos + 11, path + 'last_timestamp.date_time_separator', "expected b' ', found " + repr(last_timestamp__date_time_separator) + ' (A single space between date and time.)')
+        if not 48 <= last_timestamp__hour__tens <= 57:
+            raise ValidationError(pos + 12, path + 'last_timestamp.hour.tens', 'value ' + repr(last_timestamp__hour__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= last_timestamp__hour__ones <= 57:
+            raise ValidationError(pos + 13, path + 'last_timestamp.hour.ones', 'value ' + repr(last_timestamp__hour__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+        last_timestamp__hour__value = (last_timestamp__hour__tens * 10 + last_timestamp__hour__ones - 528)
+        if not (last_timestamp__hour__value <= 23):
+            raise ValidationError(pos + 12, path + 'last_timestamp.hour', 'fails the check _.value <= 23 (Two-digit hour on a 24-hour clock, 00..23.)')
+        if last_timestamp__time_separator_1 != b':':
+            raise ValidationError(pos + 14, path + 'last_timestamp.time_separator_1', "expected b':', found " + repr(last_timestamp__time_separator_1) + ' (Literal ":" between hour and minute.)')
+        if not 48 <= last_timestamp__minute__tens <= 57:
+            raise ValidationError(pos + 15, path + 'last_timestamp.minute.tens', 'value ' + repr(last_timestamp__minute__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= last_timestamp__minute__ones <= 57:
+            raise ValidationError(pos + 16, path + 'last_timestamp.minute.ones', 'value ' + repr(last_timestamp__minute__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+        last_timestamp__minute__value = (last_timestamp__minute__tens * 10 + last_timestamp__minute__ones - 528)
+        if not (last_timestamp__minute__value <= 59):
+            raise ValidationError(pos + 15, path + 'last_timestamp.minute', 'fails the check _.value <= 59 (Two-digit minute, 00..59.)')
+        if last_timestamp__time_separator_2 != b':':
+            raise ValidationError(pos + 17, path + 'last_timestamp.time_separator_2', "expected b':', found " + repr(last_timestamp__time_separator_2) + ' (Literal ":" between minute and second.)')
+        if not 48 <= last_timestamp__second__tens <= 57:
+            raise ValidationError(pos + 18, path + 'last_timestamp.second.tens', 'value ' + repr(last_timestamp__second__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= last_timestamp__second__ones <= 57:
+            raise ValidationError(pos + 19, path + 'last_timestamp.second.ones', 'value ' + repr(last_timestamp__second__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+        last_timestamp__second__value = (last_timestamp__second__tens * 10 + last_timestamp__second__ones - 528)
+        if not (last_timestamp__second__value <= 59):
+            raise ValidationError(pos + 18, path + 'last_timestamp.second', "fails the check _.value <= 59 (Two-digit second, 00..59 (no leap second, as in Java's SimpleDateFormat output).)")
+        if last_timestamp__millisecond_separator != b'.':
+            raise ValidationError(pos + 20, path + 'last_timestamp.millisecond_separator', "expected b'.', found " + repr(last_timestamp__millisecond_separator) + ' (Literal "." before the milliseconds.)')
+        if not 48 <= last_timestamp__millisecond__hundreds <= 57:
+            raise ValidationError(pos + 21, path + 'last_timestamp.millisecond.hundreds', 'value ' + repr(last_timestamp__millisecond__hundreds) + " is outside [48, 57] (ASCII digit '0'..'9' for the hundreds.)")
+        if not 48 <= last_timestamp__millisecond__tens <= 57:
+            raise ValidationError(pos + 22, path + 'last_timestamp.millisecond.tens', 'value ' + repr(last_timestamp__millisecond__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= last_timestamp__millisecond__ones <= 57:
+            raise ValidationError(pos + 23, path + 'last_timestamp.millisecond.ones', 'value ' + repr(last_timestamp__millisecond__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+        last_timestamp__millisecond__value = (last_timestamp__millisecond__hundreds * 100 + last_timestamp__millisecond__tens * 10 + last_timestamp__millisecond__ones - 5328)
+        if last_timestamp__close_bracket != b']':
+            raise ValidationError(pos + 24, path + 'last_timestamp.close_bracket', "expected b']', found " + repr(last_timestamp__close_bracket) + ' (Literal "]" closing the timestamp.)')
+        last_timestamp = datetime(last_timestamp__year__value, last_timestamp__month__value, last_timestamp__day__value, last_timestamp__hour__value, last_timestamp__minute__value, last_timestamp__second__value, last_timestamp__millisecond__value * 1000)
+        if not 0 <= last_data <= 99:
+            raise ValidationError(pos + 25, path + 'last_data', 'value ' + repr(last_data) + ' is outside [0, 99] (The last value the client holds, in [0, 100) (0 if it holds none).)')
+    last_timestamp__year__value = (last_timestamp__year__thousands * 1000 + last_timestamp__year__hundreds * 100 + last_timestamp__year__tens * 10 + last_timestamp__year__ones - 53328)
     if not (last_timestamp__year__value >= 1):
         raise ValidationError(pos + 1, path + 'last_timestamp.year', 'fails the check _.value >= 1 (Four-digit year, 0001..9999.)')
-    if last_timestamp__date_separator_1 != b'-':
-        raise ValidationError(pos + 5, path + 'last_timestamp.date_separator_1', "expected b'-', found " + repr(last_timestamp__date_separator_1) + ' (Literal "-" between year and month.)')
-    if not 48 <= last_timestamp__month__tens <= 57:
-        raise ValidationError(pos + 6, path + 'last_timestamp.month.tens', 'value ' + repr(last_timestamp__month__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= last_timestamp__month__ones <= 57:
-        raise ValidationError(pos + 7, path + 'last_timestamp.month.ones', 'value ' + repr(last_timestamp__month__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    last_timestamp__month__value = (((last_timestamp__month__tens - 48) * 10) + (last_timestamp__month__ones - 48))
-    last_timestamp__month = last_timestamp__month__value
-    if not ((last_timestamp__month__value >= 1) and (last_timestamp__month__value <= 12)):
+    last_timestamp__month__value = (last_timestamp__month__tens * 10 + last_timestamp__month__ones - 528)
+    if not (1 <= last_timestamp__month__value <= 12):
         raise ValidationError(pos + 6, path + 'last_timestamp.month', 'fails the check _.value >= 1 and _.value <= 12 (Two-digit month, 01..12.)')
-    if last_timestamp__date_separator_2 != b'-':
-        raise ValidationError(pos + 8, path + 'last_timestamp.date_separator_2', "expected b'-', found " + repr(last_timestamp__date_separator_2) + ' (Literal "-" between month and day.)')
-    if not 48 <= last_timestamp__day__tens <= 57:
-        raise ValidationError(pos + 9, path + 'last_timestamp.day.tens', 'value ' + repr(last_timestamp__day__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= last_timestamp__day__ones <= 57:
-        raise ValidationError(pos + 10, path + 'last_timestamp.day.ones', 'value ' + repr(last_timestamp__day__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    last_timestamp__day__value = (((last_timestamp__day__tens - 48) * 10) + (last_timestamp__day__ones - 48))
-    last_timestamp__day = last_timestamp__day__value
-    last_timestamp__is_leap_year = ((((last_timestamp__year__value % 4) == 0) and ((last_timestamp__year__value % 100) != 0)) or ((last_timestamp__year__value % 400) == 0))
-    last_timestamp__month_length = ((29 if last_timestamp__is_leap_year else 28) if (last_timestamp__month__value == 2) else (30 if ((((last_timestamp__month__value == 4) or (last_timestamp__month__value == 6)) or (last_timestamp__month__value == 9)) or (last_timestamp__month__value == 11)) else 31))
-    if not ((last_timestamp__day__value >= 1) and (last_timestamp__day__value <= last_timestamp__month_length)):
-        raise ValidationError(pos + 9, path + 'last_timestamp.day', 'fails the check _.value >= 1 and _.value <= month_length (Two-digit day of month, 01 up to the length of that month.)')
-    if last_timestamp__date_time_separator != b' ':
-        raise ValidationError(pos + 11, path + 'last_timestamp.date_time_separator', "expected b' ', found " + repr(last_timestamp__date_time_separator) + ' (A single space between date and time.)')
-    if not 48 <= last_timestamp__hour__tens <= 57:
-        raise ValidationError(pos + 12, path + 'last_timestamp.hour.tens', 'value ' + repr(last_timestamp__hour__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= last_timestamp__hour__ones <= 57:
-        raise ValidationError(pos + 13, path + 'last_timestamp.hour.ones', 'value ' + repr(last_timestamp__hour__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    last_timestamp__hour__value = (((last_timestamp__hour__tens - 48) * 10) + (last_timestamp__hour__ones - 48))
-    last_timestamp__hour = last_timestamp__hour__value
+    last_timestamp__day__value = (last_timestamp__day__tens * 10 + last_timestamp__day__ones - 528)
+    if not ((last_timestamp__day__value >= 1) and ((last_timestamp__day__value <= 28) or (last_timestamp__day__value <= (((29 if (((((last_timestamp__year__value % 4) == 0) and ((last_timestamp__year__value % 100) != 0)) or ((last_timestamp__year__value % 400) == 0))) else 28) if (last_timestamp__month__value == 2) else (30 if ((((last_timestamp__month__value == 4) or (last_timestamp__month__value == 6)) or (last_timestamp__month__value == 9)) or (last_timestamp__month__value == 11)) else 31)))))):
+        raise ValidationError(pos + 9, path + 'last_timestamp.day', 'fails the check _.value >= 1 and (_.value <= 28 or _.value <= month_length) (Two-digit day of month, 01 up to the length of that month.)')
+    last_timestamp__hour__value = (last_timestamp__hour__tens * 10 + last_timestamp__hour__ones - 528)
     if not (last_timestamp__hour__value <= 23):
         raise ValidationError(pos + 12, path + 'last_timestamp.hour', 'fails the check _.value <= 23 (Two-digit hour on a 24-hour clock, 00..23.)')
-    if last_timestamp__time_separator_1 != b':':
-        raise ValidationError(pos + 14, path + 'last_timestamp.time_separator_1', "expected b':', found " + repr(last_timestamp__time_separator_1) + ' (Literal ":" between hour and minute.)')
-    if not 48 <= last_timestamp__minute__tens <= 57:
-        raise ValidationError(pos + 15, path + 'last_timestamp.minute.tens', 'value ' + repr(last_timestamp__minute__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= last_timestamp__minute__ones <= 57:
-        raise ValidationError(pos + 16, path + 'last_timestamp.minute.ones', 'value ' + repr(last_timestamp__minute__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    last_timestamp__minute__value = (((last_timestamp__minute__tens - 48) * 10) + (last_timestamp__minute__ones - 48))
-    last_timestamp__minute = last_timestamp__minute__value
+    last_timestamp__minute__value = (last_timestamp__minute__tens * 10 + last_timestamp__minute__ones - 528)
     if not (last_timestamp__minute__value <= 59):
         raise ValidationError(pos + 15, path + 'last_timestamp.minute', 'fails the check _.value <= 59 (Two-digit minute, 00..59.)')
-    if last_timestamp__time_separator_2 != b':':
-        raise ValidationError(pos + 17, path + 'last_timestamp.time_separator_2', "expected b':', found " + repr(last_timestamp__time_separator_2) + ' (Literal ":" between minute and second.)')
-    if not 48 <= last_timestamp__second__tens <= 57:
-        raise ValidationError(pos + 18, path + 'last_timestamp.second.tens', 'value ' + repr(last_timestamp__second__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= last_timestamp__second__ones <= 57:
-        raise ValidationError(pos + 19, path + 'last_timestamp.second.ones', 'value ' + repr(last_timestamp__second__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    last_timestamp__second__value = (((last_timestamp__second__tens - 48) * 10) + (last_timestamp__second__ones - 48))
-    last_timestamp__second = last_timestamp__second__value
+    last_timestamp__second__value = (last_timestamp__second__tens * 10 + last_timestamp__second__ones - 528)
     if not (last_timestamp__second__value <= 59):
         raise ValidationError(pos + 18, path + 'last_timestamp.second', "fails the check _.value <= 59 (Two-digit second, 00..59 (no leap second, as in Java's SimpleDateFormat output).)")
-    if last_timestamp__millisecond_separator != b'.':
-        raise ValidationError(pos + 20, path + 'last_timestamp.millisecond_separator', "expected b'.', found " + repr(last_timestamp__millisecond_separator) + ' (Literal "." before the milliseconds.)')
-    if not 48 <= last_timestamp__millisecond__hundreds <= 57:
-        raise ValidationError(pos + 21, path + 'last_timestamp.millisecond.hundreds', 'value ' + repr(last_timestamp__millisecond__hundreds) + " is outside [48, 57] (ASCII digit '0'..'9' for the hundreds.)")
-    if not 48 <= last_timestamp__millisecond__tens <= 57:
-        raise ValidationError(pos + 22, path + 'last_timestamp.millisecond.tens', 'value ' + repr(last_timestamp__millisecond__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= last_timestamp__millisecond__ones <= 57:
-        raise ValidationError(pos + 23, path + 'last_timestamp.millisecond.ones', 'value ' + repr(last_timestamp__millisecond__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    last_timestamp__millisecond__value = ((((last_timestamp__millisecond__hundreds - 48) * 100) + ((last_timestamp__millisecond__tens - 48) * 10)) + (last_timestamp__millisecond__ones - 48))
-    last_timestamp__millisecond = last_timestamp__millisecond__value
-    if last_timestamp__close_bracket != b']':
-        raise ValidationError(pos + 24, path + 'last_timestamp.close_bracket', "expected b']', found " + repr(last_timestamp__close_bracket) + ' (Literal "]" closing the timestamp.)')
-    last_timestamp = datetime(last_timestamp__year, last_timestamp__month, last_timestamp__day, last_timestamp__hour, last_timestamp__minute, last_timestamp__second, last_timestamp__millisecond * 1000)
-    if not 0 <= last_data <= 99:
-        raise ValidationError(pos + 25, path + 'last_data', 'value ' + repr(last_data) + ' is outside [0, 99] (The last value the client holds, in [0, 100) (0 if it holds none).)')
+    last_timestamp__millisecond__value = (last_timestamp__millisecond__hundreds * 100 + last_timestamp__millisecond__tens * 10 + last_timestamp__millisecond__ones - 5328)
+    last_timestamp = datetime(last_timestamp__year__value, last_timestamp__month__value, last_timestamp__day__value, last_timestamp__hour__value, last_timestamp__minute__value, last_timestamp__second__value, last_timestamp__millisecond__value * 1000)
     pos += 29
-    return DataRequest(last_timestamp=last_timestamp, last_data=last_data), pos
+    return _tuple_new(DataRequest, (last_timestamp, last_data)), pos
 
 
 def encode_data_request(obj, path=''):
@@ -265,42 +486,42 @@ def encode_data_request(obj, path=''):
     last_timestamp__year__hundreds = (((last_timestamp__year // 100) % 10) + 48)
     last_timestamp__year__tens = (((last_timestamp__year // 10) % 10) + 48)
     last_timestamp__year__ones = ((last_timestamp__year % 10) + 48)
-    if (((((last_timestamp__year__thousands - 48) * 1000) + ((last_timestamp__year__hundreds - 48) * 100)) + ((last_timestamp__year__tens - 48) * 10)) + (last_timestamp__year__ones - 48)) != last_timestamp__year:
+    if (last_timestamp__year__thousands * 1000 + last_timestamp__year__hundreds * 100 + last_timestamp__year__tens * 10 + last_timestamp__year__ones - 53328) != last_timestamp__year:
         raise EncodeError(path + 'last_timestamp.year', 'value ' + repr(last_timestamp__year) + ' does not fit decimal4')
     last_timestamp__month = last_timestamp.month
     if type(last_timestamp__month) is not int:
         raise EncodeError(path + 'last_timestamp.month', 'expected an int, got ' + repr(last_timestamp__month))
     last_timestamp__month__tens = (((last_timestamp__month // 10) % 10) + 48)
     last_timestamp__month__ones = ((last_timestamp__month % 10) + 48)
-    if (((last_timestamp__month__tens - 48) * 10) + (last_timestamp__month__ones - 48)) != last_timestamp__month:
+    if (last_timestamp__month__tens * 10 + last_timestamp__month__ones - 528) != last_timestamp__month:
         raise EncodeError(path + 'last_timestamp.month', 'value ' + repr(last_timestamp__month) + ' does not fit decimal2')
     last_timestamp__day = last_timestamp.day
     if type(last_timestamp__day) is not int:
         raise EncodeError(path + 'last_timestamp.day', 'expected an int, got ' + repr(last_timestamp__day))
     last_timestamp__day__tens = (((last_timestamp__day // 10) % 10) + 48)
     last_timestamp__day__ones = ((last_timestamp__day % 10) + 48)
-    if (((last_timestamp__day__tens - 48) * 10) + (last_timestamp__day__ones - 48)) != last_timestamp__day:
+    if (last_timestamp__day__tens * 10 + last_timestamp__day__ones - 528) != last_timestamp__day:
         raise EncodeError(path + 'last_timestamp.day', 'value ' + repr(last_timestamp__day) + ' does not fit decimal2')
     last_timestamp__hour = last_timestamp.hour
     if type(last_timestamp__hour) is not int:
         raise EncodeError(path + 'last_timestamp.hour', 'expected an int, got ' + repr(last_timestamp__hour))
     last_timestamp__hour__tens = (((last_timestamp__hour // 10) % 10) + 48)
     last_timestamp__hour__ones = ((last_timestamp__hour % 10) + 48)
-    if (((last_timestamp__hour__tens - 48) * 10) + (last_timestamp__hour__ones - 48)) != last_timestamp__hour:
+    if (last_timestamp__hour__tens * 10 + last_timestamp__hour__ones - 528) != last_timestamp__hour:
         raise EncodeError(path + 'last_timestamp.hour', 'value ' + repr(last_timestamp__hour) + ' does not fit decimal2')
     last_timestamp__minute = last_timestamp.minute
     if type(last_timestamp__minute) is not int:
         raise EncodeError(path + 'last_timestamp.minute', 'expected an int, got ' + repr(last_timestamp__minute))
     last_timestamp__minute__tens = (((last_timestamp__minute // 10) % 10) + 48)
     last_timestamp__minute__ones = ((last_timestamp__minute % 10) + 48)
-    if (((last_timestamp__minute__tens - 48) * 10) + (last_timestamp__minute__ones - 48)) != last_timestamp__minute:
+    if (last_timestamp__minute__tens * 10 + last_timestamp__minute__ones - 528) != last_timestamp__minute:
         raise EncodeError(path + 'last_timestamp.minute', 'value ' + repr(last_timestamp__minute) + ' does not fit decimal2')
     last_timestamp__second = last_timestamp.second
     if type(last_timestamp__second) is not int:
         raise EncodeError(path + 'last_timestamp.second', 'expected an int, got ' + repr(last_timestamp__second))
     last_timestamp__second__tens = (((last_timestamp__second // 10) % 10) + 48)
     last_timestamp__second__ones = ((last_timestamp__second % 10) + 48)
-    if (((last_timestamp__second__tens - 48) * 10) + (last_timestamp__second__ones - 48)) != last_timestamp__second:
+    if (last_timestamp__second__tens * 10 + last_timestamp__second__ones - 528) != last_timestamp__second:
         raise EncodeError(path + 'last_timestamp.second', 'value ' + repr(last_timestamp__second) + ' does not fit decimal2')
     last_timestamp__millisecond = last_timestamp.microsecond // 1000
     if type(last_timestamp__millisecond) is not int:
@@ -308,7 +529,7 @@ def encode_data_request(obj, path=''):
     last_timestamp__millisecond__hundreds = (((last_timestamp__millisecond // 100) % 10) + 48)
     last_timestamp__millisecond__tens = (((last_timestamp__millisecond // 10) % 10) + 48)
     last_timestamp__millisecond__ones = ((last_timestamp__millisecond % 10) + 48)
-    if ((((last_timestamp__millisecond__hundreds - 48) * 100) + ((last_timestamp__millisecond__tens - 48) * 10)) + (last_timestamp__millisecond__ones - 48)) != last_timestamp__millisecond:
+    if (last_timestamp__millisecond__hundreds * 100 + last_timestamp__millisecond__tens * 10 + last_timestamp__millisecond__ones - 5328) != last_timestamp__millisecond:
         raise EncodeError(path + 'last_timestamp.millisecond', 'value ' + repr(last_timestamp__millisecond) + ' does not fit decimal3')
     last_data = obj.last_data
     if type(last_timestamp__year__thousands) is not int:
@@ -327,7 +548,7 @@ def encode_data_request(obj, path=''):
         raise EncodeError(path + 'last_timestamp.year.ones', 'expected an int, got ' + repr(last_timestamp__year__ones))
     if not 48 <= last_timestamp__year__ones <= 57:
         raise EncodeError(path + 'last_timestamp.year.ones', 'value ' + repr(last_timestamp__year__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    last_timestamp__year__value = (((((last_timestamp__year__thousands - 48) * 1000) + ((last_timestamp__year__hundreds - 48) * 100)) + ((last_timestamp__year__tens - 48) * 10)) + (last_timestamp__year__ones - 48))
+    last_timestamp__year__value = (last_timestamp__year__thousands * 1000 + last_timestamp__year__hundreds * 100 + last_timestamp__year__tens * 10 + last_timestamp__year__ones - 53328)
     if not (last_timestamp__year__value >= 1):
         raise EncodeError(path + 'last_timestamp.year', 'fails the check _.value >= 1 (Four-digit year, 0001..9999.)')
     if type(last_timestamp__month__tens) is not int:
@@ -338,8 +559,8 @@ def encode_data_request(obj, path=''):
         raise EncodeError(path + 'last_timestamp.month.ones', 'expected an int, got ' + repr(last_timestamp__month__ones))
     if not 48 <= last_timestamp__month__ones <= 57:
         raise EncodeError(path + 'last_timestamp.month.ones', 'value ' + repr(last_timestamp__month__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    last_timestamp__month__value = (((last_timestamp__month__tens - 48) * 10) + (last_timestamp__month__ones - 48))
-    if not ((last_timestamp__month__value >= 1) and (last_timestamp__month__value <= 12)):
+    last_timestamp__month__value = (last_timestamp__month__tens * 10 + last_timestamp__month__ones - 528)
+    if not (1 <= last_timestamp__month__value <= 12):
         raise EncodeError(path + 'last_timestamp.month', 'fails the check _.value >= 1 and _.value <= 12 (Two-digit month, 01..12.)')
     if type(last_timestamp__day__tens) is not int:
         raise EncodeError(path + 'last_timestamp.day.tens', 'expected an int, got ' + repr(last_timestamp__day__tens))
@@ -349,11 +570,9 @@ def encode_data_request(obj, path=''):
         raise EncodeError(path + 'last_timestamp.day.ones', 'expected an int, got ' + repr(last_timestamp__day__ones))
     if not 48 <= last_timestamp__day__ones <= 57:
         raise EncodeError(path + 'last_timestamp.day.ones', 'value ' + repr(last_timestamp__day__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    last_timestamp__day__value = (((last_timestamp__day__tens - 48) * 10) + (last_timestamp__day__ones - 48))
-    last_timestamp__is_leap_year = ((((last_timestamp__year__value % 4) == 0) and ((last_timestamp__year__value % 100) != 0)) or ((last_timestamp__year__value % 400) == 0))
-    last_timestamp__month_length = ((29 if last_timestamp__is_leap_year else 28) if (last_timestamp__month__value == 2) else (30 if ((((last_timestamp__month__value == 4) or (last_timestamp__month__value == 6)) or (last_timestamp__month__value == 9)) or (last_timestamp__month__value == 11)) else 31))
-    if not ((last_timestamp__day__value >= 1) and (last_timestamp__day__value <= last_timestamp__month_length)):
-        raise EncodeError(path + 'last_timestamp.day', 'fails the check _.value >= 1 and _.value <= month_length (Two-digit day of month, 01 up to the length of that month.)')
+    last_timestamp__day__value = (last_timestamp__day__tens * 10 + last_timestamp__day__ones - 528)
+    if not ((last_timestamp__day__value >= 1) and ((last_timestamp__day__value <= 28) or (last_timestamp__day__value <= (((29 if (((((last_timestamp__year__value % 4) == 0) and ((last_timestamp__year__value % 100) != 0)) or ((last_timestamp__year__value % 400) == 0))) else 28) if (last_timestamp__month__value == 2) else (30 if ((((last_timestamp__month__value == 4) or (last_timestamp__month__value == 6)) or (last_timestamp__month__value == 9)) or (last_timestamp__month__value == 11)) else 31)))))):
+        raise EncodeError(path + 'last_timestamp.day', 'fails the check _.value >= 1 and (_.value <= 28 or _.value <= month_length) (Two-digit day of month, 01 up to the length of that month.)')
     if type(last_timestamp__hour__tens) is not int:
         raise EncodeError(path + 'last_timestamp.hour.tens', 'expected an int, got ' + repr(last_timestamp__hour__tens))
     if not 48 <= last_timestamp__hour__tens <= 57:
@@ -362,7 +581,7 @@ def encode_data_request(obj, path=''):
         raise EncodeError(path + 'last_timestamp.hour.ones', 'expected an int, got ' + repr(last_timestamp__hour__ones))
     if not 48 <= last_timestamp__hour__ones <= 57:
         raise EncodeError(path + 'last_timestamp.hour.ones', 'value ' + repr(last_timestamp__hour__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    last_timestamp__hour__value = (((last_timestamp__hour__tens - 48) * 10) + (last_timestamp__hour__ones - 48))
+    last_timestamp__hour__value = (last_timestamp__hour__tens * 10 + last_timestamp__hour__ones - 528)
     if not (last_timestamp__hour__value <= 23):
         raise EncodeError(path + 'last_timestamp.hour', 'fails the check _.value <= 23 (Two-digit hour on a 24-hour clock, 00..23.)')
     if type(last_timestamp__minute__tens) is not int:
@@ -373,7 +592,7 @@ def encode_data_request(obj, path=''):
         raise EncodeError(path + 'last_timestamp.minute.ones', 'expected an int, got ' + repr(last_timestamp__minute__ones))
     if not 48 <= last_timestamp__minute__ones <= 57:
         raise EncodeError(path + 'last_timestamp.minute.ones', 'value ' + repr(last_timestamp__minute__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    last_timestamp__minute__value = (((last_timestamp__minute__tens - 48) * 10) + (last_timestamp__minute__ones - 48))
+    last_timestamp__minute__value = (last_timestamp__minute__tens * 10 + last_timestamp__minute__ones - 528)
     if not (last_timestamp__minute__value <= 59):
         raise EncodeError(path + 'last_timestamp.minute', 'fails the check _.value <= 59 (Two-digit minute, 00..59.)')
     if type(last_timestamp__second__tens) is not int:
@@ -384,7 +603,7 @@ def encode_data_request(obj, path=''):
         raise EncodeError(path + 'last_timestamp.second.ones', 'expected an int, got ' + repr(last_timestamp__second__ones))
     if not 48 <= last_timestamp__second__ones <= 57:
         raise EncodeError(path + 'last_timestamp.second.ones', 'value ' + repr(last_timestamp__second__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    last_timestamp__second__value = (((last_timestamp__second__tens - 48) * 10) + (last_timestamp__second__ones - 48))
+    last_timestamp__second__value = (last_timestamp__second__tens * 10 + last_timestamp__second__ones - 528)
     if not (last_timestamp__second__value <= 59):
         raise EncodeError(path + 'last_timestamp.second', "fails the check _.value <= 59 (Two-digit second, 00..59 (no leap second, as in Java's SimpleDateFormat output).)")
     if type(last_timestamp__millisecond__hundreds) is not int:
@@ -410,96 +629,107 @@ def decode_data_response(buf, pos=0, end=None, path=''):
     """Decode one data_response from buf[pos:end]; returns (value, next_pos)."""
     if end is None:
         end = len(buf)
-    start = pos
     if end - pos < 30:
-        raise truncated(path, pos, end, _RUN2)
+        raise truncated(path, pos, end, _RUN4)
     status, timestamp__open_bracket, timestamp__year__thousands, timestamp__year__hundreds, timestamp__year__tens, timestamp__year__ones, timestamp__date_separator_1, timestamp__month__tens, timestamp__month__ones, timestamp__date_separator_2, timestamp__day__tens, timestamp__day__ones, timestamp__date_time_separator, timestamp__hour__tens, timestamp__hour__ones, timestamp__time_separator_1, timestamp__minute__tens, timestamp__minute__ones, timestamp__time_separator_2, timestamp__second__tens, timestamp__second__ones, timestamp__millisecond_separator, timestamp__millisecond__hundreds, timestamp__millisecond__tens, timestamp__millisecond__ones, timestamp__close_bracket, data = _S2.unpack_from(buf, pos)
-    if status not in Status._value2member_map_:
-        raise ValidationError(pos, path + 'status', 'value ' + repr(status) + ' is not a known status (One ASCII digit saying whether the value is replayed history or real time.)')
-    status = Status._value2member_map_.get(status, status)
-    if timestamp__open_bracket != b'[':
-        raise ValidationError(pos + 1, path + 'timestamp.open_bracket', "expected b'[', found " + repr(timestamp__open_bracket) + ' (Literal "[" opening the timestamp.)')
-    if not 48 <= timestamp__year__thousands <= 57:
-        raise ValidationError(pos + 2, path + 'timestamp.year.thousands', 'value ' + repr(timestamp__year__thousands) + " is outside [48, 57] (ASCII digit '0'..'9' for the thousands.)")
-    if not 48 <= timestamp__year__hundreds <= 57:
-        raise ValidationError(pos + 3, path + 'timestamp.year.hundreds', 'value ' + repr(timestamp__year__hundreds) + " is outside [48, 57] (ASCII digit '0'..'9' for the hundreds.)")
-    if not 48 <= timestamp__year__tens <= 57:
-        raise ValidationError(pos + 4, path + 'timestamp.year.tens', 'value ' + repr(timestamp__year__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= timestamp__year__ones <= 57:
-        raise ValidationError(pos + 5, path + 'timestamp.year.ones', 'value ' + repr(timestamp__year__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    timestamp__year__value = (((((timestamp__year__thousands - 48) * 1000) + ((timestamp__year__hundreds - 48) * 100)) + ((timestamp__year__tens - 48) * 10)) + (timestamp__year__ones - 48))
-    timestamp__year = timestamp__year__value
+    if not (status in _STATUS_BY_VALUE and timestamp__year__thousands in _RANGE_48_57 and timestamp__year__hundreds in _RANGE_48_57 and timestamp__year__tens in _RANGE_48_57 and timestamp__year__ones in _RANGE_48_57 and timestamp__month__tens in _RANGE_48_57 and timestamp__month__ones in _RANGE_48_57 and timestamp__day__tens in _RANGE_48_57 and timestamp__day__ones in _RANGE_48_57 and timestamp__hour__tens in _RANGE_48_57 and timestamp__hour__ones in _RANGE_48_57 and timestamp__minute__tens in _RANGE_48_57 and timestamp__minute__ones in _RANGE_48_57 and timestamp__second__tens in _RANGE_48_57 and timestamp__second__ones in _RANGE_48_57 and timestamp__millisecond__hundreds in _RANGE_48_57 and timestamp__millisecond__tens in _RANGE_48_57 and timestamp__millisecond__ones in _RANGE_48_57 and data in _RANGE_0_99 and (timestamp__open_bracket, timestamp__date_separator_1, timestamp__date_separator_2, timestamp__date_time_separator, timestamp__time_separator_1, timestamp__time_separator_2, timestamp__millisecond_separator, timestamp__close_bracket,) == (b'[', b'-', b'-', b' ', b':', b':', b'.', b']',)):
+        if status not in _STATUS_BY_VALUE:
+            raise ValidationError(pos, path + 'status', 'value ' + repr(status) + ' is not a known status (One ASCII digit saying whether the value is replayed history or real time.)')
+        if timestamp__open_bracket != b'[':
+            raise ValidationError(pos + 1, path + 'timestamp.open_bracket', "expected b'[', found " + repr(timestamp__open_bracket) + ' (Literal "[" opening the timestamp.)')
+        if not 48 <= timestamp__year__thousands <= 57:
+            raise ValidationError(pos + 2, path + 'timestamp.year.thousands', 'value ' + repr(timestamp__year__thousands) + " is outside [48, 57] (ASCII digit '0'..'9' for the thousands.)")
+        if not 48 <= timestamp__year__hundreds <= 57:
+            raise ValidationError(pos + 3, path + 'timestamp.year.hundreds', 'value ' + repr(timestamp__year__hundreds) + " is outside [48, 57] (ASCII digit '0'..'9' for the hundreds.)")
+        if not 48 <= timestamp__year__tens <= 57:
+            raise ValidationError(pos + 4, path + 'timestamp.year.tens', 'value ' + repr(timestamp__year__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= timestamp__year__ones <= 57:
+            raise ValidationError(pos + 5, path + 'timestamp.year.ones', 'value ' + repr(timestamp__year__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+        timestamp__year__value = (timestamp__year__thousands * 1000 + timestamp__year__hundreds * 100 + timestamp__year__tens * 10 + timestamp__year__ones - 53328)
+        if not (timestamp__year__value >= 1):
+            raise ValidationError(pos + 2, path + 'timestamp.year', 'fails the check _.value >= 1 (Four-digit year, 0001..9999.)')
+        if timestamp__date_separator_1 != b'-':
+            raise ValidationError(pos + 6, path + 'timestamp.date_separator_1', "expected b'-', found " + repr(timestamp__date_separator_1) + ' (Literal "-" between year and month.)')
+        if not 48 <= timestamp__month__tens <= 57:
+            raise ValidationError(pos + 7, path + 'timestamp.month.tens', 'value ' + repr(timestamp__month__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= timestamp__month__ones <= 57:
+            raise ValidationError(pos + 8, path + 'timestamp.month.ones', 'value ' + repr(timestamp__month__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+        timestamp__month__value = (timestamp__month__tens * 10 + timestamp__month__ones - 528)
+        if not (1 <= timestamp__month__value <= 12):
+            raise ValidationError(pos + 7, path + 'timestamp.month', 'fails the check _.value >= 1 and _.value <= 12 (Two-digit month, 01..12.)')
+        if timestamp__date_separator_2 != b'-':
+            raise ValidationError(pos + 9, path + 'timestamp.date_separator_2', "expected b'-', found " + repr(timestamp__date_separator_2) + ' (Literal "-" between month and day.)')
+        if not 48 <= timestamp__day__tens <= 57:
+            raise ValidationError(pos + 10, path + 'timestamp.day.tens', 'value ' + repr(timestamp__day__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= timestamp__day__ones <= 57:
+            raise ValidationError(pos + 11, path + 'timestamp.day.ones', 'value ' + repr(timestamp__day__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+        timestamp__day__value = (timestamp__day__tens * 10 + timestamp__day__ones - 528)
+        if not ((timestamp__day__value >= 1) and ((timestamp__day__value <= 28) or (timestamp__day__value <= (((29 if (((((timestamp__year__value % 4) == 0) and ((timestamp__year__value % 100) != 0)) or ((timestamp__year__value % 400) == 0))) else 28) if (timestamp__month__value == 2) else (30 if ((((timestamp__month__value == 4) or (timestamp__month__value == 6)) or (timestamp__month__value == 9)) or (timestamp__month__value == 11)) else 31)))))):
+            raise ValidationError(pos + 10, path + 'timestamp.day', 'fails the check _.value >= 1 and (_.value <= 28 or _.value <= month_length) (Two-digit day of month, 01 up to the length of that month.)')
+        if timestamp__date_time_separator != b' ':
+            raise ValidationError(pos + 12, path + 'timestamp.date_time_separator', "expected b' ', found " + repr(timestamp__date_time_separator) + ' (A single space between date and time.)')
+        if not 48 <= timestamp__hour__tens <= 57:
+            raise ValidationError(pos + 13, path + 'timestamp.hour.tens', 'value ' + repr(timestamp__hour__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= timestamp__hour__ones <= 57:
+            raise ValidationError(pos + 14, path + 'timestamp.hour.ones', 'value ' + repr(timestamp__hour__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+        timestamp__hour__value = (timestamp__hour__tens * 10 + timestamp__hour__ones - 528)
+        if not (timestamp__hour__value <= 23):
+            raise ValidationError(pos + 13, path + 'timestamp.hour', 'fails the check _.value <= 23 (Two-digit hour on a 24-hour clock, 00..23.)')
+        if timestamp__time_separator_1 != b':':
+            raise ValidationError(pos + 15, path + 'timestamp.time_separator_1', "expected b':', found " + repr(timestamp__time_separator_1) + ' (Literal ":" between hour and minute.)')
+        if not 48 <= timestamp__minute__tens <= 57:
+            raise ValidationError(pos + 16, path + 'timestamp.minute.tens', 'value ' + repr(timestamp__minute__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= timestamp__minute__ones <= 57:
+            raise ValidationError(pos + 17, path + 'timestamp.minute.ones', 'value ' + repr(timestamp__minute__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+        timestamp__minute__value = (timestamp__minute__tens * 10 + timestamp__minute__ones - 528)
+        if not (timestamp__minute__value <= 59):
+            raise ValidationError(pos + 16, path + 'timestamp.minute', 'fails the check _.value <= 59 (Two-digit minute, 00..59.)')
+        if timestamp__time_separator_2 != b':':
+            raise ValidationError(pos + 18, path + 'timestamp.time_separator_2', "expected b':', found " + repr(timestamp__time_separator_2) + ' (Literal ":" between minute and second.)')
+        if not 48 <= timestamp__second__tens <= 57:
+            raise ValidationError(pos + 19, path + 'timestamp.second.tens', 'value ' + repr(timestamp__second__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= timestamp__second__ones <= 57:
+            raise ValidationError(pos + 20, path + 'timestamp.second.ones', 'value ' + repr(timestamp__second__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+        timestamp__second__value = (timestamp__second__tens * 10 + timestamp__second__ones - 528)
+        if not (timestamp__second__value <= 59):
+            raise ValidationError(pos + 19, path + 'timestamp.second', "fails the check _.value <= 59 (Two-digit second, 00..59 (no leap second, as in Java's SimpleDateFormat output).)")
+        if timestamp__millisecond_separator != b'.':
+            raise ValidationError(pos + 21, path + 'timestamp.millisecond_separator', "expected b'.', found " + repr(timestamp__millisecond_separator) + ' (Literal "." before the milliseconds.)')
+        if not 48 <= timestamp__millisecond__hundreds <= 57:
+            raise ValidationError(pos + 22, path + 'timestamp.millisecond.hundreds', 'value ' + repr(timestamp__millisecond__hundreds) + " is outside [48, 57] (ASCII digit '0'..'9' for the hundreds.)")
+        if not 48 <= timestamp__millisecond__tens <= 57:
+            raise ValidationError(pos + 23, path + 'timestamp.millisecond.tens', 'value ' + repr(timestamp__millisecond__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= timestamp__millisecond__ones <= 57:
+            raise ValidationError(pos + 24, path + 'timestamp.millisecond.ones', 'value ' + repr(timestamp__millisecond__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+        timestamp__millisecond__value = (timestamp__millisecond__hundreds * 100 + timestamp__millisecond__tens * 10 + timestamp__millisecond__ones - 5328)
+        if timestamp__close_bracket != b']':
+            raise ValidationError(pos + 25, path + 'timestamp.close_bracket', "expected b']', found " + repr(timestamp__close_bracket) + ' (Literal "]" closing the timestamp.)')
+        timestamp = datetime(timestamp__year__value, timestamp__month__value, timestamp__day__value, timestamp__hour__value, timestamp__minute__value, timestamp__second__value, timestamp__millisecond__value * 1000)
+        if not 0 <= data <= 99:
+            raise ValidationError(pos + 26, path + 'data', 'value ' + repr(data) + ' is outside [0, 99] (The value, a random integer in [0, 100).)')
+    status = _STATUS_BY_VALUE[status]
+    timestamp__year__value = (timestamp__year__thousands * 1000 + timestamp__year__hundreds * 100 + timestamp__year__tens * 10 + timestamp__year__ones - 53328)
     if not (timestamp__year__value >= 1):
         raise ValidationError(pos + 2, path + 'timestamp.year', 'fails the check _.value >= 1 (Four-digit year, 0001..9999.)')
-    if timestamp__date_separator_1 != b'-':
-        raise ValidationError(pos + 6, path + 'timestamp.date_separator_1', "expected b'-', found " + repr(timestamp__date_separator_1) + ' (Literal "-" between year and month.)')
-    if not 48 <= timestamp__month__tens <= 57:
-        raise ValidationError(pos + 7, path + 'timestamp.month.tens', 'value ' + repr(timestamp__month__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= timestamp__month__ones <= 57:
-        raise ValidationError(pos + 8, path + 'timestamp.month.ones', 'value ' + repr(timestamp__month__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    timestamp__month__value = (((timestamp__month__tens - 48) * 10) + (timestamp__month__ones - 48))
-    timestamp__month = timestamp__month__value
-    if not ((timestamp__month__value >= 1) and (timestamp__month__value <= 12)):
+    timestamp__month__value = (timestamp__month__tens * 10 + timestamp__month__ones - 528)
+    if not (1 <= timestamp__month__value <= 12):
         raise ValidationError(pos + 7, path + 'timestamp.month', 'fails the check _.value >= 1 and _.value <= 12 (Two-digit month, 01..12.)')
-    if timestamp__date_separator_2 != b'-':
-        raise ValidationError(pos + 9, path + 'timestamp.date_separator_2', "expected b'-', found " + repr(timestamp__date_separator_2) + ' (Literal "-" between month and day.)')
-    if not 48 <= timestamp__day__tens <= 57:
-        raise ValidationError(pos + 10, path + 'timestamp.day.tens', 'value ' + repr(timestamp__day__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= timestamp__day__ones <= 57:
-        raise ValidationError(pos + 11, path + 'timestamp.day.ones', 'value ' + repr(timestamp__day__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    timestamp__day__value = (((timestamp__day__tens - 48) * 10) + (timestamp__day__ones - 48))
-    timestamp__day = timestamp__day__value
-    timestamp__is_leap_year = ((((timestamp__year__value % 4) == 0) and ((timestamp__year__value % 100) != 0)) or ((timestamp__year__value % 400) == 0))
-    timestamp__month_length = ((29 if timestamp__is_leap_year else 28) if (timestamp__month__value == 2) else (30 if ((((timestamp__month__value == 4) or (timestamp__month__value == 6)) or (timestamp__month__value == 9)) or (timestamp__month__value == 11)) else 31))
-    if not ((timestamp__day__value >= 1) and (timestamp__day__value <= timestamp__month_length)):
-        raise ValidationError(pos + 10, path + 'timestamp.day', 'fails the check _.value >= 1 and _.value <= month_length (Two-digit day of month, 01 up to the length of that month.)')
-    if timestamp__date_time_separator != b' ':
-        raise ValidationError(pos + 12, path + 'timestamp.date_time_separator', "expected b' ', found " + repr(timestamp__date_time_separator) + ' (A single space between date and time.)')
-    if not 48 <= timestamp__hour__tens <= 57:
-        raise ValidationError(pos + 13, path + 'timestamp.hour.tens', 'value ' + repr(timestamp__hour__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= timestamp__hour__ones <= 57:
-        raise ValidationError(pos + 14, path + 'timestamp.hour.ones', 'value ' + repr(timestamp__hour__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    timestamp__hour__value = (((timestamp__hour__tens - 48) * 10) + (timestamp__hour__ones - 48))
-    timestamp__hour = timestamp__hour__value
+    timestamp__day__value = (timestamp__day__tens * 10 + timestamp__day__ones - 528)
+    if not ((timestamp__day__value >= 1) and ((timestamp__day__value <= 28) or (timestamp__day__value <= (((29 if (((((timestamp__year__value % 4) == 0) and ((timestamp__year__value % 100) != 0)) or ((timestamp__year__value % 400) == 0))) else 28) if (timestamp__month__value == 2) else (30 if ((((timestamp__month__value == 4) or (timestamp__month__value == 6)) or (timestamp__month__value == 9)) or (timestamp__month__value == 11)) else 31)))))):
+        raise ValidationError(pos + 10, path + 'timestamp.day', 'fails the check _.value >= 1 and (_.value <= 28 or _.value <= month_length) (Two-digit day of month, 01 up to the length of that month.)')
+    timestamp__hour__value = (timestamp__hour__tens * 10 + timestamp__hour__ones - 528)
     if not (timestamp__hour__value <= 23):
         raise ValidationError(pos + 13, path + 'timestamp.hour', 'fails the check _.value <= 23 (Two-digit hour on a 24-hour clock, 00..23.)')
-    if timestamp__time_separator_1 != b':':
-        raise ValidationError(pos + 15, path + 'timestamp.time_separator_1', "expected b':', found " + repr(timestamp__time_separator_1) + ' (Literal ":" between hour and minute.)')
-    if not 48 <= timestamp__minute__tens <= 57:
-        raise ValidationError(pos + 16, path + 'timestamp.minute.tens', 'value ' + repr(timestamp__minute__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= timestamp__minute__ones <= 57:
-        raise ValidationError(pos + 17, path + 'timestamp.minute.ones', 'value ' + repr(timestamp__minute__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    timestamp__minute__value = (((timestamp__minute__tens - 48) * 10) + (timestamp__minute__ones - 48))
-    timestamp__minute = timestamp__minute__value
+    timestamp__minute__value = (timestamp__minute__tens * 10 + timestamp__minute__ones - 528)
     if not (timestamp__minute__value <= 59):
         raise ValidationError(pos + 16, path + 'timestamp.minute', 'fails the check _.value <= 59 (Two-digit minute, 00..59.)')
-    if timestamp__time_separator_2 != b':':
-        raise ValidationError(pos + 18, path + 'timestamp.time_separator_2', "expected b':', found " + repr(timestamp__time_separator_2) + ' (Literal ":" between minute and second.)')
-    if not 48 <= timestamp__second__tens <= 57:
-        raise ValidationError(pos + 19, path + 'timestamp.second.tens', 'value ' + repr(timestamp__second__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= timestamp__second__ones <= 57:
-        raise ValidationError(pos + 20, path + 'timestamp.second.ones', 'value ' + repr(timestamp__second__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    timestamp__second__value = (((timestamp__second__tens - 48) * 10) + (timestamp__second__ones - 48))
-    timestamp__second = timestamp__second__value
+    timestamp__second__value = (timestamp__second__tens * 10 + timestamp__second__ones - 528)
     if not (timestamp__second__value <= 59):
         raise ValidationError(pos + 19, path + 'timestamp.second', "fails the check _.value <= 59 (Two-digit second, 00..59 (no leap second, as in Java's SimpleDateFormat output).)")
-    if timestamp__millisecond_separator != b'.':
-        raise ValidationError(pos + 21, path + 'timestamp.millisecond_separator', "expected b'.', found " + repr(timestamp__millisecond_separator) + ' (Literal "." before the milliseconds.)')
-    if not 48 <= timestamp__millisecond__hundreds <= 57:
-        raise ValidationError(pos + 22, path + 'timestamp.millisecond.hundreds', 'value ' + repr(timestamp__millisecond__hundreds) + " is outside [48, 57] (ASCII digit '0'..'9' for the hundreds.)")
-    if not 48 <= timestamp__millisecond__tens <= 57:
-        raise ValidationError(pos + 23, path + 'timestamp.millisecond.tens', 'value ' + repr(timestamp__millisecond__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= timestamp__millisecond__ones <= 57:
-        raise ValidationError(pos + 24, path + 'timestamp.millisecond.ones', 'value ' + repr(timestamp__millisecond__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    timestamp__millisecond__value = ((((timestamp__millisecond__hundreds - 48) * 100) + ((timestamp__millisecond__tens - 48) * 10)) + (timestamp__millisecond__ones - 48))
-    timestamp__millisecond = timestamp__millisecond__value
-    if timestamp__close_bracket != b']':
-        raise ValidationError(pos + 25, path + 'timestamp.close_bracket', "expected b']', found " + repr(timestamp__close_bracket) + ' (Literal "]" closing the timestamp.)')
-    timestamp = datetime(timestamp__year, timestamp__month, timestamp__day, timestamp__hour, timestamp__minute, timestamp__second, timestamp__millisecond * 1000)
-    if not 0 <= data <= 99:
-        raise ValidationError(pos + 26, path + 'data', 'value ' + repr(data) + ' is outside [0, 99] (The value, a random integer in [0, 100).)')
+    timestamp__millisecond__value = (timestamp__millisecond__hundreds * 100 + timestamp__millisecond__tens * 10 + timestamp__millisecond__ones - 5328)
+    timestamp = datetime(timestamp__year__value, timestamp__month__value, timestamp__day__value, timestamp__hour__value, timestamp__minute__value, timestamp__second__value, timestamp__millisecond__value * 1000)
     pos += 30
-    return DataResponse(status=status, timestamp=timestamp, data=data), pos
+    return _tuple_new(DataResponse, (status, timestamp, data)), pos
 
 
 def encode_data_response(obj, path=''):
@@ -517,42 +747,42 @@ def encode_data_response(obj, path=''):
     timestamp__year__hundreds = (((timestamp__year // 100) % 10) + 48)
     timestamp__year__tens = (((timestamp__year // 10) % 10) + 48)
     timestamp__year__ones = ((timestamp__year % 10) + 48)
-    if (((((timestamp__year__thousands - 48) * 1000) + ((timestamp__year__hundreds - 48) * 100)) + ((timestamp__year__tens - 48) * 10)) + (timestamp__year__ones - 48)) != timestamp__year:
+    if (timestamp__year__thousands * 1000 + timestamp__year__hundreds * 100 + timestamp__year__tens * 10 + timestamp__year__ones - 53328) != timestamp__year:
         raise EncodeError(path + 'timestamp.year', 'value ' + repr(timestamp__year) + ' does not fit decimal4')
     timestamp__month = timestamp.month
     if type(timestamp__month) is not int:
         raise EncodeError(path + 'timestamp.month', 'expected an int, got ' + repr(timestamp__month))
     timestamp__month__tens = (((timestamp__month // 10) % 10) + 48)
     timestamp__month__ones = ((timestamp__month % 10) + 48)
-    if (((timestamp__month__tens - 48) * 10) + (timestamp__month__ones - 48)) != timestamp__month:
+    if (timestamp__month__tens * 10 + timestamp__month__ones - 528) != timestamp__month:
         raise EncodeError(path + 'timestamp.month', 'value ' + repr(timestamp__month) + ' does not fit decimal2')
     timestamp__day = timestamp.day
     if type(timestamp__day) is not int:
         raise EncodeError(path + 'timestamp.day', 'expected an int, got ' + repr(timestamp__day))
     timestamp__day__tens = (((timestamp__day // 10) % 10) + 48)
     timestamp__day__ones = ((timestamp__day % 10) + 48)
-    if (((timestamp__day__tens - 48) * 10) + (timestamp__day__ones - 48)) != timestamp__day:
+    if (timestamp__day__tens * 10 + timestamp__day__ones - 528) != timestamp__day:
         raise EncodeError(path + 'timestamp.day', 'value ' + repr(timestamp__day) + ' does not fit decimal2')
     timestamp__hour = timestamp.hour
     if type(timestamp__hour) is not int:
         raise EncodeError(path + 'timestamp.hour', 'expected an int, got ' + repr(timestamp__hour))
     timestamp__hour__tens = (((timestamp__hour // 10) % 10) + 48)
     timestamp__hour__ones = ((timestamp__hour % 10) + 48)
-    if (((timestamp__hour__tens - 48) * 10) + (timestamp__hour__ones - 48)) != timestamp__hour:
+    if (timestamp__hour__tens * 10 + timestamp__hour__ones - 528) != timestamp__hour:
         raise EncodeError(path + 'timestamp.hour', 'value ' + repr(timestamp__hour) + ' does not fit decimal2')
     timestamp__minute = timestamp.minute
     if type(timestamp__minute) is not int:
         raise EncodeError(path + 'timestamp.minute', 'expected an int, got ' + repr(timestamp__minute))
     timestamp__minute__tens = (((timestamp__minute // 10) % 10) + 48)
     timestamp__minute__ones = ((timestamp__minute % 10) + 48)
-    if (((timestamp__minute__tens - 48) * 10) + (timestamp__minute__ones - 48)) != timestamp__minute:
+    if (timestamp__minute__tens * 10 + timestamp__minute__ones - 528) != timestamp__minute:
         raise EncodeError(path + 'timestamp.minute', 'value ' + repr(timestamp__minute) + ' does not fit decimal2')
     timestamp__second = timestamp.second
     if type(timestamp__second) is not int:
         raise EncodeError(path + 'timestamp.second', 'expected an int, got ' + repr(timestamp__second))
     timestamp__second__tens = (((timestamp__second // 10) % 10) + 48)
     timestamp__second__ones = ((timestamp__second % 10) + 48)
-    if (((timestamp__second__tens - 48) * 10) + (timestamp__second__ones - 48)) != timestamp__second:
+    if (timestamp__second__tens * 10 + timestamp__second__ones - 528) != timestamp__second:
         raise EncodeError(path + 'timestamp.second', 'value ' + repr(timestamp__second) + ' does not fit decimal2')
     timestamp__millisecond = timestamp.microsecond // 1000
     if type(timestamp__millisecond) is not int:
@@ -560,12 +790,12 @@ def encode_data_response(obj, path=''):
     timestamp__millisecond__hundreds = (((timestamp__millisecond // 100) % 10) + 48)
     timestamp__millisecond__tens = (((timestamp__millisecond // 10) % 10) + 48)
     timestamp__millisecond__ones = ((timestamp__millisecond % 10) + 48)
-    if ((((timestamp__millisecond__hundreds - 48) * 100) + ((timestamp__millisecond__tens - 48) * 10)) + (timestamp__millisecond__ones - 48)) != timestamp__millisecond:
+    if (timestamp__millisecond__hundreds * 100 + timestamp__millisecond__tens * 10 + timestamp__millisecond__ones - 5328) != timestamp__millisecond:
         raise EncodeError(path + 'timestamp.millisecond', 'value ' + repr(timestamp__millisecond) + ' does not fit decimal3')
     data = obj.data
     if not isinstance(status, int):
         raise EncodeError(path + 'status', 'expected an int or status member, got ' + repr(status))
-    if status not in Status._value2member_map_:
+    if status not in _STATUS_BY_VALUE:
         raise EncodeError(path + 'status', 'value ' + repr(status) + ' is not a known status (One ASCII digit saying whether the value is replayed history or real time.)')
     if not 0 <= status <= 255:
         raise EncodeError(path + 'status', 'value ' + repr(status) + ' is outside [0, 255] (One ASCII digit saying whether the value is replayed history or real time.)')
@@ -585,7 +815,7 @@ def encode_data_response(obj, path=''):
         raise EncodeError(path + 'timestamp.year.ones', 'expected an int, got ' + repr(timestamp__year__ones))
     if not 48 <= timestamp__year__ones <= 57:
         raise EncodeError(path + 'timestamp.year.ones', 'value ' + repr(timestamp__year__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    timestamp__year__value = (((((timestamp__year__thousands - 48) * 1000) + ((timestamp__year__hundreds - 48) * 100)) + ((timestamp__year__tens - 48) * 10)) + (timestamp__year__ones - 48))
+    timestamp__year__value = (timestamp__year__thousands * 1000 + timestamp__year__hundreds * 100 + timestamp__year__tens * 10 + timestamp__year__ones - 53328)
     if not (timestamp__year__value >= 1):
         raise EncodeError(path + 'timestamp.year', 'fails the check _.value >= 1 (Four-digit year, 0001..9999.)')
     if type(timestamp__month__tens) is not int:
@@ -596,8 +826,8 @@ def encode_data_response(obj, path=''):
         raise EncodeError(path + 'timestamp.month.ones', 'expected an int, got ' + repr(timestamp__month__ones))
     if not 48 <= timestamp__month__ones <= 57:
         raise EncodeError(path + 'timestamp.month.ones', 'value ' + repr(timestamp__month__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    timestamp__month__value = (((timestamp__month__tens - 48) * 10) + (timestamp__month__ones - 48))
-    if not ((timestamp__month__value >= 1) and (timestamp__month__value <= 12)):
+    timestamp__month__value = (timestamp__month__tens * 10 + timestamp__month__ones - 528)
+    if not (1 <= timestamp__month__value <= 12):
         raise EncodeError(path + 'timestamp.month', 'fails the check _.value >= 1 and _.value <= 12 (Two-digit month, 01..12.)')
     if type(timestamp__day__tens) is not int:
         raise EncodeError(path + 'timestamp.day.tens', 'expected an int, got ' + repr(timestamp__day__tens))
@@ -607,11 +837,9 @@ def encode_data_response(obj, path=''):
         raise EncodeError(path + 'timestamp.day.ones', 'expected an int, got ' + repr(timestamp__day__ones))
     if not 48 <= timestamp__day__ones <= 57:
         raise EncodeError(path + 'timestamp.day.ones', 'value ' + repr(timestamp__day__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    timestamp__day__value = (((timestamp__day__tens - 48) * 10) + (timestamp__day__ones - 48))
-    timestamp__is_leap_year = ((((timestamp__year__value % 4) == 0) and ((timestamp__year__value % 100) != 0)) or ((timestamp__year__value % 400) == 0))
-    timestamp__month_length = ((29 if timestamp__is_leap_year else 28) if (timestamp__month__value == 2) else (30 if ((((timestamp__month__value == 4) or (timestamp__month__value == 6)) or (timestamp__month__value == 9)) or (timestamp__month__value == 11)) else 31))
-    if not ((timestamp__day__value >= 1) and (timestamp__day__value <= timestamp__month_length)):
-        raise EncodeError(path + 'timestamp.day', 'fails the check _.value >= 1 and _.value <= month_length (Two-digit day of month, 01 up to the length of that month.)')
+    timestamp__day__value = (timestamp__day__tens * 10 + timestamp__day__ones - 528)
+    if not ((timestamp__day__value >= 1) and ((timestamp__day__value <= 28) or (timestamp__day__value <= (((29 if (((((timestamp__year__value % 4) == 0) and ((timestamp__year__value % 100) != 0)) or ((timestamp__year__value % 400) == 0))) else 28) if (timestamp__month__value == 2) else (30 if ((((timestamp__month__value == 4) or (timestamp__month__value == 6)) or (timestamp__month__value == 9)) or (timestamp__month__value == 11)) else 31)))))):
+        raise EncodeError(path + 'timestamp.day', 'fails the check _.value >= 1 and (_.value <= 28 or _.value <= month_length) (Two-digit day of month, 01 up to the length of that month.)')
     if type(timestamp__hour__tens) is not int:
         raise EncodeError(path + 'timestamp.hour.tens', 'expected an int, got ' + repr(timestamp__hour__tens))
     if not 48 <= timestamp__hour__tens <= 57:
@@ -620,7 +848,7 @@ def encode_data_response(obj, path=''):
         raise EncodeError(path + 'timestamp.hour.ones', 'expected an int, got ' + repr(timestamp__hour__ones))
     if not 48 <= timestamp__hour__ones <= 57:
         raise EncodeError(path + 'timestamp.hour.ones', 'value ' + repr(timestamp__hour__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    timestamp__hour__value = (((timestamp__hour__tens - 48) * 10) + (timestamp__hour__ones - 48))
+    timestamp__hour__value = (timestamp__hour__tens * 10 + timestamp__hour__ones - 528)
     if not (timestamp__hour__value <= 23):
         raise EncodeError(path + 'timestamp.hour', 'fails the check _.value <= 23 (Two-digit hour on a 24-hour clock, 00..23.)')
     if type(timestamp__minute__tens) is not int:
@@ -631,7 +859,7 @@ def encode_data_response(obj, path=''):
         raise EncodeError(path + 'timestamp.minute.ones', 'expected an int, got ' + repr(timestamp__minute__ones))
     if not 48 <= timestamp__minute__ones <= 57:
         raise EncodeError(path + 'timestamp.minute.ones', 'value ' + repr(timestamp__minute__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    timestamp__minute__value = (((timestamp__minute__tens - 48) * 10) + (timestamp__minute__ones - 48))
+    timestamp__minute__value = (timestamp__minute__tens * 10 + timestamp__minute__ones - 528)
     if not (timestamp__minute__value <= 59):
         raise EncodeError(path + 'timestamp.minute', 'fails the check _.value <= 59 (Two-digit minute, 00..59.)')
     if type(timestamp__second__tens) is not int:
@@ -642,7 +870,7 @@ def encode_data_response(obj, path=''):
         raise EncodeError(path + 'timestamp.second.ones', 'expected an int, got ' + repr(timestamp__second__ones))
     if not 48 <= timestamp__second__ones <= 57:
         raise EncodeError(path + 'timestamp.second.ones', 'value ' + repr(timestamp__second__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    timestamp__second__value = (((timestamp__second__tens - 48) * 10) + (timestamp__second__ones - 48))
+    timestamp__second__value = (timestamp__second__tens * 10 + timestamp__second__ones - 528)
     if not (timestamp__second__value <= 59):
         raise EncodeError(path + 'timestamp.second', "fails the check _.value <= 59 (Two-digit second, 00..59 (no leap second, as in Java's SimpleDateFormat output).)")
     if type(timestamp__millisecond__hundreds) is not int:
@@ -675,11 +903,12 @@ def frame_length(buf, pos=0, end=None, path=''):
     if end - pos < 8:
         return None
     total_length, command_id = _S0.unpack_from(buf, pos)
-    if not 37 <= total_length <= 38:
-        raise ValidationError(pos, path + 'total_length', 'value ' + repr(total_length) + ' is outside [37, 38] (Length of the whole frame in bytes, header included (= header.length + body.length).)')
-    if command_id not in Command._value2member_map_:
-        raise ValidationError(pos + 4, path + 'command_id', 'value ' + repr(command_id) + ' is not a known command (Which body follows; 0 = data request (client to server), 1 = data response (server to client).)')
-    command_id = Command._value2member_map_.get(command_id, command_id)
+    if not (command_id in _COMMAND_BY_VALUE and total_length in _RANGE_37_38):
+        if not 37 <= total_length <= 38:
+            raise ValidationError(pos, path + 'total_length', 'value ' + repr(total_length) + ' is outside [37, 38] (Length of the whole frame in bytes, header included (= header.length + body.length).)')
+        if command_id not in _COMMAND_BY_VALUE:
+            raise ValidationError(pos + 4, path + 'command_id', 'value ' + repr(command_id) + ' is not a known command (Which body follows; 0 = data request (client to server), 1 = data response (server to client).)')
+    command_id = _COMMAND_BY_VALUE[command_id]
     pos += 8
     body_size = (total_length - 8)
     if body_size < 0:
@@ -697,3 +926,9 @@ MESSAGE_TYPES = {
 }
 decode = decode_broadcast_frame
 encode = encode_broadcast_frame
+
+_COMMAND_BY_VALUE = Command._value2member_map_
+_RANGE_37_38 = frozenset(range(37, 39))
+_RANGE_48_57 = frozenset(range(48, 58))
+_RANGE_0_99 = frozenset(range(0, 100))
+_STATUS_BY_VALUE = Status._value2member_map_

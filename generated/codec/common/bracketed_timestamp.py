@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 from datetime import datetime
 from enum import IntEnum
+from operator import itemgetter
 
 from inlong_proto.errors import EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.message import Message, _tuple_new
 
 _S0 = struct.Struct('>1sBBBB1sBB1sBB1sBB1sBB1sBB1sBBB1s')
 _S1 = struct.Struct('>BB')
@@ -23,91 +24,101 @@ def decode_bracketed_timestamp(buf, pos=0, end=None, path=''):
     """Decode one bracketed_timestamp from buf[pos:end]; returns (value, next_pos)."""
     if end is None:
         end = len(buf)
-    start = pos
     if end - pos < 25:
         raise truncated(path, pos, end, _RUN0)
     open_bracket, year__thousands, year__hundreds, year__tens, year__ones, date_separator_1, month__tens, month__ones, date_separator_2, day__tens, day__ones, date_time_separator, hour__tens, hour__ones, time_separator_1, minute__tens, minute__ones, time_separator_2, second__tens, second__ones, millisecond_separator, millisecond__hundreds, millisecond__tens, millisecond__ones, close_bracket = _S0.unpack_from(buf, pos)
-    if open_bracket != b'[':
-        raise ValidationError(pos, path + 'open_bracket', "expected b'[', found " + repr(open_bracket) + ' (Literal "[" opening the timestamp.)')
-    if not 48 <= year__thousands <= 57:
-        raise ValidationError(pos + 1, path + 'year.thousands', 'value ' + repr(year__thousands) + " is outside [48, 57] (ASCII digit '0'..'9' for the thousands.)")
-    if not 48 <= year__hundreds <= 57:
-        raise ValidationError(pos + 2, path + 'year.hundreds', 'value ' + repr(year__hundreds) + " is outside [48, 57] (ASCII digit '0'..'9' for the hundreds.)")
-    if not 48 <= year__tens <= 57:
-        raise ValidationError(pos + 3, path + 'year.tens', 'value ' + repr(year__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= year__ones <= 57:
-        raise ValidationError(pos + 4, path + 'year.ones', 'value ' + repr(year__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    year__value = (((((year__thousands - 48) * 1000) + ((year__hundreds - 48) * 100)) + ((year__tens - 48) * 10)) + (year__ones - 48))
-    year = year__value
+    if not (year__thousands in _RANGE_48_57 and year__hundreds in _RANGE_48_57 and year__tens in _RANGE_48_57 and year__ones in _RANGE_48_57 and month__tens in _RANGE_48_57 and month__ones in _RANGE_48_57 and day__tens in _RANGE_48_57 and day__ones in _RANGE_48_57 and hour__tens in _RANGE_48_57 and hour__ones in _RANGE_48_57 and minute__tens in _RANGE_48_57 and minute__ones in _RANGE_48_57 and second__tens in _RANGE_48_57 and second__ones in _RANGE_48_57 and millisecond__hundreds in _RANGE_48_57 and millisecond__tens in _RANGE_48_57 and millisecond__ones in _RANGE_48_57 and (open_bracket, date_separator_1, date_separator_2, date_time_separator, time_separator_1, time_separator_2, millisecond_separator, close_bracket,) == (b'[', b'-', b'-', b' ', b':', b':', b'.', b']',)):
+        if open_bracket != b'[':
+            raise ValidationError(pos, path + 'open_bracket', "expected b'[', found " + repr(open_bracket) + ' (Literal "[" opening the timestamp.)')
+        if not 48 <= year__thousands <= 57:
+            raise ValidationError(pos + 1, path + 'year.thousands', 'value ' + repr(year__thousands) + " is outside [48, 57] (ASCII digit '0'..'9' for the thousands.)")
+        if not 48 <= year__hundreds <= 57:
+            raise ValidationError(pos + 2, path + 'year.hundreds', 'value ' + repr(year__hundreds) + " is outside [48, 57] (ASCII digit '0'..'9' for the hundreds.)")
+        if not 48 <= year__tens <= 57:
+            raise ValidationError(pos + 3, path + 'year.tens', 'value ' + repr(year__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= year__ones <= 57:
+            raise ValidationError(pos + 4, path + 'year.ones', 'value ' + repr(year__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+        year__value = (year__thousands * 1000 + year__hundreds * 100 + year__tens * 10 + year__ones - 53328)
+        if not (year__value >= 1):
+            raise ValidationError(pos + 1, path + 'year', 'fails the check _.value >= 1 (Four-digit year, 0001..9999.)')
+        if date_separator_1 != b'-':
+            raise ValidationError(pos + 5, path + 'date_separator_1', "expected b'-', found " + repr(date_separator_1) + ' (Literal "-" between year and month.)')
+        if not 48 <= month__tens <= 57:
+            raise ValidationError(pos + 6, path + 'month.tens', 'value ' + repr(month__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= month__ones <= 57:
+            raise ValidationError(pos + 7, path + 'month.ones', 'value ' + repr(month__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+        month__value = (month__tens * 10 + month__ones - 528)
+        if not (1 <= month__value <= 12):
+            raise ValidationError(pos + 6, path + 'month', 'fails the check _.value >= 1 and _.value <= 12 (Two-digit month, 01..12.)')
+        if date_separator_2 != b'-':
+            raise ValidationError(pos + 8, path + 'date_separator_2', "expected b'-', found " + repr(date_separator_2) + ' (Literal "-" between month and day.)')
+        if not 48 <= day__tens <= 57:
+            raise ValidationError(pos + 9, path + 'day.tens', 'value ' + repr(day__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= day__ones <= 57:
+            raise ValidationError(pos + 10, path + 'day.ones', 'value ' + repr(day__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+        day__value = (day__tens * 10 + day__ones - 528)
+        if not ((day__value >= 1) and ((day__value <= 28) or (day__value <= (((29 if (((((year__value % 4) == 0) and ((year__value % 100) != 0)) or ((year__value % 400) == 0))) else 28) if (month__value == 2) else (30 if ((((month__value == 4) or (month__value == 6)) or (month__value == 9)) or (month__value == 11)) else 31)))))):
+            raise ValidationError(pos + 9, path + 'day', 'fails the check _.value >= 1 and (_.value <= 28 or _.value <= month_length) (Two-digit day of month, 01 up to the length of that month.)')
+        if date_time_separator != b' ':
+            raise ValidationError(pos + 11, path + 'date_time_separator', "expected b' ', found " + repr(date_time_separator) + ' (A single space between date and time.)')
+        if not 48 <= hour__tens <= 57:
+            raise ValidationError(pos + 12, path + 'hour.tens', 'value ' + repr(hour__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= hour__ones <= 57:
+            raise ValidationError(pos + 13, path + 'hour.ones', 'value ' + repr(hour__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+        hour__value = (hour__tens * 10 + hour__ones - 528)
+        if not (hour__value <= 23):
+            raise ValidationError(pos + 12, path + 'hour', 'fails the check _.value <= 23 (Two-digit hour on a 24-hour clock, 00..23.)')
+        if time_separator_1 != b':':
+            raise ValidationError(pos + 14, path + 'time_separator_1', "expected b':', found " + repr(time_separator_1) + ' (Literal ":" between hour and minute.)')
+        if not 48 <= minute__tens <= 57:
+            raise ValidationError(pos + 15, path + 'minute.tens', 'value ' + repr(minute__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= minute__ones <= 57:
+            raise ValidationError(pos + 16, path + 'minute.ones', 'value ' + repr(minute__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+        minute__value = (minute__tens * 10 + minute__ones - 528)
+        if not (minute__value <= 59):
+            raise ValidationError(pos + 15, path + 'minute', 'fails the check _.value <= 59 (Two-digit minute, 00..59.)')
+        if time_separator_2 != b':':
+            raise ValidationError(pos + 17, path + 'time_separator_2', "expected b':', found " + repr(time_separator_2) + ' (Literal ":" between minute and second.)')
+        if not 48 <= second__tens <= 57:
+            raise ValidationError(pos + 18, path + 'second.tens', 'value ' + repr(second__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= second__ones <= 57:
+            raise ValidationError(pos + 19, path + 'second.ones', 'value ' + repr(second__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+        second__value = (second__tens * 10 + second__ones - 528)
+        if not (second__value <= 59):
+            raise ValidationError(pos + 18, path + 'second', "fails the check _.value <= 59 (Two-digit second, 00..59 (no leap second, as in Java's SimpleDateFormat output).)")
+        if millisecond_separator != b'.':
+            raise ValidationError(pos + 20, path + 'millisecond_separator', "expected b'.', found " + repr(millisecond_separator) + ' (Literal "." before the milliseconds.)')
+        if not 48 <= millisecond__hundreds <= 57:
+            raise ValidationError(pos + 21, path + 'millisecond.hundreds', 'value ' + repr(millisecond__hundreds) + " is outside [48, 57] (ASCII digit '0'..'9' for the hundreds.)")
+        if not 48 <= millisecond__tens <= 57:
+            raise ValidationError(pos + 22, path + 'millisecond.tens', 'value ' + repr(millisecond__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= millisecond__ones <= 57:
+            raise ValidationError(pos + 23, path + 'millisecond.ones', 'value ' + repr(millisecond__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+        millisecond__value = (millisecond__hundreds * 100 + millisecond__tens * 10 + millisecond__ones - 5328)
+        if close_bracket != b']':
+            raise ValidationError(pos + 24, path + 'close_bracket', "expected b']', found " + repr(close_bracket) + ' (Literal "]" closing the timestamp.)')
+    year__value = (year__thousands * 1000 + year__hundreds * 100 + year__tens * 10 + year__ones - 53328)
     if not (year__value >= 1):
         raise ValidationError(pos + 1, path + 'year', 'fails the check _.value >= 1 (Four-digit year, 0001..9999.)')
-    if date_separator_1 != b'-':
-        raise ValidationError(pos + 5, path + 'date_separator_1', "expected b'-', found " + repr(date_separator_1) + ' (Literal "-" between year and month.)')
-    if not 48 <= month__tens <= 57:
-        raise ValidationError(pos + 6, path + 'month.tens', 'value ' + repr(month__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= month__ones <= 57:
-        raise ValidationError(pos + 7, path + 'month.ones', 'value ' + repr(month__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    month__value = (((month__tens - 48) * 10) + (month__ones - 48))
-    month = month__value
-    if not ((month__value >= 1) and (month__value <= 12)):
+    month__value = (month__tens * 10 + month__ones - 528)
+    if not (1 <= month__value <= 12):
         raise ValidationError(pos + 6, path + 'month', 'fails the check _.value >= 1 and _.value <= 12 (Two-digit month, 01..12.)')
-    if date_separator_2 != b'-':
-        raise ValidationError(pos + 8, path + 'date_separator_2', "expected b'-', found " + repr(date_separator_2) + ' (Literal "-" between month and day.)')
-    if not 48 <= day__tens <= 57:
-        raise ValidationError(pos + 9, path + 'day.tens', 'value ' + repr(day__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= day__ones <= 57:
-        raise ValidationError(pos + 10, path + 'day.ones', 'value ' + repr(day__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    day__value = (((day__tens - 48) * 10) + (day__ones - 48))
-    day = day__value
-    is_leap_year = ((((year__value % 4) == 0) and ((year__value % 100) != 0)) or ((year__value % 400) == 0))
-    month_length = ((29 if is_leap_year else 28) if (month__value == 2) else (30 if ((((month__value == 4) or (month__value == 6)) or (month__value == 9)) or (month__value == 11)) else 31))
-    if not ((day__value >= 1) and (day__value <= month_length)):
-        raise ValidationError(pos + 9, path + 'day', 'fails the check _.value >= 1 and _.value <= month_length (Two-digit day of month, 01 up to the length of that month.)')
-    if date_time_separator != b' ':
-        raise ValidationError(pos + 11, path + 'date_time_separator', "expected b' ', found " + repr(date_time_separator) + ' (A single space between date and time.)')
-    if not 48 <= hour__tens <= 57:
-        raise ValidationError(pos + 12, path + 'hour.tens', 'value ' + repr(hour__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= hour__ones <= 57:
-        raise ValidationError(pos + 13, path + 'hour.ones', 'value ' + repr(hour__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    hour__value = (((hour__tens - 48) * 10) + (hour__ones - 48))
-    hour = hour__value
+    day__value = (day__tens * 10 + day__ones - 528)
+    if not ((day__value >= 1) and ((day__value <= 28) or (day__value <= (((29 if (((((year__value % 4) == 0) and ((year__value % 100) != 0)) or ((year__value % 400) == 0))) else 28) if (month__value == 2) else (30 if ((((month__value == 4) or (month__value == 6)) or (month__value == 9)) or (month__value == 11)) else 31)))))):
+        raise ValidationError(pos + 9, path + 'day', 'fails the check _.value >= 1 and (_.value <= 28 or _.value <= month_length) (Two-digit day of month, 01 up to the length of that month.)')
+    hour__value = (hour__tens * 10 + hour__ones - 528)
     if not (hour__value <= 23):
         raise ValidationError(pos + 12, path + 'hour', 'fails the check _.value <= 23 (Two-digit hour on a 24-hour clock, 00..23.)')
-    if time_separator_1 != b':':
-        raise ValidationError(pos + 14, path + 'time_separator_1', "expected b':', found " + repr(time_separator_1) + ' (Literal ":" between hour and minute.)')
-    if not 48 <= minute__tens <= 57:
-        raise ValidationError(pos + 15, path + 'minute.tens', 'value ' + repr(minute__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= minute__ones <= 57:
-        raise ValidationError(pos + 16, path + 'minute.ones', 'value ' + repr(minute__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    minute__value = (((minute__tens - 48) * 10) + (minute__ones - 48))
-    minute = minute__value
+    minute__value = (minute__tens * 10 + minute__ones - 528)
     if not (minute__value <= 59):
         raise ValidationError(pos + 15, path + 'minute', 'fails the check _.value <= 59 (Two-digit minute, 00..59.)')
-    if time_separator_2 != b':':
-        raise ValidationError(pos + 17, path + 'time_separator_2', "expected b':', found " + repr(time_separator_2) + ' (Literal ":" between minute and second.)')
-    if not 48 <= second__tens <= 57:
-        raise ValidationError(pos + 18, path + 'second.tens', 'value ' + repr(second__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= second__ones <= 57:
-        raise ValidationError(pos + 19, path + 'second.ones', 'value ' + repr(second__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    second__value = (((second__tens - 48) * 10) + (second__ones - 48))
-    second = second__value
+    second__value = (second__tens * 10 + second__ones - 528)
     if not (second__value <= 59):
         raise ValidationError(pos + 18, path + 'second', "fails the check _.value <= 59 (Two-digit second, 00..59 (no leap second, as in Java's SimpleDateFormat output).)")
-    if millisecond_separator != b'.':
-        raise ValidationError(pos + 20, path + 'millisecond_separator', "expected b'.', found " + repr(millisecond_separator) + ' (Literal "." before the milliseconds.)')
-    if not 48 <= millisecond__hundreds <= 57:
-        raise ValidationError(pos + 21, path + 'millisecond.hundreds', 'value ' + repr(millisecond__hundreds) + " is outside [48, 57] (ASCII digit '0'..'9' for the hundreds.)")
-    if not 48 <= millisecond__tens <= 57:
-        raise ValidationError(pos + 22, path + 'millisecond.tens', 'value ' + repr(millisecond__tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= millisecond__ones <= 57:
-        raise ValidationError(pos + 23, path + 'millisecond.ones', 'value ' + repr(millisecond__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    millisecond__value = ((((millisecond__hundreds - 48) * 100) + ((millisecond__tens - 48) * 10)) + (millisecond__ones - 48))
-    millisecond = millisecond__value
-    if close_bracket != b']':
-        raise ValidationError(pos + 24, path + 'close_bracket', "expected b']', found " + repr(close_bracket) + ' (Literal "]" closing the timestamp.)')
+    millisecond__value = (millisecond__hundreds * 100 + millisecond__tens * 10 + millisecond__ones - 5328)
     pos += 25
     value = None
-    value = datetime(year, month, day, hour, minute, second, millisecond * 1000)
+    value = datetime(year__value, month__value, day__value, hour__value, minute__value, second__value, millisecond__value * 1000)
     return value, pos
 
 
@@ -123,42 +134,42 @@ def encode_bracketed_timestamp(obj, path=''):
     value__year__hundreds = (((value__year // 100) % 10) + 48)
     value__year__tens = (((value__year // 10) % 10) + 48)
     value__year__ones = ((value__year % 10) + 48)
-    if (((((value__year__thousands - 48) * 1000) + ((value__year__hundreds - 48) * 100)) + ((value__year__tens - 48) * 10)) + (value__year__ones - 48)) != value__year:
+    if (value__year__thousands * 1000 + value__year__hundreds * 100 + value__year__tens * 10 + value__year__ones - 53328) != value__year:
         raise EncodeError(path + 'year', 'value ' + repr(value__year) + ' does not fit decimal4')
     value__month = value.month
     if type(value__month) is not int:
         raise EncodeError(path + 'month', 'expected an int, got ' + repr(value__month))
     value__month__tens = (((value__month // 10) % 10) + 48)
     value__month__ones = ((value__month % 10) + 48)
-    if (((value__month__tens - 48) * 10) + (value__month__ones - 48)) != value__month:
+    if (value__month__tens * 10 + value__month__ones - 528) != value__month:
         raise EncodeError(path + 'month', 'value ' + repr(value__month) + ' does not fit decimal2')
     value__day = value.day
     if type(value__day) is not int:
         raise EncodeError(path + 'day', 'expected an int, got ' + repr(value__day))
     value__day__tens = (((value__day // 10) % 10) + 48)
     value__day__ones = ((value__day % 10) + 48)
-    if (((value__day__tens - 48) * 10) + (value__day__ones - 48)) != value__day:
+    if (value__day__tens * 10 + value__day__ones - 528) != value__day:
         raise EncodeError(path + 'day', 'value ' + repr(value__day) + ' does not fit decimal2')
     value__hour = value.hour
     if type(value__hour) is not int:
         raise EncodeError(path + 'hour', 'expected an int, got ' + repr(value__hour))
     value__hour__tens = (((value__hour // 10) % 10) + 48)
     value__hour__ones = ((value__hour % 10) + 48)
-    if (((value__hour__tens - 48) * 10) + (value__hour__ones - 48)) != value__hour:
+    if (value__hour__tens * 10 + value__hour__ones - 528) != value__hour:
         raise EncodeError(path + 'hour', 'value ' + repr(value__hour) + ' does not fit decimal2')
     value__minute = value.minute
     if type(value__minute) is not int:
         raise EncodeError(path + 'minute', 'expected an int, got ' + repr(value__minute))
     value__minute__tens = (((value__minute // 10) % 10) + 48)
     value__minute__ones = ((value__minute % 10) + 48)
-    if (((value__minute__tens - 48) * 10) + (value__minute__ones - 48)) != value__minute:
+    if (value__minute__tens * 10 + value__minute__ones - 528) != value__minute:
         raise EncodeError(path + 'minute', 'value ' + repr(value__minute) + ' does not fit decimal2')
     value__second = value.second
     if type(value__second) is not int:
         raise EncodeError(path + 'second', 'expected an int, got ' + repr(value__second))
     value__second__tens = (((value__second // 10) % 10) + 48)
     value__second__ones = ((value__second % 10) + 48)
-    if (((value__second__tens - 48) * 10) + (value__second__ones - 48)) != value__second:
+    if (value__second__tens * 10 + value__second__ones - 528) != value__second:
         raise EncodeError(path + 'second', 'value ' + repr(value__second) + ' does not fit decimal2')
     value__millisecond = value.microsecond // 1000
     if type(value__millisecond) is not int:
@@ -166,7 +177,7 @@ def encode_bracketed_timestamp(obj, path=''):
     value__millisecond__hundreds = (((value__millisecond // 100) % 10) + 48)
     value__millisecond__tens = (((value__millisecond // 10) % 10) + 48)
     value__millisecond__ones = ((value__millisecond % 10) + 48)
-    if ((((value__millisecond__hundreds - 48) * 100) + ((value__millisecond__tens - 48) * 10)) + (value__millisecond__ones - 48)) != value__millisecond:
+    if (value__millisecond__hundreds * 100 + value__millisecond__tens * 10 + value__millisecond__ones - 5328) != value__millisecond:
         raise EncodeError(path + 'millisecond', 'value ' + repr(value__millisecond) + ' does not fit decimal3')
     if type(value__year__thousands) is not int:
         raise EncodeError(path + 'year.thousands', 'expected an int, got ' + repr(value__year__thousands))
@@ -184,7 +195,7 @@ def encode_bracketed_timestamp(obj, path=''):
         raise EncodeError(path + 'year.ones', 'expected an int, got ' + repr(value__year__ones))
     if not 48 <= value__year__ones <= 57:
         raise EncodeError(path + 'year.ones', 'value ' + repr(value__year__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    value__year__value = (((((value__year__thousands - 48) * 1000) + ((value__year__hundreds - 48) * 100)) + ((value__year__tens - 48) * 10)) + (value__year__ones - 48))
+    value__year__value = (value__year__thousands * 1000 + value__year__hundreds * 100 + value__year__tens * 10 + value__year__ones - 53328)
     if not (value__year__value >= 1):
         raise EncodeError(path + 'year', 'fails the check _.value >= 1 (Four-digit year, 0001..9999.)')
     if type(value__month__tens) is not int:
@@ -195,8 +206,8 @@ def encode_bracketed_timestamp(obj, path=''):
         raise EncodeError(path + 'month.ones', 'expected an int, got ' + repr(value__month__ones))
     if not 48 <= value__month__ones <= 57:
         raise EncodeError(path + 'month.ones', 'value ' + repr(value__month__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    value__month__value = (((value__month__tens - 48) * 10) + (value__month__ones - 48))
-    if not ((value__month__value >= 1) and (value__month__value <= 12)):
+    value__month__value = (value__month__tens * 10 + value__month__ones - 528)
+    if not (1 <= value__month__value <= 12):
         raise EncodeError(path + 'month', 'fails the check _.value >= 1 and _.value <= 12 (Two-digit month, 01..12.)')
     if type(value__day__tens) is not int:
         raise EncodeError(path + 'day.tens', 'expected an int, got ' + repr(value__day__tens))
@@ -206,11 +217,9 @@ def encode_bracketed_timestamp(obj, path=''):
         raise EncodeError(path + 'day.ones', 'expected an int, got ' + repr(value__day__ones))
     if not 48 <= value__day__ones <= 57:
         raise EncodeError(path + 'day.ones', 'value ' + repr(value__day__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    value__day__value = (((value__day__tens - 48) * 10) + (value__day__ones - 48))
-    value__is_leap_year = ((((value__year__value % 4) == 0) and ((value__year__value % 100) != 0)) or ((value__year__value % 400) == 0))
-    value__month_length = ((29 if value__is_leap_year else 28) if (value__month__value == 2) else (30 if ((((value__month__value == 4) or (value__month__value == 6)) or (value__month__value == 9)) or (value__month__value == 11)) else 31))
-    if not ((value__day__value >= 1) and (value__day__value <= value__month_length)):
-        raise EncodeError(path + 'day', 'fails the check _.value >= 1 and _.value <= month_length (Two-digit day of month, 01 up to the length of that month.)')
+    value__day__value = (value__day__tens * 10 + value__day__ones - 528)
+    if not ((value__day__value >= 1) and ((value__day__value <= 28) or (value__day__value <= (((29 if (((((value__year__value % 4) == 0) and ((value__year__value % 100) != 0)) or ((value__year__value % 400) == 0))) else 28) if (value__month__value == 2) else (30 if ((((value__month__value == 4) or (value__month__value == 6)) or (value__month__value == 9)) or (value__month__value == 11)) else 31)))))):
+        raise EncodeError(path + 'day', 'fails the check _.value >= 1 and (_.value <= 28 or _.value <= month_length) (Two-digit day of month, 01 up to the length of that month.)')
     if type(value__hour__tens) is not int:
         raise EncodeError(path + 'hour.tens', 'expected an int, got ' + repr(value__hour__tens))
     if not 48 <= value__hour__tens <= 57:
@@ -219,7 +228,7 @@ def encode_bracketed_timestamp(obj, path=''):
         raise EncodeError(path + 'hour.ones', 'expected an int, got ' + repr(value__hour__ones))
     if not 48 <= value__hour__ones <= 57:
         raise EncodeError(path + 'hour.ones', 'value ' + repr(value__hour__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    value__hour__value = (((value__hour__tens - 48) * 10) + (value__hour__ones - 48))
+    value__hour__value = (value__hour__tens * 10 + value__hour__ones - 528)
     if not (value__hour__value <= 23):
         raise EncodeError(path + 'hour', 'fails the check _.value <= 23 (Two-digit hour on a 24-hour clock, 00..23.)')
     if type(value__minute__tens) is not int:
@@ -230,7 +239,7 @@ def encode_bracketed_timestamp(obj, path=''):
         raise EncodeError(path + 'minute.ones', 'expected an int, got ' + repr(value__minute__ones))
     if not 48 <= value__minute__ones <= 57:
         raise EncodeError(path + 'minute.ones', 'value ' + repr(value__minute__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    value__minute__value = (((value__minute__tens - 48) * 10) + (value__minute__ones - 48))
+    value__minute__value = (value__minute__tens * 10 + value__minute__ones - 528)
     if not (value__minute__value <= 59):
         raise EncodeError(path + 'minute', 'fails the check _.value <= 59 (Two-digit minute, 00..59.)')
     if type(value__second__tens) is not int:
@@ -241,7 +250,7 @@ def encode_bracketed_timestamp(obj, path=''):
         raise EncodeError(path + 'second.ones', 'expected an int, got ' + repr(value__second__ones))
     if not 48 <= value__second__ones <= 57:
         raise EncodeError(path + 'second.ones', 'value ' + repr(value__second__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
-    value__second__value = (((value__second__tens - 48) * 10) + (value__second__ones - 48))
+    value__second__value = (value__second__tens * 10 + value__second__ones - 528)
     if not (value__second__value <= 59):
         raise EncodeError(path + 'second', "fails the check _.value <= 59 (Two-digit second, 00..59 (no leap second, as in Java's SimpleDateFormat output).)")
     if type(value__millisecond__hundreds) is not int:
@@ -263,18 +272,17 @@ def decode_decimal2(buf, pos=0, end=None, path=''):
     """Decode one decimal2 from buf[pos:end]; returns (value, next_pos)."""
     if end is None:
         end = len(buf)
-    start = pos
     if end - pos < 2:
         raise truncated(path, pos, end, _RUN1)
     tens, ones = _S1.unpack_from(buf, pos)
-    if not 48 <= tens <= 57:
-        raise ValidationError(pos, path + 'tens', 'value ' + repr(tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= ones <= 57:
-        raise ValidationError(pos + 1, path + 'ones', 'value ' + repr(ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+    if not (tens in _RANGE_48_57 and ones in _RANGE_48_57):
+        if not 48 <= tens <= 57:
+            raise ValidationError(pos, path + 'tens', 'value ' + repr(tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= ones <= 57:
+            raise ValidationError(pos + 1, path + 'ones', 'value ' + repr(ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
     pos += 2
     value = None
-    value = (((tens - 48) * 10) + (ones - 48))
-    value = value
+    value = (tens * 10 + ones - 528)
     return value, pos
 
 
@@ -285,7 +293,7 @@ def encode_decimal2(obj, path=''):
         raise EncodeError(path + '', 'expected an int, got ' + repr(value))
     value__tens = (((value // 10) % 10) + 48)
     value__ones = ((value % 10) + 48)
-    if (((value__tens - 48) * 10) + (value__ones - 48)) != value:
+    if (value__tens * 10 + value__ones - 528) != value:
         raise EncodeError(path + '', 'value ' + repr(value) + ' does not fit decimal2')
     if type(value__tens) is not int:
         raise EncodeError(path + 'tens', 'expected an int, got ' + repr(value__tens))
@@ -302,20 +310,19 @@ def decode_decimal3(buf, pos=0, end=None, path=''):
     """Decode one decimal3 from buf[pos:end]; returns (value, next_pos)."""
     if end is None:
         end = len(buf)
-    start = pos
     if end - pos < 3:
         raise truncated(path, pos, end, _RUN2)
     hundreds, tens, ones = _S2.unpack_from(buf, pos)
-    if not 48 <= hundreds <= 57:
-        raise ValidationError(pos, path + 'hundreds', 'value ' + repr(hundreds) + " is outside [48, 57] (ASCII digit '0'..'9' for the hundreds.)")
-    if not 48 <= tens <= 57:
-        raise ValidationError(pos + 1, path + 'tens', 'value ' + repr(tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= ones <= 57:
-        raise ValidationError(pos + 2, path + 'ones', 'value ' + repr(ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+    if not (hundreds in _RANGE_48_57 and tens in _RANGE_48_57 and ones in _RANGE_48_57):
+        if not 48 <= hundreds <= 57:
+            raise ValidationError(pos, path + 'hundreds', 'value ' + repr(hundreds) + " is outside [48, 57] (ASCII digit '0'..'9' for the hundreds.)")
+        if not 48 <= tens <= 57:
+            raise ValidationError(pos + 1, path + 'tens', 'value ' + repr(tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= ones <= 57:
+            raise ValidationError(pos + 2, path + 'ones', 'value ' + repr(ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
     pos += 3
     value = None
-    value = ((((hundreds - 48) * 100) + ((tens - 48) * 10)) + (ones - 48))
-    value = value
+    value = (hundreds * 100 + tens * 10 + ones - 5328)
     return value, pos
 
 
@@ -327,7 +334,7 @@ def encode_decimal3(obj, path=''):
     value__hundreds = (((value // 100) % 10) + 48)
     value__tens = (((value // 10) % 10) + 48)
     value__ones = ((value % 10) + 48)
-    if ((((value__hundreds - 48) * 100) + ((value__tens - 48) * 10)) + (value__ones - 48)) != value:
+    if (value__hundreds * 100 + value__tens * 10 + value__ones - 5328) != value:
         raise EncodeError(path + '', 'value ' + repr(value) + ' does not fit decimal3')
     if type(value__hundreds) is not int:
         raise EncodeError(path + 'hundreds', 'expected an int, got ' + repr(value__hundreds))
@@ -348,22 +355,21 @@ def decode_decimal4(buf, pos=0, end=None, path=''):
     """Decode one decimal4 from buf[pos:end]; returns (value, next_pos)."""
     if end is None:
         end = len(buf)
-    start = pos
     if end - pos < 4:
         raise truncated(path, pos, end, _RUN3)
     thousands, hundreds, tens, ones = _S3.unpack_from(buf, pos)
-    if not 48 <= thousands <= 57:
-        raise ValidationError(pos, path + 'thousands', 'value ' + repr(thousands) + " is outside [48, 57] (ASCII digit '0'..'9' for the thousands.)")
-    if not 48 <= hundreds <= 57:
-        raise ValidationError(pos + 1, path + 'hundreds', 'value ' + repr(hundreds) + " is outside [48, 57] (ASCII digit '0'..'9' for the hundreds.)")
-    if not 48 <= tens <= 57:
-        raise ValidationError(pos + 2, path + 'tens', 'value ' + repr(tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
-    if not 48 <= ones <= 57:
-        raise ValidationError(pos + 3, path + 'ones', 'value ' + repr(ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
+    if not (thousands in _RANGE_48_57 and hundreds in _RANGE_48_57 and tens in _RANGE_48_57 and ones in _RANGE_48_57):
+        if not 48 <= thousands <= 57:
+            raise ValidationError(pos, path + 'thousands', 'value ' + repr(thousands) + " is outside [48, 57] (ASCII digit '0'..'9' for the thousands.)")
+        if not 48 <= hundreds <= 57:
+            raise ValidationError(pos + 1, path + 'hundreds', 'value ' + repr(hundreds) + " is outside [48, 57] (ASCII digit '0'..'9' for the hundreds.)")
+        if not 48 <= tens <= 57:
+            raise ValidationError(pos + 2, path + 'tens', 'value ' + repr(tens) + " is outside [48, 57] (ASCII digit '0'..'9' for the tens.)")
+        if not 48 <= ones <= 57:
+            raise ValidationError(pos + 3, path + 'ones', 'value ' + repr(ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
     pos += 4
     value = None
-    value = (((((thousands - 48) * 1000) + ((hundreds - 48) * 100)) + ((tens - 48) * 10)) + (ones - 48))
-    value = value
+    value = (thousands * 1000 + hundreds * 100 + tens * 10 + ones - 53328)
     return value, pos
 
 
@@ -376,7 +382,7 @@ def encode_decimal4(obj, path=''):
     value__hundreds = (((value // 100) % 10) + 48)
     value__tens = (((value // 10) % 10) + 48)
     value__ones = ((value % 10) + 48)
-    if (((((value__thousands - 48) * 1000) + ((value__hundreds - 48) * 100)) + ((value__tens - 48) * 10)) + (value__ones - 48)) != value:
+    if (value__thousands * 1000 + value__hundreds * 100 + value__tens * 10 + value__ones - 53328) != value:
         raise EncodeError(path + '', 'value ' + repr(value) + ' does not fit decimal4')
     if type(value__thousands) is not int:
         raise EncodeError(path + 'thousands', 'expected an int, got ' + repr(value__thousands))
@@ -395,3 +401,6 @@ def encode_decimal4(obj, path=''):
     if not 48 <= value__ones <= 57:
         raise EncodeError(path + 'ones', 'value ' + repr(value__ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
     return _S3.pack(value__thousands, value__hundreds, value__tens, value__ones)
+
+
+_RANGE_48_57 = frozenset(range(48, 58))
