@@ -145,8 +145,9 @@ def test_sql_udtf(spark, dumps):
     register_udtf(spark, "broadcast", mode="DROPMALFORMED", name="parse_broadcast_valid")
     spark.sql(f"CREATE OR REPLACE TEMP VIEW dump_files USING binaryFile "
               f"OPTIONS (path '{dumps}', recursiveFileLookup 'true')")
-    rows = spark.sql("SELECT offset, error FROM parse_broadcast(TABLE(SELECT path, content FROM dump_files))").collect()
-    expected = [t for _, rows in DUMPS.values() for *_, t in rows]
+    query = "SELECT offset, error FROM parse_broadcast(TABLE(SELECT path, content FROM dump_files))"
+    rows = spark.sql(query).collect()
+    expected = [t for _, spans in DUMPS.values() for *_, t in spans]
     assert len(rows) == len(expected)
     assert sum(r.error is not None for r in rows) == expected.count(None)
     lateral = spark.sql("SELECT p.offset, p.data_response.data AS data FROM dump_files f, "

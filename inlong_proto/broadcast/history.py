@@ -41,6 +41,11 @@ def truncate_to_ms(moment: datetime) -> datetime:
     return moment.replace(microsecond=moment.microsecond - moment.microsecond % 1000)
 
 
+def format_timestamp(stamp: datetime) -> str:
+    """`yyyy-MM-dd HH:mm:ss.SSS`: the wire's timestamp without its brackets, for logs and output."""
+    return f"{stamp:%Y-%m-%d %H:%M:%S}.{stamp.microsecond // 1000:03d}"
+
+
 def next_item(previous: datetime | None, rng: random.Random,
               clock: Callable[[], datetime] = datetime.now) -> Item:
     """A new real-time item stamped now (local time, as Java's SimpleDateFormat writes it).
