@@ -121,6 +121,18 @@ def inspect(protocol, mode, file):
     render(_read(file), protocol, mode)
 
 
+@main.command()
+@click.option("--out", "out", default="out/demo", show_default=True, help="Folder for the recorded dumps.")
+@click.option("--items", default=20, show_default=True, help="Items client A receives per connection.")
+def demo(out, items):
+    """Server + clients produce dumps over loopback, Spark parses them, a summary is printed."""
+    from pathlib import Path
+
+    from .demo import run
+
+    run(Path(out), items=items)
+
+
 def _register_protocol_commands() -> None:
     from .broadcast.cli import broadcast
 

@@ -115,6 +115,7 @@ def local_session(app_name: str = "inlong-proto", cores: int | None = None):
 
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # local mode talks to itself only
     threads = cores or os.cpu_count() or 1
     return (SparkSession.builder.master(f"local[{threads}]").appName(app_name)
             .config("spark.ui.enabled", "false")
