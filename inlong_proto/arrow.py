@@ -44,12 +44,22 @@ def _message_fields(cls) -> list:
     for info in cls.FIELDS:
         if info.kind == "switch":
             out += [pa.field(case, pa.struct(_message_fields(case_cls))) for case, case_cls in info.detail]
-        elif info.kind == "struct":
-            out.append(pa.field(info.name, pa.struct(_message_fields(info.detail))))
+        elif info.kind in ("struct", "list"):
+            out.append(pa.field(info.name, _column_type(info)))
         else:
             out.append(pa.field(info.name, _plain_type(info.arrow)))
     _check_unique(cls.__name__, [f.name for f in out])
     return out
+
+
+def _column_type(info):
+    import pyarrow as pa
+
+    if info.kind == "struct":
+        return pa.struct(_message_fields(info.detail))
+    if info.kind == "list":
+        return pa.list_(_column_type(info.detail))
+    return _plain_type(info.arrow)
 
 
 def _check_unique(owner: str, names: list[str]) -> None:
@@ -68,7 +78,14 @@ def frame_schema(protocol: str):
 
     proto = protocols.get(protocol)
     fields = [pa.field(name, _plain_type(arrow)) for name, arrow in META_COLUMNS]
-    fields += _message_fields(proto.frame_type)
+    merged: dict = {}
+    for frame_type in proto.frame_types:  # request and response layouts share one table
+        for column in _message_fields(frame_type):
+            if column.name in merged and merged[column.name].type != column.type:
+                raise ValueError(f"protocol {protocol}: column {column.name} has different types in its "
+                                 f"request and response layouts")
+            merged.setdefault(column.name, column)
+    fields += merged.values()
     _check_unique(f"protocol {protocol}", [f.name for f in fields])
     return pa.schema(fields)
 
@@ -93,11 +110,19 @@ def _message_values(cls, message, out: dict) -> dict:
             for case, case_cls in info.detail:
                 # A body the spec has no case for (raw bytes) fills no case column.
                 out[case] = _message_values(case_cls, value, {}) if type(value) is case_cls else None
-        elif info.kind == "struct":
-            out[info.name] = None if value is None else _message_values(info.detail, value, {})
         else:
-            out[info.name] = _plain_value(info, value)
+            out[info.name] = _column_value(info, value)
     return out
+
+
+def _column_value(info, value):
+    if value is None:
+        return None
+    if info.kind == "struct":
+        return _message_values(info.detail, value, {})
+    if info.kind == "list":
+        return [_column_value(info.detail, item) for item in value]
+    return _plain_value(info, value)
 
 
 def _plain_value(info, value):
@@ -119,7 +144,7 @@ def frame_row(path: str, frame) -> dict:
            "direction": frame.direction, "message_type": frame.message_type,
            "error": None if frame.error is None else str(frame.error)}
     if frame.message is not None:
-        _message_values(protocols.get(frame.protocol).frame_type, frame.message, row)
+        _message_values(type(frame.message), frame.message, row)
     return row
 
 

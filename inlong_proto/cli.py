@@ -79,10 +79,13 @@ def _with_file(exc: InlongProtoError, path: str) -> InlongProtoError:
 
 @main.command()
 @PROTOCOL
+@DIRECTION
 @click.argument("input", default="-")
 @click.option("--output", "-o", default="-", help="Where the bytes go (default: stdout).")
-def encode(protocol, input, output):
-    """Read JSON lines (the shape `decode` prints) and write the frames' bytes."""
+def encode(protocol, direction, input, output):
+    """Read JSON lines (the shape `decode` prints) and write the frames' bytes.
+
+    The layout is the one --direction names, else each record's own "direction" key."""
     from .values import from_plain
 
     proto = protocols.get(protocol)
@@ -95,9 +98,10 @@ def encode(protocol, input, output):
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise click.ClickException(f"line {number}: not JSON: {exc}") from None
-        fields = {k: v for k, v in record.items() if k in {f.name for f in proto.frame_type.FIELDS}}
+        frame_type = proto.frame_type_for(direction or record.get("direction"))
+        fields = {k: v for k, v in record.items() if k in {f.name for f in frame_type.FIELDS}}
         try:
-            chunks.append(frames.encode(from_plain(proto.frame_type, fields)))
+            chunks.append(frames.encode(from_plain(frame_type, fields)))
         except InlongProtoError as exc:
             raise click.ClickException(f"line {number}: {exc}") from None
     data = b"".join(chunks)

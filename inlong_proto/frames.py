@@ -1,6 +1,7 @@
 """The sans-IO core: decode, encode, iter_frames and StreamDecoder over any registered protocol."""
 from __future__ import annotations
 
+import struct
 from typing import Iterator, NamedTuple
 
 from . import protocols
@@ -51,32 +52,35 @@ def _check_direction(direction: str | None) -> None:
         raise ValueError(f"direction must be request, response or None, not {direction!r}")
 
 
-def _build(proto: protocols.Protocol, message, offset: int, length: int, direction: str | None) -> Frame:
-    message_type, actual = proto.message_of(message)
-    if direction is not None and actual is not None and actual != direction:
-        raise ValidationError(offset, proto.codec.MESSAGE_FIELD or "",
+def _build(proto: protocols.Protocol, codec: protocols.Codec, message, offset: int, length: int,
+           direction: str | None, ambiguous: bool) -> Frame:
+    message_type, actual = codec.message_of(message)
+    if ambiguous:
+        actual = None  # the bytes are valid in both directions; say so rather than guess
+    elif direction is not None and actual is not None and actual != direction:
+        raise ValidationError(offset, codec.message_field or "",
                               f"a {message_type} is a {actual}, but direction={direction} was asked for")
     return _tuple_new(Frame, (proto.name, offset, length, message, message_type, actual, None, None))
 
 
-def _frame_size(proto: protocols.Protocol, buf, pos: int, end: int, max_frame_size: int) -> int | None:
+def _frame_size(codec: protocols.Codec, buf, pos: int, end: int, max_frame_size: int) -> int | None:
     """Probe the header; refuse sizes over the limit before anything is buffered."""
-    size = proto.codec.frame_length(buf, pos, end)
+    size = codec.module.frame_length(buf, pos, end)
     if size is not None and size > max_frame_size:
         raise FrameTooLargeError(pos, "", f"frame claims {size} bytes, over max_frame_size {max_frame_size}")
     return size
 
 
-def _decode_at(proto: protocols.Protocol, view, pos: int, end: int, limit: int):
-    """(message, size) of the frame at pos; (None, None) if more bytes are needed.
+def _decode_with(codec: protocols.Codec, view, pos: int, end: int, limit: int):
+    """(message, size) of the frame at pos; (None, size or None) if more bytes are needed.
 
     The generated decoder runs first, bounded by the frame's own length fields; the header probe runs
     only when it stops short, to tell "wait for more bytes" from "a field overruns its frame".
     """
     try:
-        message, stop = proto.codec.decode(view, pos, end)
+        message, stop = codec.module.decode(view, pos, end)
     except TruncatedError as exc:
-        size = _frame_size(proto, view, pos, end, limit)
+        size = _frame_size(codec, view, pos, end, limit)
         if size is None or end - pos < size:
             return None, size
         raise ValidationError(exc.offset, exc.field, f"overruns the frame's declared size: {exc.reason}") from None
@@ -85,31 +89,74 @@ def _decode_at(proto: protocols.Protocol, view, pos: int, end: int, limit: int):
     return message, stop - pos
 
 
+def _decode_at(proto: protocols.Protocol, candidates: tuple, view, pos: int, end: int, limit: int,
+               base: int, direction: str | None) -> tuple[Frame | None, int | None]:
+    """The frame at pos decoded with each candidate layout: (frame, size), or (None, size) for more bytes.
+
+    With one candidate (the usual case) this is a plain decode. With several (direction not given for a
+    protocol whose requests and responses differ), the layouts that decode win: one is reported with its
+    direction, several with direction None; if none does, the first layout's error is raised.
+    """
+    if len(candidates) == 1:
+        codec = candidates[0]
+        message, size = _decode_with(codec, view, pos, end, limit)
+        if message is None:
+            return None, size
+        return _build(proto, codec, message, base + pos, size, direction, False), size
+    found, first_error, need = [], None, None
+    for codec in candidates:
+        try:
+            message, size = _decode_with(codec, view, pos, end, limit)
+        except DecodeError as exc:
+            first_error = first_error or exc
+            continue
+        if message is None:
+            need = (size,)
+        else:
+            found.append((codec, message, size))
+    if found:
+        codec, message, size = found[0]
+        return _build(proto, codec, message, base + pos, size, direction, len(found) > 1), size
+    if need is not None:
+        return None, need[0]
+    raise first_error
+
+
+def _probe_size(proto: protocols.Protocol, view, pos: int, end: int, limit: int) -> int | None:
+    for codec in proto.codecs:
+        try:
+            return _frame_size(codec, view, pos, end, limit)
+        except DecodeError:
+            continue
+    return None
+
+
 def decode(data: bytes, protocol: str, direction: str | None = None, *,
            max_frame_size: int | None = None) -> Frame:
     """Decode exactly one frame that fills `data`."""
     _check_direction(direction)
     proto = protocols.get(protocol)
-    message, size = _decode_at(proto, data, 0, len(data), max_frame_size or proto.max_frame_size)
-    if message is None:
+    limit = max_frame_size or proto.max_frame_size
+    frame, size = _decode_at(proto, proto.candidates(direction), data, 0, len(data), limit, 0, direction)
+    if frame is None:
         raise TruncatedError(len(data), "", f"input ends at {len(data)} bytes, the frame needs "
                                             f"{size if size is not None else 'at least ' + str(proto.header_size)}")
     if size != len(data):
         raise ValidationError(size, "", f"{len(data) - size} bytes follow the frame; use iter_frames for streams")
-    return _build(proto, message, 0, size, direction)
+    return frame
 
 
 def encode(frame) -> bytes:
     """Bytes of a Frame or of a generated message; lengths and discriminators are derived."""
     message = frame.message if isinstance(frame, Frame) else frame
     for name in protocols.names():
-        proto = protocols.get(name)
-        if isinstance(message, proto.frame_type):
+        codec = protocols.get(name).codec_of(message)
+        if codec is not None:
             try:
-                return proto.codec.encode(message)
+                return codec.module.encode(message)
             except EncodeError:
                 raise
-            except (TypeError, AttributeError, ValueError, OverflowError) as exc:
+            except (TypeError, AttributeError, ValueError, OverflowError, struct.error) as exc:
                 raise EncodeError("", f"cannot encode {type(message).__name__}: {exc}") from None
     raise EncodeError("", f"{type(message).__name__} is not a frame of any known protocol")
 
@@ -123,6 +170,7 @@ class _Scanner:
 
     def __init__(self, proto: protocols.Protocol, direction: str | None, mode: str, limit: int):
         self.proto, self.direction, self.mode, self.limit = proto, direction, mode, limit
+        self.candidates = proto.candidates(direction)
         self.bad_start: int | None = None  # buffer position where the open malformed span began
         self.bad_error: DecodeError | None = None
         self.keep_from = 0  # first buffer position still needed after scan()
@@ -132,10 +180,10 @@ class _Scanner:
         end = len(view)
         while pos < end:
             try:
-                message, size = _decode_at(self.proto, view, pos, end, self.limit)
-                if message is None:
+                frame, size = _decode_at(self.proto, self.candidates, view, pos, end, self.limit, base,
+                                         self.direction)
+                if frame is None:
                     break
-                frame = _build(self.proto, message, base + pos, size, self.direction)
             except DecodeError as exc:
                 error = exc.shifted(base)
                 if self.mode == "FAILFAST":
@@ -154,7 +202,7 @@ class _Scanner:
         self.stopped_at = pos
         if final:
             if pos < end and self.bad_start is None:
-                size = _frame_size_or_none(self.proto, view, pos, end, self.limit)
+                size = _probe_size(self.proto, view, pos, end, self.limit)
                 error = TruncatedError(base + end, "", f"input ends inside a frame: {end - pos} of "
                                        f"{size if size is not None else 'at least ' + str(self.proto.header_size)}"
                                        f" bytes present")
@@ -172,13 +220,6 @@ class _Scanner:
         if self.mode == "PERMISSIVE":
             yield Frame(self.proto.name, base + start, pos - start, None, None, None, error,
                         bytes(view[start:pos]))
-
-
-def _frame_size_or_none(proto, view, pos, end, limit):
-    try:
-        return _frame_size(proto, view, pos, end, limit)
-    except DecodeError:
-        return None
 
 
 def iter_frames(data: bytes, protocol: str, direction: str | None = None, mode: str = "FAILFAST", *,

@@ -53,7 +53,7 @@ def rows(data: bytes, protocol: str, mode: str = "PERMISSIVE") -> Iterator[tuple
             yield frame, []
             continue
         chunk = data[frame.offset:frame.offset + frame.length]
-        parsed = reference.kaitai_parse(protocol, chunk, debug=True)
+        parsed = reference.kaitai_parse(protocol, chunk, debug=True, direction=frame.direction)
         yield frame, list(field_rows(parsed, frame.offset))
 
 

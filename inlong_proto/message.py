@@ -22,8 +22,10 @@ class Message(tuple):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        cls._key = staticmethod(itemgetter(*cls._compared) if len(cls._compared) != 1 else
-                                (lambda values, i=cls._compared[0]: (values[i],)))
+        if len(cls._compared) > 1:
+            cls._key = staticmethod(itemgetter(*cls._compared))
+        else:  # itemgetter of one index returns a bare value, of none it cannot be built
+            cls._key = staticmethod(lambda values, indices=cls._compared: tuple(values[i] for i in indices))
 
     def __eq__(self, other):
         if type(other) is not type(self):

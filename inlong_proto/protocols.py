@@ -1,8 +1,9 @@
-"""Protocol registry: each protocol is a generated frame codec module plus what the runtime needs of it."""
+"""Protocol registry: each protocol is one generated frame codec, or one per direction when requests and
+responses have different layouts (DataProxy), plus what the runtime needs to know of them."""
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from types import ModuleType
 
@@ -16,32 +17,61 @@ class UnknownProtocolError(InlongProtoError, ValueError):
 
 
 @dataclass(frozen=True)
-class Protocol:
-    """One wire protocol as the runtime sees it; everything here comes from the generated module."""
+class Codec:
+    """One generated frame module; direction is None when its frame type carries both directions."""
 
-    name: str
-    codec: ModuleType
+    direction: str | None
+    module: ModuleType
+    message_field: str | None = field(init=False)
+    message_types: dict = field(init=False)
 
-    @property
-    def frame_type(self) -> type:
-        return self.codec.FRAME
-
-    @property
-    def max_frame_size(self) -> int:
-        return self.codec.MAX_FRAME_SIZE
-
-    @property
-    def header_size(self) -> int:
-        return self.codec.HEADER_SIZE
+    def __post_init__(self):
+        object.__setattr__(self, "message_field", self.module.MESSAGE_FIELD)
+        object.__setattr__(self, "message_types", self.module.MESSAGE_TYPES)
 
     def message_of(self, message) -> tuple[str, str | None]:
         """(message type, direction) of a decoded frame, from the spec's -inlong annotations."""
-        body = getattr(message, self._message_field) if self._message_field else message
-        return self._message_types.get(type(body)) or (type(body).__name__, None)
+        body = getattr(message, self.message_field) if self.message_field else message
+        message_type, direction = self.message_types.get(type(body)) or (type(body).__name__, None)
+        return message_type, self.direction or direction
 
-    def __post_init__(self):
-        object.__setattr__(self, "_message_field", self.codec.MESSAGE_FIELD)
-        object.__setattr__(self, "_message_types", self.codec.MESSAGE_TYPES)
+
+@dataclass(frozen=True)
+class Protocol:
+    name: str
+    codecs: tuple[Codec, ...]
+
+    @property
+    def frame_types(self) -> tuple[type, ...]:
+        return tuple(codec.module.FRAME for codec in self.codecs)
+
+    @property
+    def max_frame_size(self) -> int:
+        return max(codec.module.MAX_FRAME_SIZE for codec in self.codecs)
+
+    @property
+    def header_size(self) -> int:
+        return min(codec.module.HEADER_SIZE for codec in self.codecs)
+
+    @property
+    def directional(self) -> bool:
+        return self.codecs[0].direction is not None
+
+    def candidates(self, direction: str | None) -> tuple[Codec, ...]:
+        """The codecs to try for bytes sent in `direction` (all of them when it is not known)."""
+        if direction is None or not self.directional:
+            return self.codecs
+        return tuple(codec for codec in self.codecs if codec.direction == direction)
+
+    def frame_type_for(self, direction: str | None) -> type:
+        """The frame class that bytes sent in `direction` decode to (the first layout if unknown)."""
+        return self.candidates(direction)[0].module.FRAME
+
+    def codec_of(self, message) -> Codec | None:
+        for codec in self.codecs:
+            if type(message) is codec.module.FRAME:
+                return codec
+        return None
 
 
 def names() -> list[str]:
@@ -56,4 +86,5 @@ def get(name: str) -> Protocol:
 
     if name not in PROTOCOLS:
         raise UnknownProtocolError(f"unknown protocol {name!r}; known: {', '.join(sorted(PROTOCOLS))}")
-    return Protocol(name, importlib.import_module(PROTOCOLS[name]))
+    return Protocol(name, tuple(Codec(direction, importlib.import_module(module))
+                                for direction, module in PROTOCOLS[name]))

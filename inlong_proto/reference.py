@@ -60,15 +60,16 @@ def load(backend: str, spec_id: str) -> ModuleType:
     return module
 
 
-def frame_spec_id(protocol: str) -> str:
-    return protocols.get(protocol).codec.__name__.rsplit(".", 1)[-1]
+def frame_spec_id(protocol: str, direction: str | None = None) -> str:
+    """The .ksy id of the frame layout for bytes sent in `direction` (the first layout if unknown)."""
+    return protocols.get(protocol).candidates(direction)[0].module.__name__.rsplit(".", 1)[-1]
 
 
-def kaitai_parse(protocol: str, data: bytes, debug: bool = False):
+def kaitai_parse(protocol: str, data: bytes, debug: bool = False, direction: str | None = None):
     """Parse one frame with the Kaitai-generated parser (debug: with field offsets in `_debug`)."""
     from kaitaistruct import KaitaiStream
 
-    spec_id = frame_spec_id(protocol)
+    spec_id = frame_spec_id(protocol, direction)
     module = load("kaitai_debug" if debug else "kaitai", spec_id)
     cls = getattr(module, "".join(part.capitalize() for part in spec_id.split("_")))
     obj = cls(KaitaiStream(io.BytesIO(data)))
@@ -77,6 +78,6 @@ def kaitai_parse(protocol: str, data: bytes, debug: bool = False):
     return obj
 
 
-def construct_parse(protocol: str, data: bytes):
-    spec_id = frame_spec_id(protocol)
+def construct_parse(protocol: str, data: bytes, direction: str | None = None):
+    spec_id = frame_spec_id(protocol, direction)
     return getattr(load("construct", spec_id), spec_id).parse(data)

@@ -13,8 +13,8 @@ from inlong_proto.values import render_datetime, to_plain
 _PARTS = ("year", "month", "day", "hour", "minute", "second", "millisecond")
 
 
-def own(protocol: str, data: bytes) -> dict:
-    return to_plain(decode(data, protocol).message)
+def own(protocol: str, data: bytes, direction: str | None = None) -> dict:
+    return to_plain(decode(data, protocol, direction).message)
 
 
 def _time(get) -> str:
@@ -59,12 +59,14 @@ def _construct(container, cls) -> dict:
     return out
 
 
-def kaitai(protocol: str, data: bytes) -> dict:
-    return _kaitai(reference.kaitai_parse(protocol, data), protocols.get(protocol).frame_type)
+def kaitai(protocol: str, data: bytes, direction: str | None = None) -> dict:
+    return _kaitai(reference.kaitai_parse(protocol, data, direction=direction),
+                   protocols.get(protocol).frame_type_for(direction))
 
 
-def construct(protocol: str, data: bytes) -> dict:
-    return _construct(reference.construct_parse(protocol, data), protocols.get(protocol).frame_type)
+def construct(protocol: str, data: bytes, direction: str | None = None) -> dict:
+    return _construct(reference.construct_parse(protocol, data, direction),
+                      protocols.get(protocol).frame_type_for(direction))
 
 
 ALL = {"own": own, "kaitai": kaitai, "construct": construct}

@@ -30,7 +30,7 @@ def ksy_files(specs: Path) -> list[Path]:
 
 
 def own_codecs(specs: Path, out: Path) -> list[str]:
-    """Returns the generated frame modules, protocol name first, for the registry."""
+    """Generate every spec's codec and the registry of frame codecs; returns the protocol names."""
     loader = Loader(specs)
     frames = []
     for path in ksy_files(specs):
@@ -40,12 +40,16 @@ def own_codecs(specs: Path, out: Path) -> list[str]:
         (target.parent / "__init__.py").write_text('"""Generated codecs. Do not edit."""\n')
         target.write_text(emit_module(spec))
         if spec.root.options.get("frame"):
-            frames.append((spec.root.options["protocol"], spec.module))
-    registry = ['"""Generated: protocol name -> frame codec module. Do not edit."""', "", "PROTOCOLS = {"]
-    registry += [f"    {name!r}: {'inlong_proto.generated.codec.' + module!r}," for name, module in sorted(frames)]
+            frames.append((spec.root.options["protocol"], spec.root.options.get("direction"), spec.module))
+    by_protocol: dict[str, list] = {}
+    for name, direction, module in sorted(frames, key=lambda f: (f[0], f[1] or "")):
+        by_protocol.setdefault(name, []).append((direction, "inlong_proto.generated.codec." + module))
+    registry = ['"""Generated: protocol name -> ((direction or None, frame codec module), ...). Do not edit."""',
+                "", "PROTOCOLS = {"]
+    registry += [f"    {name!r}: {tuple(entries)!r}," for name, entries in by_protocol.items()]
     registry += ["}", ""]
     (out / "codec" / "__init__.py").write_text("\n".join(registry))
-    return [name for name, _ in frames]
+    return list(by_protocol)
 
 
 def official(specs: Path, out: Path) -> None:

@@ -1,5 +1,5 @@
-"""Generated: protocol name -> frame codec module. Do not edit."""
+"""Generated: protocol name -> ((direction or None, frame codec module), ...). Do not edit."""
 
 PROTOCOLS = {
-    'broadcast': 'inlong_proto.generated.codec.broadcast.broadcast_frame',
+    'broadcast': ((None, 'inlong_proto.generated.codec.broadcast.broadcast_frame'),),
 }

@@ -30,7 +30,7 @@ def test_valid_vector_frame_metadata(vector):
 def test_valid_vector_encodes_back_to_the_same_bytes(vector):
     data = bytes.fromhex(vector["hex"])
     assert inlong_proto.encode(inlong_proto.decode(data, "broadcast")) == data
-    message = from_plain(protocols.get("broadcast").frame_type, vector["expected"])
+    message = from_plain(protocols.get("broadcast").frame_type_for(vector["direction"]), vector["expected"])
     assert inlong_proto.encode(message) == data
 
 

@@ -125,7 +125,7 @@ def test_generated_codec_errors_name_field_and_offset(tmp_path):
 
 @pytest.mark.parametrize("snippet, message", [
     ("    process: zlib\n", "'process' is not supported"),
-    ("    repeat: eos\n", "'repeat' is not supported"),
+    ("    repeat: until\n    repeat-until: _ == 0\n", "'repeat-until' is not supported"),
     ("    terminator: 0\n", "'terminator' is not supported"),
 ])
 def test_unsupported_constructs_stop_generation_with_the_spec_path(tmp_path, snippet, message):
@@ -136,9 +136,11 @@ def test_unsupported_constructs_stop_generation_with_the_spec_path(tmp_path, sni
     assert "demo/demo.ksy: /seq/4" in str(caught.value)
 
 
-def test_bit_types_and_missing_docs_are_refused(tmp_path):
+def test_unaligned_bits_strz_and_missing_docs_are_refused(tmp_path):
+    with pytest.raises(GenerationError, match="whole bytes"):
+        emit_module(Loader(tmp_path).load(write_spec(tmp_path, BASE.replace("type: s1", "type: b4"))))
     with pytest.raises(GenerationError, match="not supported"):
-        Loader(tmp_path).load(write_spec(tmp_path, BASE.replace("type: s1", "type: b4")))
+        Loader(tmp_path / "z").load(write_spec(tmp_path / "z", BASE.replace("type: s1", "type: strz")))
     with pytest.raises(GenerationError, match="needs a doc"):
         Loader(tmp_path / "x").load(write_spec(tmp_path / "x", BASE.replace("    doc: Magic.\n", "")))
 
@@ -177,3 +179,91 @@ def test_generation_is_deterministic_and_committed(tmp_path):
             _, mismatch, errors = filecmp.cmpfiles(current.left, current.right, current.common_files, shallow=False)
             assert not mismatch and not errors, (current.left, mismatch)
             stack.extend(current.subdirs.values())
+
+
+FLAGS_AND_LISTS = """\
+meta:
+  id: demo
+  endian: be
+seq:
+  - id: total
+    type: u4
+    doc: Bytes after this field.
+  - id: encrypted
+    type: b1
+    doc: Flag bit 7.
+  - id: compressed
+    type: b2
+    doc: Bits 6-5.
+  - id: kind
+    type: b5
+    enum: kind
+    valid:
+      in-enum: true
+    doc: Bits 4-0.
+  - id: body
+    size: total - 1
+    type:
+      switch-on: kind
+      cases:
+        kind::text: text
+        kind::more_text: text
+        kind::numbers: numbers
+    doc: Body by kind.
+types:
+  text:
+    seq:
+      - id: items
+        type: item
+        repeat: eos
+        doc: Items until the end of the body.
+  item:
+    seq:
+      - id: len
+        type: u2
+        doc: Item size.
+      - id: data
+        size: len
+        doc: Item bytes.
+  numbers:
+    seq:
+      - id: count
+        type: u1
+        doc: How many numbers.
+      - id: values
+        type: s2
+        repeat: expr
+        repeat-expr: count
+        doc: The numbers.
+enums:
+  kind:
+    1: text
+    2: more_text
+    3: numbers
+"""
+
+
+def test_bit_fields_repeats_and_shared_cases(tmp_path):
+    from inlong_proto.errors import EncodeError, ValidationError
+
+    path = write_spec(tmp_path, FLAGS_AND_LISTS)
+    demo = load_module(path, tmp_path / "demo_codec.py")
+    items = demo.Text(items=(demo.Item(data=b"ab"), demo.Item(data=b"")))
+    message = demo.Demo(encrypted=True, compressed=2, kind=demo.Kind.more_text, body=items)
+    data = demo.encode_demo(message)
+    assert data == b"\x00\x00\x00\x07" + bytes([0b1_10_00010]) + b"\x00\x02ab\x00\x00"
+    decoded, _ = demo.decode_demo(data)
+    assert decoded == message and decoded.kind is demo.Kind.more_text and decoded.encrypted is True
+    numbers = demo.Demo(encrypted=False, compressed=0, kind=3, body=demo.Numbers(values=(-1, 2)))
+    data = demo.encode_demo(numbers)
+    assert data == b"\x00\x00\x00\x06\x03\x02\xff\xff\x00\x02"
+    assert demo.decode_demo(data)[0].body.count == 2
+    with pytest.raises(EncodeError, match="kind"):  # shared cases: the discriminator is given, and checked
+        demo.encode_demo(demo.Demo(encrypted=False, compressed=0, kind=3, body=items))
+    with pytest.raises(EncodeError, match="compressed"):
+        demo.encode_demo(demo.Demo(encrypted=False, compressed=4, kind=1, body=items))
+    with pytest.raises(ValidationError) as caught:
+        demo.decode_demo(b"\x00\x00\x00\x01\x1f")
+    assert (caught.value.offset, caught.value.field) == (4, "kind")
+    assert [f.kind for f in demo.Numbers.FIELDS] == ["int", "list"]
+    assert demo.Numbers.FIELDS[1].detail.arrow == "int16"

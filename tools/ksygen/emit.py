@@ -6,10 +6,16 @@ from. Length and discriminator fields that other fields' sizes or switches depen
 """
 from __future__ import annotations
 
+import keyword
+
 from .expr import GenerationError, Node, Scope, invert_linear, names_used, to_python
 from .model import ARROW_INT, INT_RANGE, Attr, EnumSpec, SpecFile, TypeSpec, camel
 
 RUNTIME = "inlong_proto.errors"
+# Names generated functions use themselves (builtins, parameters, helpers): fields get a suffix instead.
+_RESERVED = {"len", "bytes", "type", "isinstance", "str", "int", "tuple", "range", "list", "enumerate", "repr",
+             "pos", "buf", "end", "path", "start", "obj", "value", "datetime", "struct", "outer", "exc", "item",
+             "index", "body_size", "_tuple_new", "truncated"}
 PACKAGE = "inlong_proto.generated.codec"
 _DATETIME_PARTS = ("year", "month", "day", "hour", "minute", "second", "millisecond")
 
@@ -105,6 +111,8 @@ class LocalScope:
         self.children: dict[str, LocalScope] = {}
 
     def var(self, name: str) -> str:
+        if not self.prefix and (name in _RESERVED or keyword.iskeyword(name)):
+            return f"{name}_"  # a field called `len` or `pos` must not shadow what generated code uses
         return f"{self.prefix}{name}"
 
     def attr(self, name: str) -> Attr | None:
@@ -260,6 +268,9 @@ class DecodeEmitter(FunctionEmitter):
         super().__init__(module, "decode")
         self.need_more = need_more  # what a short run does in the frame probe ("return None")
         self.end = "end"  # the local bounding reads (an inlined case reads up to its own end)
+        self.bit_group: list = []  # open bN fields waiting to fill whole bytes
+        self.bit_width = 0
+        self.extracts: list[str] = []  # statements splitting bit groups, run right after the unpack
         self.run: list[tuple[str, str, int, str]] = []  # (fmt, var, size, path)
         self.pending: list = []  # deferred checks of the current run
 
@@ -267,10 +278,24 @@ class DecodeEmitter(FunctionEmitter):
     def seq(self, scope: LocalScope) -> None:
         for attr in scope.type_spec.seq:
             self.field(scope, attr)
+        if self.bit_group:
+            raise GenerationError(f"{scope.type_spec.where}: bit fields must fill whole bytes "
+                                  f"({self.bit_width} bits left open)")
 
     def field(self, scope: LocalScope, attr: Attr) -> None:
         var = scope.var(attr.id)
-        if attr.kind in ("int", "float", "contents"):
+        if attr.kind == "bits":
+            self.bit_group.append((scope, attr, var))
+            self.bit_width += attr.bits
+            if self.bit_width % 8 == 0:
+                self.close_bits()
+            return
+        if self.bit_group:
+            raise GenerationError(f"{attr.where}: bit fields before it must fill whole bytes")
+        if attr.repeat:
+            self.flush()
+            self.dynamic(scope, attr, var)
+        elif attr.kind in ("int", "float", "contents"):
             fmt = attr.fmt if attr.fmt else f"{attr.size}s"
             if self.run and fmt[0] in "<>" and self._endian() not in (None, fmt[0]):
                 self.flush()  # one struct.Struct per run, so a run never mixes byte orders
@@ -285,6 +310,31 @@ class DecodeEmitter(FunctionEmitter):
         else:
             self.flush()
             self.dynamic(scope, attr, var)
+
+    def close_bits(self) -> None:
+        """A byte-aligned group of bN fields is read as one big-endian integer and split with shifts."""
+        width, group = self.bit_width, self.bit_group
+        self.bit_group, self.bit_width = [], 0
+        formats = {1: "B", 2: ">H", 4: ">I", 8: ">Q"}
+        if width // 8 not in formats:
+            raise GenerationError(f"{group[0][1].where}: a bit-field group of {width} bits is not supported "
+                                  f"(8, 16, 32 or 64)")
+        fmt = formats[width // 8]
+        if self.run and fmt[0] in "<>" and self._endian() not in (None, fmt[0]):
+            self.flush()
+        offset = sum(size for _, _, size, _ in self.run)
+        packed = f"{group[0][2]}__bits"
+        self.run.append((fmt, packed, width // 8, group[0][0].path + group[0][1].id))
+        shift = width
+        for scope, attr, var in group:
+            shift -= attr.bits
+            value = f"({packed} >> {shift})" if shift else packed
+            if attr.bits == 1:
+                self.extracts.append(f"{var} = {value} & 1 == 1")
+            else:
+                self.extracts.append(f"{var} = {value} & {(1 << attr.bits) - 1}" if shift or attr.bits < width
+                                     else f"{var} = {packed}")
+            self.pending.append(("field", scope, attr, var, offset))
 
     def _endian(self) -> str | None:
         return next((f[0] for f, _, _, _ in self.run if f[0] in "<>"), None)
@@ -307,6 +357,9 @@ class DecodeEmitter(FunctionEmitter):
         else:
             self.code.add(f"{targets}{',' if len(self.run) == 1 else ''} = "
                           f"{self.module.struct(fmt)}.unpack_from(buf, pos)")
+        for line in self.extracts:
+            self.code.add(line)
+        self.extracts = []
         covered = self.fast_checks()
         for kind, scope, attr, var, offset in self.pending:
             at = f"pos + {offset}" if offset else "pos"
@@ -415,11 +468,57 @@ class DecodeEmitter(FunctionEmitter):
         self.code.add(f"{end_var} = pos + {var}__size")
         return end_var
 
+    def repeated(self, scope: LocalScope, attr: Attr, var: str) -> None:
+        """repeat: eos reads elements until the stream's end, refusing an element that consumes nothing
+        (so no input can make it loop); repeat: expr reads a counted list, the count checked first."""
+        path = scope.path + attr.id
+        if attr.valid:
+            raise GenerationError(f"{attr.where}: valid on repeated fields is not supported")
+        self.code.add(f"{var} = []")
+        element_path = f"path + {path + '['!r} + str(len({var})) + ']'"
+        if attr.repeat == "expr":
+            self.code.add(f"{var}__count = {self.expr(scope, attr.repeat_expr)}")
+            self.code.add(f"if {var}__count < 0:")
+            self.fail("pos", path, reason("negative count ", E(f"{var}__count")))
+            self.code.add(f"for _ in range({var}__count):")
+        else:
+            self.code.add(f"while pos < {self.end}:")
+        self.code.depth += 1
+        self.code.add(f"{var}__item_at = pos")
+        if attr.kind == "user":
+            call = self.module.type_ref(attr.user_type, "decode_")
+            self.code.add(f"{var}__item, pos = {call}(buf, pos, {self.end}, {element_path} + '.')")
+        elif attr.kind == "bytes":
+            size = self.expr(scope, attr.size_expr)
+            self.code.add(f"if {size} < 0 or {self.end} - pos < {size}:")
+            self.code.add(f"    raise TruncatedError({self.end}, {element_path}, " + reason(
+                "needs ", E(size), " bytes at offset ", E("pos"), ", only ", E(f"{self.end} - pos"),
+                " available") + ")")
+            self.code.add(f"{var}__item = bytes(buf[pos:pos + {size}])")
+            self.code.add(f"pos += {size}")
+        else:
+            self.code.add(f"if {self.end} - pos < {attr.size}:")
+            self.code.add(f"    raise TruncatedError({self.end}, {element_path}, " + reason(
+                f"needs {attr.size} bytes at offset ", E("pos"), ", only ", E(f"{self.end} - pos"), " available") + ")")
+            self.code.add(f"{var}__item, = {self.module.struct(attr.fmt)}.unpack_from(buf, pos)")
+            self.code.add(f"pos += {attr.size}")
+            if attr.enum is not None:
+                self.code.add(f"{var}__item = {self.module.enum_map(attr.enum)}.get({var}__item, {var}__item)")
+        if attr.repeat == "eos":
+            self.code.add(f"if pos == {var}__item_at:")
+            self.fail("pos", path, reason("an element consumed no bytes; refusing to loop"))
+        self.code.add(f"{var}.append({var}__item)")
+        self.code.depth -= 1
+        self.code.add(f"{var} = tuple({var})")
+
     def dynamic(self, scope: LocalScope, attr: Attr, var: str) -> None:
         path = scope.path + attr.id
         at_start = f"{var}__at"
         self.code.add(f"{at_start} = pos")
         self.checks(scope, attr, var, at_start, phase="pre")
+        if attr.repeat:
+            self.repeated(scope, attr, var)
+            return
         if attr.kind in ("bytes", "str"):
             end_var = self.sized(scope, attr, var)
             self.code.add(f"{var} = bytes(buf[pos:{end_var}])")
@@ -513,8 +612,15 @@ class EncodeEmitter(FunctionEmitter):
             var = scope.var(attr.id)
             if attr.kind == "contents":
                 continue
+            if attr.repeat:
+                self.code.add(f"if not isinstance({var}, (list, tuple)):")
+                self.fail("", scope.path + attr.id, reason("expected a list, got ", E(f"type({var}).__name__", True)))
+                continue
             if attr.kind == "user" and attr.user_type.python_type != "struct":
                 self.checks_all(scope.child(attr))
+            elif attr.kind == "bits":
+                self.code.add(f"if not isinstance({var}, int) or not 0 <= {var} < {1 << attr.bits}:")
+                self.fail("", scope.path + attr.id, reason(f"expected a {attr.bits}-bit unsigned value, got ", E(var)))
             elif attr.kind == "int" and attr.enum is None:
                 self.code.add(f"if type({var}) is not int:")
                 self.fail("", scope.path + attr.id, reason("expected an int, got ", E(var)))
@@ -525,13 +631,27 @@ class EncodeEmitter(FunctionEmitter):
             elif attr.kind == "bytes" and not (attr.size is not None and attr.size_expr is None):
                 self.code.add(f"if not isinstance({var}, (bytes, bytearray)):")
                 self.fail("", scope.path + attr.id, reason("expected bytes, got ", E(f"type({var}).__name__", True)))
-            if attr.kind in ("int", "float", "user"):
+            if attr.kind in ("int", "float", "user", "bits"):
                 self.checks(scope, attr, var, "")
 
     def pack_list(self, scope: LocalScope) -> None:
+        group, width = [], 0
         for attr in scope.type_spec.seq:
             var = scope.var(attr.id)
-            if attr.kind == "contents":
+            if attr.kind == "bits":
+                group.append((var, attr.bits))
+                width += attr.bits
+                if width % 8 == 0:
+                    shift, terms = width, []
+                    for name, bits in group:
+                        shift -= bits
+                        terms.append(f"{name} << {shift}" if shift else name)
+                    fmt = {1: "B", 2: ">H", 4: ">I", 8: ">Q"}[width // 8]
+                    self.parts.append(("fixed", fmt, f"({' | '.join(terms)})"))
+                    group, width = [], 0
+            elif attr.repeat:
+                self.parts.append(("bytes", "", f"{var}__bytes"))
+            elif attr.kind == "contents":
                 self.parts.append(("fixed", f"{attr.size}s", repr(attr.contents)))
             elif attr.kind in ("int", "float"):
                 self.parts.append(("fixed", attr.fmt, var))
@@ -539,6 +659,18 @@ class EncodeEmitter(FunctionEmitter):
                 self.pack_list(scope.child(attr))
             else:
                 self.parts.append(("bytes", "", f"{var}__bytes"))
+
+
+def _distinct_cases(attr: Attr) -> list[TypeSpec]:
+    """The case types of a switch, each once (several keys may share a type), in spec order."""
+    return list({id(t): t for _, t in attr.case_types}.values())
+
+
+def _first_key_per_case(attr: Attr) -> list[tuple[Node, TypeSpec]]:
+    seen: dict[int, tuple[Node, TypeSpec]] = {}
+    for key, case_type in attr.case_types:
+        seen.setdefault(id(case_type), (key, case_type))
+    return list(seen.values())
 
 
 def _inlinable(type_spec: TypeSpec) -> bool:
@@ -558,14 +690,25 @@ def _derived_fields(type_spec: TypeSpec) -> dict[str, tuple[Attr, str, object]]:
                 target = next((a for a in type_spec.seq if a.id == name), None)
                 if inverse is not None and target is not None and target.kind == "int" and len(used) == 1:
                     derived[name] = (attr, "size", inverse)
-        if attr.kind == "switch" and attr.switch_on.kind == "name":
+        if attr.repeat == "expr" and attr.repeat_expr.kind != "num":
+            used = {chain[0] for chain in names_used(attr.repeat_expr)}
+            inverse = invert_linear(attr.repeat_expr, next(iter(used))) if len(used) == 1 else None
+            target = next((a for a in type_spec.seq if a.id in used), None)
+            if inverse is not None and target is not None and target.kind == "int":
+                derived[target.id] = (attr, "count", inverse)
+        unique_cases = attr.kind == "switch" and len({id(t) for _, t in attr.case_types}) == len(attr.case_types)
+        if unique_cases and attr.switch_on.kind == "name":
             target = next((a for a in type_spec.seq if a.id == attr.switch_on.value), None)
-            if target is not None and target.kind == "int":
+            if target is not None and target.kind in ("int", "bits"):
                 derived[target.id] = (attr, "switch", None)
     return derived
 
 
 def _arrow(attr: Attr, module: Module) -> str:
+    if attr.kind == "bits":
+        if attr.enum:
+            return "string"
+        return "bool" if attr.bits == 1 else next(f"int{w}" for w in (8, 16, 32, 64) if attr.bits < w or w == 64)
     if attr.kind in ("int", "float"):
         return "string" if attr.enum else ARROW_INT[attr.fmt[1]]
     if attr.kind == "str":
@@ -605,8 +748,13 @@ class TypeEmitter:
             lines.append(f"    {attr.id} = property(itemgetter({index}), doc={(_short(attr.doc) + derived)!r})")
         for inst in t.instances.values():
             scope = _ObjectScope(self.module, t)
-            lines += ["", "    @property", f"    def {inst.id}(self):", f'        """{_short(inst.doc)}"""',
-                      f"        return {to_python(inst.value, scope.scope())}"]
+            value = to_python(inst.value, scope.scope())
+            lines += ["", "    @property", f"    def {inst.id}(self):", f'        """{_short(inst.doc)}"""']
+            if inst.enum_name:
+                enum_map = self.module.enum_map(t.find_enum(inst.enum_name))
+                lines += [f"        value = {value}", f"        return {enum_map}.get(value, value)"]
+            else:
+                lines.append(f"        return {value}")
         return lines
 
     def fields_info(self) -> str:
@@ -615,22 +763,29 @@ class TypeEmitter:
         for attr in self.type_spec.seq:
             if attr.kind == "contents":
                 continue
-            kind = attr.kind
-            detail = "None"
-            if attr.enum:
-                kind, detail = "enum", self.module.enum_ref(attr.enum)
-            elif attr.kind == "user":
-                python_type = attr.user_type.python_type
-                if python_type == "struct":
-                    detail = self.module.type_ref(attr.user_type, "")
-                else:
-                    kind = {"datetime": "datetime", "value": "int"}[python_type]
-            elif attr.kind == "switch":
-                detail = "(" + "".join(f"({t.name!r}, {self.module.type_ref(t, '')}), "
-                                       for _, t in attr.case_types) + ")"
-            rows.append(f"    FieldInfo({attr.id!r}, {kind!r}, {_arrow(attr, self.module)!r}, {detail}, "
-                        f"{attr.id in self.derived!r}),")
+            derived = attr.id in self.derived
+            if attr.repeat:
+                rows.append(f"    FieldInfo({attr.id!r}, 'list', 'list', {self._info(attr, 'item', False)}, {derived}),")
+            else:
+                rows.append(f"    {self._info(attr, attr.id, derived)},")
         return "\n".join([f"{self.cls}.FIELDS = ("] + rows + [")"])
+
+    def _info(self, attr: Attr, name: str, derived: bool) -> str:
+        """FieldInfo(...) source for one field, or for the element of a repeated field."""
+        kind = {"bits": "bool" if attr.bits == 1 else "int"}.get(attr.kind, attr.kind)
+        detail = "None"
+        if attr.enum:
+            kind, detail = "enum", self.module.enum_ref(attr.enum)
+        elif attr.kind == "user":
+            python_type = attr.user_type.python_type
+            if python_type == "struct":
+                detail = self.module.type_ref(attr.user_type, "")
+            else:
+                kind = {"datetime": "datetime", "value": "int"}[python_type]
+        elif attr.kind == "switch":
+            detail = "(" + "".join(f"({t.name!r}, {self.module.type_ref(t, '')}), "
+                                   for t in _distinct_cases(attr)) + ")"
+        return f"FieldInfo({name!r}, {kind!r}, {_arrow(attr, self.module)!r}, {detail}, {derived})"
 
     def decode(self) -> list[str]:
         gen = DecodeEmitter(self.module)
@@ -666,7 +821,19 @@ class TypeEmitter:
             scope = LocalScope(gen, t, "value__", "")
         for attr in t.seq:
             var = scope.var(attr.id)
-            if attr.kind == "bytes" or attr.kind == "str":
+            if attr.repeat:
+                gen.code.add(f"if not isinstance({var}, (list, tuple)):")
+                gen.fail("", attr.id, reason("expected a list, got ", E(f"type({var}).__name__", True)))
+                if attr.kind == "user":
+                    call = self.module.type_ref(attr.user_type, "encode_")
+                    gen.code.add(f"{var}__bytes = b''.join([{call}(item, path + {attr.id!r} + '[' + str(index) + '].')"
+                                 f" for index, item in enumerate({var})])")
+                elif attr.kind == "bytes":
+                    gen.code.add(f"{var}__bytes = b''.join({var})")
+                else:
+                    packer = self.module.struct(attr.fmt)
+                    gen.code.add(f"{var}__bytes = b''.join([{packer}.pack(item) for item in {var}])")
+            elif attr.kind == "bytes" or attr.kind == "str":
                 src = f"{var}.encode({attr.encoding!r})" if attr.kind == "str" else var
                 gen.code.add(f"{var}__bytes = {src}" if attr.kind == "str" else f"{var}__bytes = {var}")
             elif attr.kind == "user" and t.python_type == "struct" and attr.user_type.python_type == "struct":
@@ -674,25 +841,35 @@ class TypeEmitter:
                 gen.code.add(f"{var}__bytes = {call}({var}, path + {attr.id + '.'!r})")
             elif attr.kind == "switch":
                 keyword = "if"
-                on = attr.switch_on.value
-                for key, case_type in attr.case_types:
+                on = attr.switch_on.value if attr.switch_on.kind == "name" else None
+                if on not in self.derived:  # the discriminator is given: it must name this body's case
+                    given = gen.expr(scope, attr.switch_on)
+                    for case_type in _distinct_cases(attr):
+                        keys = ", ".join(gen.expr(scope, k) for k, c in attr.case_types if c is case_type)
+                        gen.code.add(f"if type({var}) is {self.module.type_ref(case_type, '')} and "
+                                     f"{given} not in ({keys},):")
+                        gen.fail("", attr.id, reason(f"{case_type.name} needs {attr.switch_on.value if on else 'the discriminator'} in ({keys}), got ", E(given)))
+                for key, case_type in _first_key_per_case(attr):
                     case_cls = self.module.type_ref(case_type, "")
                     gen.code.add(f"{keyword} type({var}) is {case_cls}:")
                     gen.code.add(f"    {var}__bytes = {self.module.type_ref(case_type, 'encode_')}"
                                  f"({var}, path + {attr.id + '.'!r})")
-                    if on in self.derived:
-                        gen.code.add(f"    {on} = {gen.expr(scope, key)}")
+                    if isinstance(on, str) and on in self.derived:
+                        gen.code.add(f"    {scope.var(on)} = {gen.expr(scope, key)}")
                     keyword = "elif"
                 gen.code.add("else:")
                 gen.fail("", attr.id, reason(f"no case of {attr.switch_on.value} carries ",
                                              E(f"type({var}).__name__", True)))
         for name, (attr, how, inverse) in self.derived.items():
             if how == "size":
-                gen.code.add(f"{name} = {inverse(f'len({scope.var(attr.id)}__bytes)')}")
+                gen.code.add(f"{scope.var(name)} = {inverse(f'len({scope.var(attr.id)}__bytes)')}")
+            elif how == "count":
+                gen.code.add(f"{scope.var(name)} = {inverse(f'len({scope.var(attr.id)})')}")
         for name in self.derived:
-            gen.code.add(f"if {name}__given is not None and {name}__given != {name}:")
-            gen.fail("", name, reason(f"{name} is derived on encode: given ", E(f"{name}__given"),
-                                      ", the encoded data needs ", E(name)))
+            local = scope.var(name)
+            gen.code.add(f"if {local}__given is not None and {local}__given != {local}:")
+            gen.fail("", name, reason(f"{name} is derived on encode: given ", E(f"{local}__given"),
+                                      ", the encoded data needs ", E(local)))
         for attr in t.seq:
             if attr.size is not None and attr.kind in ("bytes", "str") and attr.size_expr is not None:
                 gen.code.add(f"if len({scope.var(attr.id)}__bytes) != {attr.size}:")
@@ -728,15 +905,15 @@ class TypeEmitter:
         scope = LocalScope(gen, t, "", "")
         header = []
         for attr in t.seq:
-            if attr.size is None or attr.kind not in ("int", "contents"):
+            if not (attr.kind == "bits" or attr.kind in ("int", "contents") and not attr.repeat):
                 break
             header.append(attr)
         rest = t.seq[len(header):]
         variable = [a for a in rest if a.size is None]
-        if len(variable) != 1 or variable[0].size_expr is None:
+        if len(variable) != 1 or variable[0].size_expr is None or variable[0].repeat:
             raise GenerationError(f"{t.where}: a frame needs fixed header fields, then one field sized by them")
         body = variable[0]
-        header_size = sum(a.size for a in header)
+        header_size = sum(a.bits if a.kind == "bits" else a.size * 8 for a in header) // 8
         trailer = sum(a.size for a in rest if a is not body)
         gen.code.add("start = pos")
         for attr in header:
@@ -794,7 +971,7 @@ def emit_module(spec: SpecFile) -> str:
         switch = next((a for a in root.seq if a.kind == "switch"), None)
         messages = []
         for t in types:
-            if "direction" in t.options:
+            if "direction" in t.options and t is not root:
                 messages.append(f"    {t.class_name}: ({t.name!r}, {t.options['direction']!r}),")
         body += [f"PROTOCOL = {options['protocol']!r}",
                  f"MAX_FRAME_SIZE = {int(options.get('max-frame-size', 65536))!r}",

@@ -22,9 +22,10 @@ INT_RANGE = {"B": (0, 0xFF), "b": (-0x80, 0x7F), "H": (0, 0xFFFF), "h": (-0x8000
 
 _TOP_KEYS = {"meta", "doc", "doc-ref", "seq", "types", "instances", "enums", "-inlong"}
 _TYPE_KEYS = {"doc", "doc-ref", "seq", "types", "instances", "enums", "-inlong"}
-_META_KEYS = {"id", "title", "license", "ks-version", "endian", "encoding", "imports", "file-extension", "xref"}
+_META_KEYS = {"id", "title", "license", "ks-version", "endian", "bit-endian", "encoding", "imports",
+              "file-extension", "xref"}
 _ATTR_KEYS = {"id", "type", "size", "size-eos", "contents", "enum", "valid", "doc", "doc-ref", "encoding",
-              "-inlong-encode"}
+              "repeat", "repeat-expr", "-inlong-encode"}
 _VALID_KEYS = {"min", "max", "eq", "any-of", "expr", "in-enum"}
 _INSTANCE_KEYS = {"value", "doc", "doc-ref", "enum"}
 _TYPE_OPTIONS = {"python-type", "protocol", "frame", "direction", "max-frame-size"}
@@ -47,8 +48,11 @@ class Attr:
     id: str
     where: str
     doc: str
-    kind: str  # int, float, contents, bytes, str, user, switch
+    kind: str  # int, float, bits, contents, bytes, str, user, switch
     fmt: str | None = None
+    bits: int | None = None  # width of a bN field (b1 decodes to bool)
+    repeat: str | None = None  # None, "eos" (until the end of the stream) or "expr"
+    repeat_expr: Node | None = None
     size: int | None = None
     size_expr: Node | None = None
     size_eos: bool = False
@@ -99,12 +103,15 @@ class TypeSpec:
 
     @property
     def fixed_size(self) -> int | None:
-        total = 0
+        bits = 0
         for attr in self.seq:
-            if attr.size is None:
+            if attr.kind == "bits":
+                bits += attr.bits
+            elif attr.size is None or attr.repeat is not None:
                 return None
-            total += attr.size
-        return total
+            else:
+                bits += attr.size * 8
+        return bits // 8 if bits % 8 == 0 else None
 
     def find_type(self, name: str) -> "TypeSpec":
         scope: TypeSpec | None = self
@@ -249,6 +256,14 @@ class Loader:
             _check_keys(f"{where}/valid", attr.valid, _VALID_KEYS)
         if "-inlong-encode" in data:
             attr.encode_expr = parse(data["-inlong-encode"])
+        if "repeat" in data:
+            attr.repeat = data["repeat"]
+            if attr.repeat not in ("eos", "expr"):
+                raise GenerationError(f"{where}: repeat: {attr.repeat} is not supported (only eos and expr)")
+            if (attr.repeat == "expr") != ("repeat-expr" in data):
+                raise GenerationError(f"{where}: repeat-expr goes with repeat: expr")
+            if attr.repeat == "expr":
+                attr.repeat_expr = parse(data["repeat-expr"])
         kind = data.get("type")
         if "contents" in data:
             contents = data["contents"]
@@ -285,12 +300,24 @@ class Loader:
                 attr.kind = "float" if base.startswith("f") else "int"
                 if attr.size_expr is not None:
                     raise GenerationError(f"{where}: size on a primitive type")
-            elif re.match(r"^(b\d+|str[z]?|strz)$", kind) or kind.startswith("bits"):
+            elif re.match(r"^b\d+$", kind):
+                attr.kind, attr.bits = "bits", int(kind[1:])
+                if not 1 <= attr.bits <= 64:
+                    raise GenerationError(f"{where}: bit fields are 1 to 64 bits wide")
+                if attr.repeat or attr.size_expr is not None:
+                    raise GenerationError(f"{where}: repeat and size are not supported on bit fields")
+                if spec.meta.get("bit-endian", "be") != "be":
+                    raise GenerationError(f"{where}: only big-endian bit order is supported")
+            elif kind in ("strz",) or kind.startswith("bits"):
                 raise GenerationError(f"{where}: type {kind!r} is not supported by the inlong-proto generator")
             else:
                 attr.kind, attr.type_name = "user", kind
-        if attr.enum_name and attr.kind != "int":
+        if attr.enum_name and attr.kind not in ("int", "bits"):
             raise GenerationError(f"{where}: enum is only supported on integer fields")
+        if attr.repeat and attr.kind not in ("int", "float", "user", "bytes"):
+            raise GenerationError(f"{where}: repeat is supported on integers, user types and sized bytes only")
+        if attr.repeat and attr.kind == "bytes" and attr.size_expr is None:
+            raise GenerationError(f"{where}: repeated byte fields need a size per element")
         return attr
 
     @staticmethod
@@ -300,7 +327,7 @@ class Loader:
                 attr.enum = type_spec.find_enum(attr.enum_name)
             if attr.kind == "user":
                 attr.user_type = type_spec.find_type(attr.type_name)
-                if attr.size is None and attr.size_expr is None and not attr.size_eos:
+                if attr.size is None and attr.size_expr is None and not attr.size_eos and not attr.repeat:
                     attr.size = attr.user_type.fixed_size if attr.user_type.python_type != "struct" else None
                     if attr.size is None and attr.user_type.python_type != "struct":
                         raise GenerationError(f"{attr.where}: inlined types must have a fixed size")

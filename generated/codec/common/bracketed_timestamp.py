@@ -282,7 +282,7 @@ def decode_decimal2(buf, pos=0, end=None, path=''):
             raise ValidationError(pos + 1, path + 'ones', 'value ' + repr(ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
     pos += 2
     value = None
-    value = (tens * 10 + ones - 528)
+    value_ = (tens * 10 + ones - 528)
     return value, pos
 
 
@@ -322,7 +322,7 @@ def decode_decimal3(buf, pos=0, end=None, path=''):
             raise ValidationError(pos + 2, path + 'ones', 'value ' + repr(ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
     pos += 3
     value = None
-    value = (hundreds * 100 + tens * 10 + ones - 5328)
+    value_ = (hundreds * 100 + tens * 10 + ones - 5328)
     return value, pos
 
 
@@ -369,7 +369,7 @@ def decode_decimal4(buf, pos=0, end=None, path=''):
             raise ValidationError(pos + 3, path + 'ones', 'value ' + repr(ones) + " is outside [48, 57] (ASCII digit '0'..'9' for the ones.)")
     pos += 4
     value = None
-    value = (thousands * 1000 + hundreds * 100 + tens * 10 + ones - 53328)
+    value_ = (thousands * 1000 + hundreds * 100 + tens * 10 + ones - 53328)
     return value, pos
 
 
