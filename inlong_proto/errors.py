@@ -59,6 +59,7 @@ class FieldInfo(NamedTuple):
     arrow: str
     detail: object  # enum class, struct class, or ((case name, class), ...) for a switch
     derived: bool  # computed on encode (lengths, discriminators)
+    default: object = NotImplemented  # the value a message takes when the field is left out, if any
 
 
 def truncated(path: str, pos: int, end: int, layout: tuple) -> TruncatedError:

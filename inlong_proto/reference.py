@@ -26,6 +26,10 @@ GENERATED = _generated_dir()
 BACKENDS = ("kaitai", "kaitai_debug", "construct")
 
 
+class UnsupportedBackendError(RuntimeError):
+    """A reference backend that cannot represent a spec (Construct has no bit fields)."""
+
+
 @cache
 def load(backend: str, spec_id: str) -> ModuleType:
     """The backend's module for one .ksy (by meta.id), with the modules it imports loaded first."""
@@ -33,20 +37,25 @@ def load(backend: str, spec_id: str) -> ModuleType:
         raise ValueError(f"backend must be one of {BACKENDS}")
     path = GENERATED / backend / f"{spec_id}.py"
     source = path.read_text()
+    if "???" in source:  # the compiler writes ??? for what its target cannot express
+        raise UnsupportedBackendError(f"the official compiler's {backend} output for {spec_id} is incomplete "
+                                      f"(it has no equivalent for some construct, e.g. bit fields)")
     deps = {}
     for line in source.splitlines():
         if backend != "construct" and line.startswith("import ") and (GENERATED / backend / f"{line[7:]}.py").exists():
             deps[line[7:]] = load(backend, line[7:])
-    if backend == "construct":
-        for candidate in (GENERATED / backend).glob("*.py"):
+    if backend == "construct":  # references look like `lambda: other_spec` or `lambda: other_spec__type`
+        for candidate in sorted((GENERATED / backend).glob("*.py")):
             name = candidate.stem
-            if name != spec_id and f"lambda: {name})" in source:
+            if name != spec_id and (f"lambda: {name})" in source or f"lambda: {name}__" in source):
                 deps[name] = load(backend, name)
     module = ModuleType(f"inlong_proto.generated.{backend}.{spec_id}")
     module.__file__ = str(path)
     if backend == "construct":
         for name, dep in deps.items():
-            setattr(module, name, getattr(dep, name))
+            for key, value in vars(dep).items():
+                if key == name or key.startswith(name + "__"):
+                    setattr(module, key, value)
     saved = {name: sys.modules.get(name) for name in deps}
     sys.modules.update(deps)
     try:

@@ -62,7 +62,7 @@ def from_plain(cls, data: dict, path: str = ""):
     for info in cls.FIELDS:
         where = f"{path}{info.name}"
         if info.name not in data:
-            if info.derived:
+            if info.derived or info.default is not NotImplemented:
                 continue
             raise EncodeError(where, "missing")
         kwargs[info.name] = _field_from_plain(info, data[info.name], where)

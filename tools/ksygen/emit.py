@@ -146,6 +146,8 @@ class LocalScope:
             if self.prefix:
                 raise GenerationError(f"{self.type_spec.where}: _io.size inside an inlined type")
             return "(end - start)"
+        if head == "_io" and rest == ("eof",):
+            return f"(pos >= {getattr(self.gen, 'end', 'end')})"
         attr = self.attr(head)
         if attr is not None:
             if attr.kind == "user" and attr.user_type.python_type != "struct":
@@ -215,7 +217,8 @@ class FunctionEmitter:
         path = scope.path + attr.id
         doc = _short(attr.doc)
         valid = attr.valid or {}
-        expr_first = "expr" in valid and not any(chain[0] == "_" for chain in names_used(_node(valid["expr"])))
+        expr_first = "expr" in valid and not any(chain[0] in ("_", "_io")
+                                                 for chain in names_used(_node(valid["expr"])))
         if phase == "pre":
             valid = {"expr": valid["expr"]} if expr_first else {}
         elif phase == "post" and expr_first:
@@ -661,6 +664,13 @@ class EncodeEmitter(FunctionEmitter):
                 self.parts.append(("bytes", "", f"{var}__bytes"))
 
 
+def _default_src(attr: Attr) -> str:
+    """Python source of a field's -inlong-default (a YAML string means bytes for a byte field)."""
+    if attr.kind == "bytes" and isinstance(attr.default, str):
+        return repr(attr.default.encode("utf-8"))
+    return repr(attr.default)
+
+
 def _distinct_cases(attr: Attr) -> list[TypeSpec]:
     """The case types of a switch, each once (several keys may share a type), in spec order."""
     return list({id(t): t for _, t in attr.case_types}.values())
@@ -740,8 +750,10 @@ class TypeEmitter:
         compared = tuple(i for i, name in enumerate(names) if name not in self.derived)
         lines = [f"class {self.cls}(Message):", f'    """{_short(t.doc) or t.name}"""', "",
                  "    __slots__ = ()", f"    _fields = {tuple(names)!r}", f"    _compared = {compared!r}", ""]
-        params = ", ".join(f"{name}=None" if name in self.derived else name for name in names)
-        lines += [f"    def __new__(cls, *, {params}):",
+        defaults = {a.id: a for a in t.seq if a.has_default}
+        params = ", ".join(f"{name}=None" if name in self.derived else
+                           f"{name}={_default_src(defaults[name])}" if name in defaults else name for name in names)
+        lines += [f"    def __new__(cls{', *, ' + params if params else ''}):",
                   f"        return _tuple_new(cls, ({', '.join(names)}{',' if len(names) == 1 else ''}))", ""]
         for index, attr in enumerate(a for a in t.seq if a.kind != "contents"):
             derived = " Derived on encode; None until decoded." if attr.id in self.derived else ""
@@ -785,7 +797,8 @@ class TypeEmitter:
         elif attr.kind == "switch":
             detail = "(" + "".join(f"({t.name!r}, {self.module.type_ref(t, '')}), "
                                    for t in _distinct_cases(attr)) + ")"
-        return f"FieldInfo({name!r}, {kind!r}, {_arrow(attr, self.module)!r}, {detail}, {derived})"
+        default = f", {_default_src(attr)}" if attr.has_default and name == attr.id else ""
+        return f"FieldInfo({name!r}, {kind!r}, {_arrow(attr, self.module)!r}, {detail}, {derived}{default})"
 
     def decode(self) -> list[str]:
         gen = DecodeEmitter(self.module)
@@ -797,7 +810,7 @@ class TypeEmitter:
         python_type = self.type_spec.python_type
         if python_type == "struct":
             args = ", ".join(scope.resolve((a.id,)) for a in self.type_spec.seq if a.kind != "contents")
-            gen.code.add(f"return _tuple_new({self.cls}, ({args}{',' if ',' not in args else ''})), pos")
+            gen.code.add(f"return _tuple_new({self.cls}, ({args}{',' if args and ',' not in args else ''})), pos")
         else:
             gen.code.add("value = None")
             gen.build(scope, Attr("value", "", "", "user", user_type=self.type_spec), "value")
@@ -970,9 +983,8 @@ def emit_module(spec: SpecFile) -> str:
         root = spec.root
         switch = next((a for a in root.seq if a.kind == "switch"), None)
         messages = []
-        for t in types:
-            if "direction" in t.options and t is not root:
-                messages.append(f"    {t.class_name}: ({t.name!r}, {t.options['direction']!r}),")
+        for t in _distinct_cases(switch) if switch else []:
+            messages.append(f"    {module.type_ref(t, '')}: ({t.name!r}, {t.options.get('direction')!r}),")
         body += [f"PROTOCOL = {options['protocol']!r}",
                  f"MAX_FRAME_SIZE = {int(options.get('max-frame-size', 65536))!r}",
                  f"FRAME = {root.class_name}",

@@ -25,7 +25,7 @@ _TYPE_KEYS = {"doc", "doc-ref", "seq", "types", "instances", "enums", "-inlong"}
 _META_KEYS = {"id", "title", "license", "ks-version", "endian", "bit-endian", "encoding", "imports",
               "file-extension", "xref"}
 _ATTR_KEYS = {"id", "type", "size", "size-eos", "contents", "enum", "valid", "doc", "doc-ref", "encoding",
-              "repeat", "repeat-expr", "-inlong-encode"}
+              "repeat", "repeat-expr", "-inlong-encode", "-inlong-default"}
 _VALID_KEYS = {"min", "max", "eq", "any-of", "expr", "in-enum"}
 _INSTANCE_KEYS = {"value", "doc", "doc-ref", "enum"}
 _TYPE_OPTIONS = {"python-type", "protocol", "frame", "direction", "max-frame-size"}
@@ -53,6 +53,8 @@ class Attr:
     bits: int | None = None  # width of a bN field (b1 decodes to bool)
     repeat: str | None = None  # None, "eos" (until the end of the stream) or "expr"
     repeat_expr: Node | None = None
+    default: object = None  # -inlong-default: the value a message takes when the field is not given
+    has_default: bool = False
     size: int | None = None
     size_expr: Node | None = None
     size_eos: bool = False
@@ -114,6 +116,14 @@ class TypeSpec:
         return bits // 8 if bits % 8 == 0 else None
 
     def find_type(self, name: str) -> "TypeSpec":
+        if "::" in name:  # other_spec::nested::type
+            first, *rest = name.split("::")
+            found = self.find_type(first)
+            for part in rest:
+                if part not in found.types:
+                    raise GenerationError(f"{self.where}: unknown type {name!r}")
+                found = found.types[part]
+            return found
         scope: TypeSpec | None = self
         while scope is not None:
             if name in scope.types:
@@ -256,6 +266,8 @@ class Loader:
             _check_keys(f"{where}/valid", attr.valid, _VALID_KEYS)
         if "-inlong-encode" in data:
             attr.encode_expr = parse(data["-inlong-encode"])
+        if "-inlong-default" in data:
+            attr.has_default, attr.default = True, data["-inlong-default"]
         if "repeat" in data:
             attr.repeat = data["repeat"]
             if attr.repeat not in ("eos", "expr"):

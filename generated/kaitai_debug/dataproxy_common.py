@@ -1,0 +1,212 @@
+# This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
+# type: ignore
+
+import kaitaistruct
+from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
+from enum import IntEnum
+import collections
+
+
+if getattr(kaitaistruct, 'API_VERSION', (0, 9)) < (0, 11):
+    raise Exception("Incompatible Kaitai Struct Python API: 0.11 or later is required, but you have %s" % (kaitaistruct.__version__))
+
+class DataproxyCommon(KaitaiStruct):
+    """Types, enums and layouts that DataProxy requests and responses share (see dataproxy_request and
+    dataproxy_response for the frames). All integers are big-endian. The public document's figures are
+    missing; every layout here follows the code of the Java SDK and server (apache/inlong), and where
+    the document and the code disagree the code wins and the field's doc says so.
+    
+    .. seealso::
+       shared/design/protocols/inlong-dataproxy-and-tubemq.md, Part 1 (COM/msg/MsgType.java, DPS/source/v0msg/*, SDK/network/tcp/codec/*)
+    """
+
+    class ErrCode(IntEnum):
+        success = 0
+        sink_service_unready = 1
+        service_closed = 2
+        conf_service_unready = 3
+        illegal_visit_ip = 10
+        http_decode_req_failure = 31
+        http_unsupported_method = 32
+        http_req_uri_blank = 33
+        http_decode_req_uri_failure = 34
+        http_unsupported_service_uri = 35
+        http_unsupported_content_type = 36
+        field_magic_not_equal = 94
+        field_length_value_not_equal = 95
+        uncompress_data_error = 96
+        miss_required_groupid_argument = 100
+        miss_required_streamid_argument = 101
+        miss_required_dt_argument = 102
+        miss_required_body_argument = 103
+        body_exceed_max_len = 104
+        body_length_zero = 105
+        body_length_less_zero = 106
+        attr_length_less_zero = 107
+        error_process_logic = 108
+        split_attr_error = 109
+        unsupported_msg_type = 110
+        empty_msg = 111
+        unsupported_extend_field_value = 112
+        unconfigured_groupid_or_streamid = 113
+        put_event_to_channel_failure = 114
+        topic_is_blank = 115
+        no_available_producer = 116
+        producer_is_null = 117
+        send_request_to_mq_failure = 118
+        mq_return_error = 119
+        duplicated_message = 120
+        groupid_or_streamid_not_configure = 121
+        groupid_or_streamid_inconstant = 122
+        msg_body_items_invalid = 123
+        attr_order_control_conflict_error = 150
+        attr_proxy_control_conflict_error = 151
+        unknown_error = 2147483647
+
+    class MsgType(IntEnum):
+        heartbeat = 1
+        common_service = 2
+        ack_service = 3
+        original_return = 4
+        multi_body = 5
+        multi_body_attr = 6
+        bin_multi_body = 7
+        bin_heartbeat = 8
+    SEQ_FIELDS = []
+    def __init__(self, _io, _parent=None, _root=None):
+        super(DataproxyCommon, self).__init__(_io)
+        self._parent = _parent
+        self._root = _root or self
+        self._debug = collections.defaultdict(dict)
+
+    def _read(self):
+        pass
+
+
+    def _fetch_instances(self):
+        pass
+
+    class BinHeartbeat(KaitaiStruct):
+        """MsgType 8, the binary heartbeat, in both directions (the response uses the same layout, with the node
+        load as a 2-byte body and the request's attr echoed verbatim).
+        """
+        SEQ_FIELDS = ["data_time", "version", "body_len", "body", "attr_len", "attr", "magic", "trailing"]
+        def __init__(self, _io, _parent=None, _root=None):
+            super(DataproxyCommon.BinHeartbeat, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._debug = collections.defaultdict(dict)
+
+        def _read(self):
+            self._debug['data_time']['start'] = self._io.pos()
+            self.data_time = self._io.read_u4be()
+            self._debug['data_time']['end'] = self._io.pos()
+            self._debug['version']['start'] = self._io.pos()
+            self.version = self._io.read_u1()
+            self._debug['version']['end'] = self._io.pos()
+            self._debug['body_len']['start'] = self._io.pos()
+            self.body_len = self._io.read_s4be()
+            self._debug['body_len']['end'] = self._io.pos()
+            if not self.body_len >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.body_len, self._io, u"/types/bin_heartbeat/seq/2")
+            self._debug['body']['start'] = self._io.pos()
+            self.body = self._io.read_bytes(self.body_len)
+            self._debug['body']['end'] = self._io.pos()
+            self._debug['attr_len']['start'] = self._io.pos()
+            self.attr_len = self._io.read_s2be()
+            self._debug['attr_len']['end'] = self._io.pos()
+            if not self.attr_len >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.attr_len, self._io, u"/types/bin_heartbeat/seq/4")
+            self._debug['attr']['start'] = self._io.pos()
+            self.attr = (self._io.read_bytes(self.attr_len)).decode(u"UTF-8")
+            self._debug['attr']['end'] = self._io.pos()
+            self._debug['magic']['start'] = self._io.pos()
+            self.magic = self._io.read_bytes(2)
+            self._debug['magic']['end'] = self._io.pos()
+            if not self.magic == b"\xEE\x01":
+                raise kaitaistruct.ValidationNotEqualError(b"\xEE\x01", self.magic, self._io, u"/types/bin_heartbeat/seq/6")
+            self._debug['trailing']['start'] = self._io.pos()
+            self.trailing = self._io.read_bytes_full()
+            self._debug['trailing']['end'] = self._io.pos()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class ExtField(KaitaiStruct):
+        """The 16 ExtField flag bits of MsgType 7 (bit 0 is the least significant)."""
+        SEQ_FIELDS = ["reserved", "separated_by_lf", "index_message", "file_check", "ids_as_strings", "trace", "per_record_attributes"]
+        def __init__(self, _io, _parent=None, _root=None):
+            super(DataproxyCommon.ExtField, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._debug = collections.defaultdict(dict)
+
+        def _read(self):
+            self._debug['reserved']['start'] = self._io.pos()
+            self.reserved = self._io.read_bits_int_be(10)
+            self._debug['reserved']['end'] = self._io.pos()
+            self._debug['separated_by_lf']['start'] = self._io.pos()
+            self.separated_by_lf = self._io.read_bits_int_be(1) != 0
+            self._debug['separated_by_lf']['end'] = self._io.pos()
+            self._debug['index_message']['start'] = self._io.pos()
+            self.index_message = self._io.read_bits_int_be(1) != 0
+            self._debug['index_message']['end'] = self._io.pos()
+            self._debug['file_check']['start'] = self._io.pos()
+            self.file_check = self._io.read_bits_int_be(1) != 0
+            self._debug['file_check']['end'] = self._io.pos()
+            self._debug['ids_as_strings']['start'] = self._io.pos()
+            self.ids_as_strings = self._io.read_bits_int_be(1) != 0
+            self._debug['ids_as_strings']['end'] = self._io.pos()
+            self._debug['trace']['start'] = self._io.pos()
+            self.trace = self._io.read_bits_int_be(1) != 0
+            self._debug['trace']['end'] = self._io.pos()
+            self._debug['per_record_attributes']['start'] = self._io.pos()
+            self.per_record_attributes = self._io.read_bits_int_be(1) != 0
+            self._debug['per_record_attributes']['end'] = self._io.pos()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class TextMessage(KaitaiStruct):
+        """The "text" layout of MsgType 2-6 requests and of the responses to them (also the Go SDK's MsgType 1
+        heartbeat request, whose lengths are both 0). TotalLen must be exactly 9 + body_len + attr_len:
+        the server answers BODY_EXCEED_MAX_LEN (104) otherwise, and this spec rejects the frame.
+        """
+        SEQ_FIELDS = ["body_len", "body", "attr_len", "attr"]
+        def __init__(self, _io, _parent=None, _root=None):
+            super(DataproxyCommon.TextMessage, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._debug = collections.defaultdict(dict)
+
+        def _read(self):
+            self._debug['body_len']['start'] = self._io.pos()
+            self.body_len = self._io.read_s4be()
+            self._debug['body_len']['end'] = self._io.pos()
+            if not self.body_len >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.body_len, self._io, u"/types/text_message/seq/0")
+            self._debug['body']['start'] = self._io.pos()
+            self.body = self._io.read_bytes(self.body_len)
+            self._debug['body']['end'] = self._io.pos()
+            self._debug['attr_len']['start'] = self._io.pos()
+            self.attr_len = self._io.read_s4be()
+            self._debug['attr_len']['end'] = self._io.pos()
+            if not self.attr_len >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.attr_len, self._io, u"/types/text_message/seq/2")
+            self._debug['attr']['start'] = self._io.pos()
+            self.attr = (self._io.read_bytes(self.attr_len)).decode(u"UTF-8")
+            self._debug['attr']['end'] = self._io.pos()
+            _ = self.attr
+            if not self._io.is_eof():
+                raise kaitaistruct.ValidationExprError(self.attr, self._io, u"/types/text_message/seq/3")
+
+
+        def _fetch_instances(self):
+            pass
+
+
+
