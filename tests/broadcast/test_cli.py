@@ -83,5 +83,5 @@ def test_inspect_annotates_every_field(tmp_path):
 
 
 def test_protocols_and_version():
-    assert run("protocols").stdout.decode().split() == ["broadcast"]
+    assert "broadcast" in run("protocols").stdout.decode().split()
     assert run("--version").returncode == 0
