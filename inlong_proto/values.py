@@ -7,12 +7,28 @@ from enum import IntEnum
 from .errors import EncodeError
 
 
-def render_bytes(data: bytes) -> str:
-    """Bytes as text when they are valid UTF-8, else as hex (JSON cannot hold raw bytes)."""
+def render_bytes(data: bytes) -> str | dict:
+    """Bytes as text when they are valid UTF-8, else as {"hex": ...} (JSON cannot hold raw bytes; the
+    object form keeps the way back unambiguous, so `encode` reads what `decode` prints)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        return data.hex()
+        return {"hex": data.hex()}
+
+
+def parse_bytes(value, where: str = "") -> bytes:
+    """The inverse of render_bytes (also accepts a list of byte values)."""
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    if isinstance(value, dict) and set(value) == {"hex"}:
+        try:
+            return bytes.fromhex(value["hex"])
+        except ValueError as exc:
+            raise EncodeError(where, f"bad hex: {exc}") from None
+    try:
+        return bytes(value)
+    except (TypeError, ValueError):
+        raise EncodeError(where, f"expected text, {{\"hex\": ...}} or bytes, got {type(value).__name__}") from None
 
 
 def render_datetime(value: datetime) -> str:
@@ -85,7 +101,11 @@ def _field_from_plain(info, value, where: str):
                 raise EncodeError(where, f"not an ISO timestamp: {exc}") from None
         return value
     if info.kind == "bytes":
-        return value.encode("utf-8") if isinstance(value, str) else bytes(value)
+        return parse_bytes(value, where)
+    if info.kind == "list":
+        if not isinstance(value, (list, tuple)):
+            raise EncodeError(where, f"expected a list, got {type(value).__name__}")
+        return tuple(_field_from_plain(info.detail, item, f"{where}[{index}]") for index, item in enumerate(value))
     if info.kind == "struct":
         return from_plain(info.detail, value, where + ".")
     if info.kind == "switch":

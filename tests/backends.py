@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from inlong_proto import decode, protocols, reference
-from inlong_proto.values import render_datetime, to_plain
+from inlong_proto.values import render_bytes, render_datetime, to_plain
 
 _PARTS = ("year", "month", "day", "hour", "minute", "second", "millisecond")
 
@@ -35,6 +35,8 @@ def _kaitai(obj, cls) -> dict:
             out[info.name] = {name: _kaitai(value, case)}
         elif info.kind == "struct":
             out[info.name] = _kaitai(value, info.detail)
+        elif info.kind == "bytes":
+            out[info.name] = render_bytes(value)
         else:
             out[info.name] = value
     return out

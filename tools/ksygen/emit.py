@@ -791,7 +791,7 @@ class TypeEmitter:
         elif attr.kind == "user":
             python_type = attr.user_type.python_type
             if python_type == "struct":
-                detail = self.module.type_ref(attr.user_type, "")
+                kind, detail = "struct", self.module.type_ref(attr.user_type, "")
             else:
                 kind = {"datetime": "datetime", "value": "int"}[python_type]
         elif attr.kind == "switch":

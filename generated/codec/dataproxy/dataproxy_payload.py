@@ -133,7 +133,7 @@ DataproxyPayload.FIELDS = (
 
 
 TextItems.FIELDS = (
-    FieldInfo('items', 'list', 'list', FieldInfo('item', 'user', 'struct', TextItem, False), False),
+    FieldInfo('items', 'list', 'list', FieldInfo('item', 'struct', 'struct', TextItem, False), False),
 )
 
 
@@ -144,7 +144,7 @@ TextItem.FIELDS = (
 
 
 BinItems.FIELDS = (
-    FieldInfo('items', 'list', 'list', FieldInfo('item', 'user', 'struct', BinItem, False), False),
+    FieldInfo('items', 'list', 'list', FieldInfo('item', 'struct', 'struct', BinItem, False), False),
 )
 
 
@@ -155,7 +155,7 @@ BinItem.FIELDS = (
 
 
 BinItemsWithAttrs.FIELDS = (
-    FieldInfo('items', 'list', 'list', FieldInfo('item', 'user', 'struct', BinItemWithAttrs, False), False),
+    FieldInfo('items', 'list', 'list', FieldInfo('item', 'struct', 'struct', BinItemWithAttrs, False), False),
 )
 
 

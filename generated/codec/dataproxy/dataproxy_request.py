@@ -77,7 +77,7 @@ DataproxyRequest.FIELDS = (
 BinMessage.FIELDS = (
     FieldInfo('group_num', 'int', 'int32', None, False),
     FieldInfo('stream_num', 'int', 'int32', None, False),
-    FieldInfo('ext_field', 'user', 'struct', _dataproxy_dataproxy_common.ExtField, False),
+    FieldInfo('ext_field', 'struct', 'struct', _dataproxy_dataproxy_common.ExtField, False),
     FieldInfo('data_time', 'int', 'int64', None, False),
     FieldInfo('msg_cnt', 'int', 'int32', None, False),
     FieldInfo('unique_id', 'int', 'int64', None, False),
