@@ -63,7 +63,8 @@ def render(data: bytes, protocol: str, mode: str = "PERMISSIVE") -> None:
             click.echo(f"{frame.offset:08x}  MALFORMED {frame.length} bytes: {frame.error}")
             click.echo(f"          {data[frame.offset:frame.offset + frame.length][:64].hex(' ')}")
             continue
-        click.echo(f"{frame.offset:08x}  frame {frame.message_type} ({frame.direction}), {frame.length} bytes")
+        click.echo(f"{frame.offset:08x}  frame {frame.message_type} ({frame.direction or 'either direction'}), "
+                   f"{frame.length} bytes")
         for row in field_list:
             depth = row.path.count(".")
             raw = data[row.offset:row.offset + row.length]
