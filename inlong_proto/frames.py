@@ -27,6 +27,7 @@ class Frame(NamedTuple):
     direction: str | None
     error: DecodeError | None = None
     raw: bytes | None = None
+    payload: object | None = None  # what the protocol's extension decoded inside the frame (TubeMQ RPC)
 
     def to_dict(self) -> dict:
         out = {"protocol": self.protocol, "offset": self.offset, "length": self.length,
@@ -37,6 +38,8 @@ class Frame(NamedTuple):
             out["raw"] = render_bytes(self.raw or b"")
         else:
             out.update(to_plain(self.message))
+            if self.payload is not None:
+                out["payload"] = self.payload.to_dict()
         return out
 
 
@@ -54,17 +57,26 @@ def _check_direction(direction: str | None) -> None:
 
 def _build(proto: protocols.Protocol, codec: protocols.Codec, message, offset: int, length: int,
            direction: str | None, ambiguous: bool) -> Frame:
-    message_type, actual = codec.message_of(message)
+    payload = None
+    if codec.describe is not None:  # a payload layer (TubeMQ's protobuf stream) names the message
+        try:
+            message_type, actual, payload = codec.describe(message, direction)
+        except DecodeError as exc:
+            raise exc.shifted(offset) from None
+    else:
+        message_type, actual = codec.message_of(message)
     if ambiguous:
         actual = None  # the bytes are valid in both directions; say so rather than guess
     elif direction is not None and actual is not None and actual != direction:
         raise ValidationError(offset, codec.message_field or "",
                               f"a {message_type} is a {actual}, but direction={direction} was asked for")
-    return _tuple_new(Frame, (proto.name, offset, length, message, message_type, actual, None, None))
+    return _tuple_new(Frame, (proto.name, offset, length, message, message_type, actual, None, None, payload))
 
 
 def _frame_size(codec: protocols.Codec, buf, pos: int, end: int, max_frame_size: int) -> int | None:
     """Probe the header; refuse sizes over the limit before anything is buffered."""
+    if codec.module.frame_length is None:
+        return None
     size = codec.module.frame_length(buf, pos, end)
     if size is not None and size > max_frame_size:
         raise FrameTooLargeError(pos, "", f"frame claims {size} bytes, over max_frame_size {max_frame_size}")
@@ -80,6 +92,11 @@ def _decode_with(codec: protocols.Codec, view, pos: int, end: int, limit: int):
     try:
         message, stop = codec.module.decode(view, pos, end)
     except TruncatedError as exc:
+        if codec.module.frame_length is None:  # no length header: ran out of input, or too much of it
+            if end - pos > limit:
+                raise FrameTooLargeError(pos, "", f"no complete frame within max_frame_size {limit} bytes "
+                                                  f"({exc.field}: {exc.reason})") from None
+            return None, None
         size = _frame_size(codec, view, pos, end, limit)
         if size is None or end - pos < size:
             return None, size

@@ -11,6 +11,10 @@ from .errors import InlongProtoError
 
 DIRECTIONS = ("request", "response")
 
+# Runtime layers above a protocol's generated frame codec: describe(message, direction) returns
+# (message type, direction, payload object with to_dict()) and raises DecodeError for a bad payload.
+EXTENSIONS = {"tubemq": "inlong_proto.tubemq.rpc"}
+
 
 class UnknownProtocolError(InlongProtoError, ValueError):
     """A protocol name that no spec defines."""
@@ -22,6 +26,7 @@ class Codec:
 
     direction: str | None
     module: ModuleType
+    describe: object = None
     message_field: str | None = field(init=False)
     message_types: dict = field(init=False)
 
@@ -86,5 +91,7 @@ def get(name: str) -> Protocol:
 
     if name not in PROTOCOLS:
         raise UnknownProtocolError(f"unknown protocol {name!r}; known: {', '.join(sorted(PROTOCOLS))}")
-    return Protocol(name, tuple(Codec(direction, importlib.import_module(module))
+    extension = EXTENSIONS.get(name)
+    describe = importlib.import_module(extension).describe if extension else None
+    return Protocol(name, tuple(Codec(direction, importlib.import_module(module), describe)
                                 for direction, module in PROTOCOLS[name]))

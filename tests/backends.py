@@ -35,6 +35,10 @@ def _kaitai(obj, cls) -> dict:
             out[info.name] = {name: _kaitai(value, case)}
         elif info.kind == "struct":
             out[info.name] = _kaitai(value, info.detail)
+        elif info.kind == "list" and info.detail.kind == "struct":
+            out[info.name] = [_kaitai(item, info.detail.detail) for item in value]
+        elif info.kind == "list":
+            out[info.name] = [render_bytes(v) if isinstance(v, bytes) else getattr(v, "name", v) for v in value]
         elif info.kind == "bytes":
             out[info.name] = render_bytes(value)
         else:
@@ -56,6 +60,12 @@ def _construct(container, cls) -> dict:
             out[info.name] = {name: _construct(value, case)}
         elif info.kind == "struct":
             out[info.name] = _construct(value, info.detail)
+        elif info.kind == "list" and info.detail.kind == "struct":
+            out[info.name] = [_construct(item, info.detail.detail) for item in value]
+        elif info.kind == "list":
+            out[info.name] = [render_bytes(v) if isinstance(v, bytes) else v for v in value]
+        elif info.kind == "bytes":
+            out[info.name] = render_bytes(value)
         else:
             out[info.name] = value
     return out

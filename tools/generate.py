@@ -4,6 +4,7 @@
 * the official Kaitai Struct compiler (tools/ksc, pinned) -> generated/kaitai, generated/kaitai_debug
   (with field offsets, for `inlong-proto inspect`), generated/construct, generated/diagrams (.dot + .svg)
 * grpcio-tools for every .proto -> generated/protobuf
+* every YAML table under specs/ (method tables, enums) -> generated/tables, as Python data
 """
 from __future__ import annotations
 
@@ -52,6 +53,27 @@ def own_codecs(specs: Path, out: Path) -> list[str]:
     return list(by_protocol)
 
 
+def tables(specs: Path, out: Path) -> list[Path]:
+    """Declarative YAML tables under specs/ (method tables, enums) as importable Python data."""
+    import pprint
+
+    import yaml
+
+    written = []
+    for path in sorted(specs.rglob("*.yaml")):
+        relative = path.relative_to(specs).with_suffix(".py")
+        target = out / "tables" / relative
+        for depth in range(len(relative.parts)):
+            init = out / "tables" / Path(*relative.parts[:depth]) / "__init__.py"
+            init.parent.mkdir(parents=True, exist_ok=True)
+            init.write_text('"""Generated from the YAML tables under specs/. Do not edit."""\n')
+        data = yaml.safe_load(path.read_text())
+        target.write_text(f'"""Generated from specs/{path.relative_to(specs)}. Do not edit."""\n\n'
+                          f"DATA = {pprint.pformat(data, width=110, sort_dicts=False)}\n")
+        written.append(target)
+    return written
+
+
 def official(specs: Path, out: Path) -> None:
     files = [str(p) for p in ksy_files(specs)]
     for target, folder, debug in (("python", "kaitai", False), ("python", "kaitai_debug", True),
@@ -94,6 +116,7 @@ def generate(specs: Path, out: Path, with_official: bool = True) -> None:
         (staging / "__init__.py").write_text(
             '"""Everything `make generate` writes from specs/. Never edited by hand."""\n')
         own_codecs(specs, staging)
+        tables(specs, staging)
         if with_official:
             official(specs, staging)
         protobuf(specs, staging)

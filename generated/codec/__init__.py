@@ -3,4 +3,5 @@
 PROTOCOLS = {
     'broadcast': ((None, 'inlong_proto.generated.codec.broadcast.broadcast_frame'),),
     'dataproxy': (('request', 'inlong_proto.generated.codec.dataproxy.dataproxy_request'), ('response', 'inlong_proto.generated.codec.dataproxy.dataproxy_response')),
+    'tubemq': ((None, 'inlong_proto.generated.codec.tubemq.tubemq_frame'),),
 }

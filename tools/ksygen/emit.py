@@ -923,10 +923,12 @@ class TypeEmitter:
             header.append(attr)
         rest = t.seq[len(header):]
         variable = [a for a in rest if a.size is None]
-        if len(variable) != 1 or variable[0].size_expr is None or variable[0].repeat:
-            raise GenerationError(f"{t.where}: a frame needs fixed header fields, then one field sized by them")
-        body = variable[0]
         header_size = sum(a.bits if a.kind == "bits" else a.size * 8 for a in header) // 8
+        if len(variable) != 1 or variable[0].size_expr is None or variable[0].repeat:
+            # No length in the header (TubeMQ: a counted list of sized blocks): the runtime frames by
+            # decoding, and bounds what it buffers by max_frame_size instead.
+            return [f"HEADER_SIZE = {header_size}", "frame_length = None  # the frame's size is known only by decoding it"]
+        body = variable[0]
         trailer = sum(a.size for a in rest if a is not body)
         gen.code.add("start = pos")
         for attr in header:

@@ -1,0 +1,63 @@
+# This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
+# type: ignore
+
+import kaitaistruct
+from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
+import collections
+
+
+if getattr(kaitaistruct, 'API_VERSION', (0, 9)) < (0, 11):
+    raise Exception("Incompatible Kaitai Struct Python API: 0.11 or later is required, but you have %s" % (kaitaistruct.__version__))
+
+class TubemqMessage(KaitaiStruct):
+    """When the message flag's bit 0 (has attribute) is set, the data starts with the attribute text and its
+    length; otherwise the data is the payload alone. The checkSum next to it is CRC32(data) & 0x7FFFFFFF
+    over the whole data (attribute header included); producers send -1, "do not check".
+    Quirk Q-T11: a producer with an empty (non-null) attribute sets bit 0 but writes no header, so its
+    first four payload bytes are misread as attr_len by every consumer; this spec reads what is there.
+    
+    .. seealso::
+       shared/design/protocols/inlong-dataproxy-and-tubemq.md, Part 2 (section 2.10)
+    """
+    SEQ_FIELDS = []
+    def __init__(self, _io, _parent=None, _root=None):
+        super(TubemqMessage, self).__init__(_io)
+        self._parent = _parent
+        self._root = _root or self
+        self._debug = collections.defaultdict(dict)
+
+    def _read(self):
+        pass
+
+
+    def _fetch_instances(self):
+        pass
+
+    class DataWithAttribute(KaitaiStruct):
+        """Message data with flag bit 0 set."""
+        SEQ_FIELDS = ["attr_len", "attribute", "payload"]
+        def __init__(self, _io, _parent=None, _root=None):
+            super(TubemqMessage.DataWithAttribute, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._debug = collections.defaultdict(dict)
+
+        def _read(self):
+            self._debug['attr_len']['start'] = self._io.pos()
+            self.attr_len = self._io.read_s4be()
+            self._debug['attr_len']['end'] = self._io.pos()
+            if not self.attr_len >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.attr_len, self._io, u"/types/data_with_attribute/seq/0")
+            self._debug['attribute']['start'] = self._io.pos()
+            self.attribute = (self._io.read_bytes(self.attr_len)).decode(u"UTF-8")
+            self._debug['attribute']['end'] = self._io.pos()
+            self._debug['payload']['start'] = self._io.pos()
+            self.payload = self._io.read_bytes_full()
+            self._debug['payload']['end'] = self._io.pos()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+

@@ -1,0 +1,355 @@
+"""The TubeMQ RPC layer: the protobuf message stream carried by a frame's blocks.
+
+A frame (specs/tubemq/tubemq_frame.ksy) is a counted list of blocks; their data joined is a stream of
+varint-length-delimited protobuf messages: RpcConnHeader, then RequestHeader + RequestBody, or
+ResponseHeader + RspResponseBody (SUCCESS) / RspExceptionBody (ERROR, FATAL). The business message
+inside the body is chosen by method id from the declarative method table (specs/tubemq/methods.yaml,
+generated into inlong_proto.generated.tables). The protobuf classes are grpcio-tools output run on
+the upb backend; the varint framing is protobuf's own (writeDelimitedTo).
+"""
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from functools import cache
+
+from google.protobuf import json_format
+from google.protobuf import message as protobuf_message
+from google.protobuf.internal.decoder import _DecodeVarint32
+from google.protobuf.internal.encoder import _VarintBytes
+
+from ..errors import EncodeError, TruncatedError, ValidationError
+from ..generated.codec.tubemq import tubemq_message
+from ..generated.codec.tubemq.tubemq_frame import Block, TubemqFrame
+from ..generated.protobuf.tubemq import BrokerService_pb2, MasterService_pb2, RPC_pb2
+from ..generated.tables.tubemq.methods import DATA as TABLE
+
+BLOCK_SIZE = TABLE["frame"]["RPC_MAX_BUFFER_SIZE"]["value"]
+STANDBY = "StandbyException"
+FLAG_RESPONSE = TABLE["enums"]["rpc_flag"]["values"]["MSG_TYPE_RESPONSE"]
+SERVICE_TYPES = TABLE["enums"]["service_type"]["values"]
+METHODS = {entry["id"]: entry for entry in TABLE["methods"]}
+UNSUPPORTED_METHODS = {entry["id"]: entry for entry in TABLE["unsupported_methods"]["entries"]}
+
+
+@cache
+def message_class(name: str) -> type:
+    """The generated protobuf class of a message named in the method table."""
+    for module in (RPC_pb2, MasterService_pb2, BrokerService_pb2):
+        if name in module.DESCRIPTOR.message_types_by_name:
+            return getattr(module, name)
+    raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class RpcException:
+    """An RspExceptionBody: the Java exception class name and its message (not a stack trace)."""
+
+    class_name: str
+    message: str
+
+    @property
+    def is_standby(self) -> bool:
+        """The master is not the active one; true whatever package prefix the protocol version gave it."""
+        return self.class_name.rsplit(".", 1)[-1] == STANDBY
+
+    def to_dict(self) -> dict:
+        return {"class_name": self.class_name, "message": self.message, "is_standby": self.is_standby}
+
+
+@dataclass(frozen=True)
+class RpcMessage:
+    """One decoded RPC: the envelope messages, the method, and the business message (or its raw bytes)."""
+
+    serial_no: int
+    direction: str
+    conn_header: object
+    header: object
+    body: object
+    method_id: int | None
+    method: str | None
+    business: object | None  # the decoded request/response message, when the method is known
+    raw_business: bytes | None  # the undecoded bytes when it is not
+    exception: RpcException | None
+    trailing: bytes  # bytes after the last message (C++ clients pad requests with zeros)
+    messages: tuple = ()  # MessageData of a SendMessageRequestP2B / GetMessageResponseB2C
+
+    @property
+    def message_type(self) -> str:
+        if self.exception is not None:
+            return "exception"
+        return self.method or f"method_{self.method_id}"
+
+    def to_dict(self) -> dict:
+        plain = lambda message: json_format.MessageToDict(message, preserving_proto_field_name=True)  # noqa: E731
+        out = {"serial_no": self.serial_no, "direction": self.direction, "method_id": self.method_id,
+               "method": self.method, "conn_header": plain(self.conn_header), "header": plain(self.header)}
+        if self.exception is not None:
+            out["exception"] = self.exception.to_dict()
+        elif self.business is not None:
+            out["message"] = {type(self.business).__name__: plain(self.business)}
+        if self.raw_business is not None:
+            out["raw_message"] = {"hex": self.raw_business.hex(),
+                                  "reason": f"no message is known for method {self.method_id}"}
+        if self.messages:
+            out["messages"] = [message.to_dict() for message in self.messages]
+        if self.trailing:
+            out["trailing"] = {"hex": self.trailing.hex()}
+        return out
+
+
+class _Stream:
+    """Reads delimited messages from the joined block data, reporting offsets in the frame."""
+
+    def __init__(self, frame: TubemqFrame):
+        self.data = b"".join(block.data for block in frame.blocks)
+        self.pos = 0
+        self.starts = []  # (stream offset, frame offset) of each block's data
+        stream_offset, frame_offset = 0, 12
+        for block in frame.blocks:
+            self.starts.append((stream_offset, frame_offset + 4))
+            stream_offset += len(block.data)
+            frame_offset += 4 + len(block.data)
+
+    def frame_offset(self, stream_offset: int) -> int:
+        where = 12
+        for start, frame_start in self.starts:
+            if start <= stream_offset:
+                where = frame_start + stream_offset - start
+        return where
+
+    def read(self, name: str):
+        cls = message_class(name)
+        at = self.pos
+        try:
+            size, self.pos = _DecodeVarint32(self.data, self.pos)
+        except (IndexError, protobuf_message.DecodeError):
+            raise ValidationError(self.frame_offset(at), f"rpc.{name}", "the message stream ends before this "
+                                                                        "message's length") from None
+        if self.pos + size > len(self.data):
+            raise ValidationError(self.frame_offset(at), f"rpc.{name}",
+                                  f"{size} bytes announced, {len(self.data) - self.pos} left in the blocks")
+        chunk, self.pos = self.data[self.pos:self.pos + size], self.pos + size
+        return parse(cls, chunk, self.frame_offset(at), f"rpc.{name}")
+
+
+def parse(cls, data: bytes, offset: int, field: str):
+    """A protobuf message from bytes; garbage and missing required fields are ValidationErrors."""
+    message = cls()
+    try:
+        message.ParseFromString(data)
+    except (protobuf_message.DecodeError, RuntimeError, ValueError) as exc:
+        raise ValidationError(offset, field, f"not a valid {cls.__name__}: {exc}") from None
+    if not message.IsInitialized():
+        missing = ", ".join(message.FindInitializationErrors())
+        raise ValidationError(offset, field, f"{cls.__name__} lacks required field(s): {missing}")
+    return message
+
+
+def decode_rpc(frame: TubemqFrame, direction: str | None = None) -> RpcMessage:
+    """The RPC carried by a decoded frame. Without a direction, RpcConnHeader.flag says it (1 = response;
+    anything else is a request, since the Go client sends 10)."""
+    stream = _Stream(frame)
+    conn_header = stream.read("RpcConnHeader")
+    if direction is None:
+        direction = "response" if conn_header.flag == FLAG_RESPONSE else "request"
+    exception = business = raw = None
+    method_id = None
+    if direction == "request":
+        header, body = stream.read("RequestHeader"), stream.read("RequestBody")
+        method_id, payload, side = body.method, body.request, "request"
+    else:
+        header = stream.read("ResponseHeader")
+        if header.status == RPC_pb2.ResponseHeader.SUCCESS:
+            body = stream.read("RspResponseBody")
+            method_id, payload, side = body.method, body.data, "response"
+        else:
+            body = stream.read("RspExceptionBody")
+            exception = RpcException(body.exceptionName, body.stackTrace)
+    entry = METHODS.get(method_id)
+    if exception is None:
+        if entry is not None:
+            business = parse(message_class(entry[side]), payload, stream.frame_offset(stream.pos),
+                             f"rpc.{entry[side]}")
+        else:
+            raw = payload
+    method = entry["name"] if entry else (UNSUPPORTED_METHODS.get(method_id, {}).get("constant"))
+    rpc = RpcMessage(frame.serial_no, direction, conn_header, header, body, method_id, method, business, raw,
+                     exception, stream.data[stream.pos:])
+    carried = messages_of(rpc)
+    return rpc if not carried else RpcMessage(*[getattr(rpc, f) for f in rpc.__dataclass_fields__][:-1],
+                                              tuple(carried))
+
+
+def describe(frame: TubemqFrame, direction: str | None):
+    """The runtime's extension hook: (message type, direction, RpcMessage) of a decoded frame."""
+    rpc = decode_rpc(frame, direction)
+    return rpc.message_type, rpc.direction, rpc
+
+
+def delimited(*messages) -> bytes:
+    """Messages as writeDelimitedTo writes them: varint length, then the bytes."""
+    out = []
+    for message in messages:
+        data = message.SerializeToString()
+        out += [_VarintBytes(len(data)), data]
+    return b"".join(out)
+
+
+def frame_of(serial_no: int, stream: bytes) -> TubemqFrame:
+    """A frame carrying `stream`, cut into blocks of exactly 8192 bytes (the last holds the rest), as
+    every TubeMQ client does; list_size and block lengths are derived when it is encoded."""
+    pieces = [stream[i:i + BLOCK_SIZE] for i in range(0, len(stream), BLOCK_SIZE)] or [b""]
+    return TubemqFrame(serial_no=serial_no, blocks=tuple(Block(data=piece) for piece in pieces))
+
+
+def _method_entry(method: int | str) -> dict:
+    for entry in METHODS.values():
+        if method in (entry["id"], entry["name"]):
+            return entry
+    raise EncodeError("method", f"unknown method {method!r}")
+
+
+def request_frame(serial_no: int, method: int | str, message, *, protocol_ver: int = 3,
+                  timeout_ms: int = 10000, service_type: int | None = None, flag: int = 0) -> TubemqFrame:
+    """What the Java client sends for a call: its service type, protocol version 3, a 10 s timeout."""
+    entry = _method_entry(method)
+    header = RPC_pb2.RequestHeader(serviceType=service_type or SERVICE_TYPES[entry["service_type"]],
+                                   protocolVer=protocol_ver)
+    body = RPC_pb2.RequestBody(method=entry["id"], timeout=timeout_ms, request=message.SerializeToString())
+    return frame_of(serial_no, delimited(RPC_pb2.RpcConnHeader(flag=flag), header, body))
+
+
+def response_frame(serial_no: int, method: int | str, message, *, protocol_ver: int = 3) -> TubemqFrame:
+    """A SUCCESS response as the server writes it (flag 1, no serviceType in the header)."""
+    entry = _method_entry(method)
+    header = RPC_pb2.ResponseHeader(status=RPC_pb2.ResponseHeader.SUCCESS, protocolVer=protocol_ver)
+    body = RPC_pb2.RspResponseBody(method=entry["id"], data=message.SerializeToString())
+    return frame_of(serial_no, delimited(RPC_pb2.RpcConnHeader(flag=FLAG_RESPONSE), header, body))
+
+
+def exception_frame(serial_no: int, class_name: str, text: str, *, status: int = 1,
+                    protocol_ver: int = 3) -> TubemqFrame:
+    """An ERROR (1) or FATAL (2) response carrying an exception."""
+    header = RPC_pb2.ResponseHeader(status=status, protocolVer=protocol_ver)
+    body = RPC_pb2.RspExceptionBody(exceptionName=class_name, stackTrace=text)
+    return frame_of(serial_no, delimited(RPC_pb2.RpcConnHeader(flag=FLAG_RESPONSE), header, body))
+
+
+@dataclass(frozen=True)
+class MessageData:
+    """The data of one TubeMQ message, split by its flag and checked against its checksum."""
+
+    attributes: tuple[tuple[str, str], ...]
+    payload: bytes
+    checksum: int | None  # what the message carried (None: -1, "do not check")
+    checksum_ok: bool | None  # None when not checked
+    container: str | None  # an InLong message container recognised by its magic, e.g. "InLongMsg v4"
+    error: str | None = None  # why the attribute header could not be read (the payload is then the raw data)
+
+    def to_dict(self) -> dict:
+        from ..values import render_bytes
+
+        out = {"attributes": dict(self.attributes), "payload": render_bytes(self.payload),
+               "checksum": self.checksum, "checksum_ok": self.checksum_ok, "container": self.container}
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+def checksum_of(data: bytes) -> int:
+    """TubeMQ's check value: CRC32 with the top bit cleared."""
+    return zlib.crc32(data) & 0x7FFFFFFF
+
+
+def container_of(payload: bytes) -> str | None:
+    """InLong message containers start (and end) with 0x0F and their version byte; report, don't decode."""
+    if len(payload) >= 4 and payload[0] == 0x0F and payload[:2] == payload[-2:]:
+        return f"InLongMsg v{payload[1]}"
+    return None
+
+
+def message_data(data: bytes, flag: int, checksum: int = -1, *, offset: int = 0, field: str = "data",
+                 strict: bool = True) -> MessageData:
+    """Attributes and payload of SendMessageRequestP2B.data or TransferedMessage.payLoadData.
+
+    A checksum mismatch is reported in checksum_ok, never hidden (the consumer drops such messages
+    silently). An unreadable attribute header raises, or with strict=False is reported in `error` with the
+    data kept whole as payload: inside a valid RPC one bad message must not hide the others (quirk Q-T11
+    makes real producers write exactly that).
+    """
+    if flag & 1 and not strict:
+        try:
+            return message_data(data, flag, checksum, offset=offset, field=field)
+        except ValidationError as exc:
+            plain = message_data(data, 0, checksum)
+            return MessageData((), data, plain.checksum, plain.checksum_ok, plain.container,
+                               f"flag bit 0 is set but {exc.field} is unreadable: {exc.reason}")
+    if flag & 1:
+        try:
+            parsed, _ = tubemq_message.decode_data_with_attribute(data, 0, len(data), field + ".")
+        except TruncatedError as exc:  # the data is whole: a length that runs past it is wrong, not short
+            raise ValidationError(offset, exc.field, f"overruns the message data: {exc.reason}") from None
+        attributes = tuple(tuple(item.split("=", 1)) if "=" in item else (item, "")
+                           for item in parsed.attribute.split(",") if item)
+        payload = parsed.payload
+    else:
+        attributes, payload = (), data
+    checked = checksum != -1
+    return MessageData(attributes, payload, checksum if checked else None,
+                       checksum_of(data) == checksum if checked else None, container_of(payload))
+
+
+def messages_of(rpc: RpcMessage) -> list[MessageData]:
+    """Every message a SendMessageRequestP2B or GetMessageResponseB2C carries."""
+    business = rpc.business
+    if isinstance(business, BrokerService_pb2.SendMessageRequestP2B):
+        return [message_data(business.data, business.flag, business.checkSum if business.HasField("checkSum")
+                             else -1, strict=False)]
+    if isinstance(business, BrokerService_pb2.GetMessageResponseB2C):
+        return [message_data(m.payLoadData, m.flag, m.checkSum, strict=False) for m in business.messages]
+    return []
+
+
+@dataclass(frozen=True)
+class Call:
+    """A request and its response, matched by serial number (either may be missing)."""
+
+    serial_no: int
+    method: str | None
+    request: object | None  # Frame
+    response: object | None  # Frame
+    latency: float | None  # seconds, when both frames have timestamps
+
+    @property
+    def failed(self) -> bool:
+        return self.response is not None and self.response.payload.exception is not None
+
+
+def pair_calls(frames, timestamps=None) -> list[Call]:
+    """Match request and response frames of one connection by serial number, in request order.
+
+    timestamps, if given, is one capture time (seconds) per frame, and yields each call's latency.
+    A serial number reused after its call completed starts a new call; unmatched frames stay as calls
+    with one side None, so nothing disappears from the result.
+    """
+    times = list(timestamps) if timestamps is not None else None
+    open_calls: dict[int, int] = {}
+    calls: list[list] = []
+    for index, frame in enumerate(frames):
+        if frame.error is not None or frame.payload is None:
+            continue
+        at = times[index] if times is not None else None
+        serial = frame.payload.serial_no
+        if frame.direction == "request":
+            open_calls[serial] = len(calls)
+            calls.append([serial, frame.payload.method, frame, None, at, None])
+        elif serial in open_calls:
+            call = calls[open_calls.pop(serial)]
+            call[3], call[5] = frame, at
+            call[1] = call[1] or frame.payload.method
+        else:
+            calls.append([serial, frame.payload.method, None, frame, None, at])
+    return [Call(serial, method, request, response,
+                 end - start if start is not None and end is not None else None)
+            for serial, method, request, response, start, end in calls]
