@@ -12,7 +12,7 @@ pytest.importorskip("pyarrow")
 pytest.importorskip("pyspark")
 
 from inlong_proto.arrow import spark_schema  # noqa: E402
-from inlong_proto.spark import local_session, parse_udtf, read_dumps, register_udtf  # noqa: E402
+from inlong_proto.spark import parse_udtf, read_dumps, register_udtf  # noqa: E402
 
 
 def response(data: int, status=b.Status.real_time, ms: int = 0) -> bytes:
@@ -38,13 +38,6 @@ DUMPS = {
     ),
     "nested/junk.dat": (b"\x00" * 10, [(0, 10, None)]),
 }
-
-
-@pytest.fixture(scope="module")
-def spark():
-    session = local_session("inlong-proto-tests", cores=2)
-    yield session
-    session.stop()
 
 
 @pytest.fixture(scope="module")

@@ -93,6 +93,9 @@ class RpcMessage:
                                   "reason": f"no message is known for method {self.method_id}"}
         if self.messages:
             out["messages"] = [message.to_dict() for message in self.messages]
+        parsed = structured(self.business) if self.business is not None else {}
+        if parsed:
+            out["parsed"] = parsed
         if self.trailing:
             out["trailing"] = {"hex": self.trailing.hex()}
         return out
@@ -353,3 +356,39 @@ def pair_calls(frames, timestamps=None) -> list[Call]:
     return [Call(serial, method, request, response,
                  end - start if start is not None and end is not None else None)
             for serial, method, request, response, start, end in calls]
+
+
+# Fields holding TubeMQ's structured strings, and the parser for each (see strings.py).
+_STRUCTURED = {"brokerInfos": "broker_info", "topicInfos": "topic_info", "subscribeInfo": "subscribe_info",
+               "partitionInfo": "partition", "failureInfo": "failure_info"}
+
+
+def structured(business) -> dict:
+    """The business message's structured strings parsed (brokers, topics, subscriptions, partitions,
+    failures, events, the sender's address) as plain data; values that do not parse say why."""
+    from dataclasses import asdict
+
+    from ..errors import DecodeError
+    from . import strings
+
+    out = {}
+    for field in business.DESCRIPTOR.fields:
+        name = field.name
+        if name in _STRUCTURED:
+            parse = getattr(strings, _STRUCTURED[name])
+            items = []
+            for text in getattr(business, name):
+                try:
+                    items.append(asdict(parse(text, name)))
+                except DecodeError as exc:
+                    items.append({"text": text, "error": exc.reason})
+            if items:
+                out[name] = items
+        elif name == "event" and business.HasField("event"):
+            try:
+                out["event"] = asdict(strings.event(business.event))
+            except DecodeError as exc:
+                out["event"] = {"error": exc.reason}
+        elif name == "sentAddr" and business.HasField("sentAddr"):
+            out["sentAddr"] = strings.sent_address(business.sentAddr)
+    return out

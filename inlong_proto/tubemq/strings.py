@@ -1,0 +1,156 @@
+"""The structured strings TubeMQ puts inside its protobuf messages, parsed with the separators the code
+uses (TokenConstants: '#' segments, ':' attributes, '@' group, ',' arrays). The proto comments show '-'
+separators; those are outdated (quirk Q-T8).
+
+Each parser raises ValidationError(offset in the string, field, reason) on text that does not have the
+documented shape, so a malformed value is reported instead of half-parsed.
+"""
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+
+from ..errors import ValidationError
+from ..generated.tables.tubemq.methods import DATA as TABLE
+
+DEFAULT_BROKER_PORT = 8123
+EVENT_TYPES = {v: k for k, v in TABLE["enums"]["event_type"]["values"].items()}
+EVENT_STATUSES = {v: k for k, v in TABLE["enums"]["event_status"]["values"].items()}
+
+
+def _split(text: str, separator: str, count: int, field: str, shape: str) -> list[str]:
+    parts = text.split(separator)
+    if len(parts) != count:
+        raise ValidationError(0, field, f"{text!r} is not {shape}")
+    return parts
+
+
+def _int(text: str, field: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ValidationError(0, field, f"{what} {text!r} is not a number") from None
+
+
+@dataclass(frozen=True)
+class BrokerInfo:
+    broker_id: int
+    host: str
+    port: int
+
+
+def broker_info(text: str, field: str = "brokerInfos") -> BrokerInfo:
+    """`brokerId:ip:port`; a port of a single space means the default 8123 (what the master sends)."""
+    broker_id, host, port = _split(text, ":", 3, field, "brokerId:host:port")
+    return BrokerInfo(_int(broker_id, field, "brokerId"), host,
+                      DEFAULT_BROKER_PORT if not port.strip() else _int(port, field, "port"))
+
+
+@dataclass(frozen=True)
+class PartitionSlot:
+    broker_id: int
+    partitions: int
+    stores: int
+
+
+@dataclass(frozen=True)
+class TopicInfo:
+    topic: str
+    slots: tuple[PartitionSlot, ...]
+    max_message_size: int | None
+
+
+def topic_info(text: str, field: str = "topicInfos") -> TopicInfo:
+    """`topic#brokerId:partNum:storeNum[,...]#maxMsgSizeInBytes` (the last segment may be empty or absent)."""
+    segments = text.split("#")
+    if len(segments) not in (2, 3):
+        raise ValidationError(0, field, f"{text!r} is not topic#brokerId:partNum:storeNum,...#maxMsgSize")
+    slots = []
+    for item in filter(None, segments[1].split(",")):
+        broker_id, partitions, stores = _split(item, ":", 3, field, "brokerId:partNum:storeNum")
+        slots.append(PartitionSlot(_int(broker_id, field, "brokerId"), _int(partitions, field, "partNum"),
+                                   _int(stores, field, "storeNum")))
+    size = segments[2].strip() if len(segments) == 3 else ""
+    return TopicInfo(segments[0], tuple(slots), _int(size, field, "maxMsgSize") if size else None)
+
+
+@dataclass(frozen=True)
+class Partition:
+    broker_id: int
+    host: str | None
+    port: int | None
+    topic: str
+    partition_id: int
+
+    @property
+    def key(self) -> str:
+        """The partition key, `brokerId:topic:partitionId`."""
+        return f"{self.broker_id}:{self.topic}:{self.partition_id}"
+
+
+def partition_key(text: str, field: str = "partitionKey") -> Partition:
+    """`brokerId:topic:partitionId`."""
+    broker_id, topic, partition_id = _split(text, ":", 3, field, "brokerId:topic:partitionId")
+    return Partition(_int(broker_id, field, "brokerId"), None, None, topic, _int(partition_id, field, "partitionId"))
+
+
+def partition(text: str, field: str = "partitionInfo") -> Partition:
+    """`brokerId:host:port#topic:partitionId` (HeartBeatRequestC2B.partitionInfo, Partition.toString)."""
+    broker, topic_part = _split(text, "#", 2, field, "brokerId:host:port#topic:partitionId")
+    info = broker_info(broker, field)
+    topic, partition_id = _split(topic_part, ":", 2, field, "topic:partitionId")
+    return Partition(info.broker_id, info.host, info.port, topic, _int(partition_id, field, "partitionId"))
+
+
+@dataclass(frozen=True)
+class PartitionFailure:
+    error_code: int
+    partition: Partition
+
+
+def failure_info(text: str, field: str = "failureInfo") -> PartitionFailure:
+    """`errCode:brokerId:host:port#topic:partitionId` (HeartBeatResponseB2C.failureInfo, e.g. 411, 412)."""
+    code, rest = text.split(":", 1) if ":" in text else (text, "")
+    return PartitionFailure(_int(code, field, "errCode"), partition(rest, field))
+
+
+@dataclass(frozen=True)
+class Subscription:
+    consumer_id: str
+    group: str
+    partition: Partition
+
+
+def subscribe_info(text: str, field: str = "subscribeInfo") -> Subscription:
+    """`consumerId@group#brokerId:host:port#topic:partitionId`."""
+    who, broker, topic_part = _split(text, "#", 3, field, "consumerId@group#brokerId:host:port#topic:partitionId")
+    if "@" not in who:
+        raise ValidationError(0, field, f"{who!r} is not consumerId@group")
+    consumer_id, group = who.rsplit("@", 1)
+    return Subscription(consumer_id, group, partition(f"{broker}#{topic_part}", field))
+
+
+@dataclass(frozen=True)
+class Event:
+    rebalance_id: int | None
+    op_type: str | int
+    status: str | int
+    subscriptions: tuple[Subscription, ...]
+
+
+def event(proto) -> Event:
+    """An EventProto with its op type and status named (EventType, EventStatus) and its subscriptions parsed."""
+    return Event(proto.rebalanceId if proto.HasField("rebalanceId") else None,
+                 EVENT_TYPES.get(proto.opType, proto.opType), EVENT_STATUSES.get(proto.status, proto.status),
+                 tuple(subscribe_info(text, "event.subscribeInfo") for text in proto.subscribeInfo))
+
+
+def sent_address(value: int) -> str:
+    """SendMessageRequestP2B.sentAddr: an IPv4 address packed big-endian into a signed int32."""
+    return str(ipaddress.IPv4Address(value & 0xFFFFFFFF))
+
+
+def pack_address(address: str) -> int:
+    """The inverse of sent_address (what the producer writes)."""
+    packed = int(ipaddress.IPv4Address(address))
+    return packed - (1 << 32) if packed & 0x80000000 else packed
