@@ -47,8 +47,10 @@ class Message(tuple):
         return _rebuild, (type(self), tuple(self))
 
     def _replace(self, **changes):
-        """A copy with some fields changed (derived fields are cleared unless given)."""
-        values = dict(zip(self._fields, self))
+        """A copy with some fields changed; derived fields (lengths, counts) are cleared unless given, so
+        encode derives them again from the new values."""
+        derived = {info.name for info in getattr(type(self), "FIELDS", ()) if info.derived}
+        values = {name: None if name in derived else value for name, value in zip(self._fields, self)}
         values.update(changes)
         return type(self)(**values)
 

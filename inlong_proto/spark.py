@@ -99,11 +99,15 @@ def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str |
     (frames and spans then tile each file exactly), DROPMALFORMED leaves them out, and FAILFAST makes
     the job fail with the first DecodeError, its message naming the file and the offset.
     """
-    function = parse_udtf(protocol, direction, mode)
+    return parse_udtf(protocol, direction, mode)(dump_files(spark, path))
+
+
+def dump_files(spark, path: str | Sequence[str]):
+    """The (path, content) table of the dump file(s) at path, as a UDTF's TABLE argument."""
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true")
              .load([os.fspath(p) for p in paths]))
-    return function(files.select("path", "content").asTable())
+    return files.select("path", "content").asTable()
 
 
 def local_session(app_name: str = "inlong-proto", cores: int | None = None):

@@ -79,6 +79,9 @@ class DataproxyResponse(KaitaiStruct):
         else:
             pass
             self.body = self._io.read_bytes(self.total_len - 1)
+        _ = self.body
+        if not  ((self.base_type != dataproxy_common.DataproxyCommon.MsgType.heartbeat) or (self.total_len == 1)) :
+            raise kaitaistruct.ValidationExprError(self.body, self._io, u"/seq/5")
 
 
     def _fetch_instances(self):

@@ -101,6 +101,9 @@ class DataproxyResponse(KaitaiStruct):
             pass
             self.body = self._io.read_bytes(self.total_len - 1)
         self._debug['body']['end'] = self._io.pos()
+        _ = self.body
+        if not  ((self.base_type != dataproxy_common.DataproxyCommon.MsgType.heartbeat) or (self.total_len == 1)) :
+            raise kaitaistruct.ValidationExprError(self.body, self._io, u"/seq/5")
 
 
     def _fetch_instances(self):

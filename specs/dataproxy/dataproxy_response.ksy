@@ -52,7 +52,11 @@ seq:
         dataproxy_common::msg_type::multi_body_attr: dataproxy_common::text_message
         dataproxy_common::msg_type::bin_multi_body: bin_response
         dataproxy_common::msg_type::bin_heartbeat: dataproxy_common::bin_heartbeat
-    doc: The payload, TotalLen - 1 bytes, in the layout base_type selects.
+    valid:
+      expr: base_type != dataproxy_common::msg_type::heartbeat or total_len == 1
+    doc: |
+      The payload, TotalLen - 1 bytes, in the layout base_type selects. The MsgType 1 reply is exactly
+      TotalLen 1 (so the 13-byte MsgType 1 request never reads as a reply).
 types:
   legacy_heartbeat_reply:
     -inlong:

@@ -44,7 +44,12 @@ def test_without_a_direction_the_layout_that_decodes_is_reported(vector):
     data = bytes.fromhex(vector["hex"])
     frame = inlong_proto.decode(data, "dataproxy")
     assert to_plain(frame.message) == vector["expected"] and frame.message_type == vector["message_type"]
-    unique = vector["message_type"] in ("bin_message", "bin_response", "legacy_heartbeat_reply")
+    other = "response" if vector["direction"] == "request" else "request"
+    try:
+        inlong_proto.decode(data, "dataproxy", other)
+        unique = False
+    except DecodeError:
+        unique = True
     assert frame.direction == (vector["direction"] if unique else None)
 
 

@@ -34,7 +34,7 @@ class DataproxyResponse(Message):
     encrypted = property(itemgetter(2), doc='MsgType bit 6; never set by the server.')
     compressed = property(itemgetter(3), doc='MsgType bit 5; never set by the server.')
     base_type = property(itemgetter(4), doc="The request's base type (3, 5, 7 or 8 in practice; 1 for the legacy heartbeat reply).")
-    body = property(itemgetter(5), doc='The payload, TotalLen - 1 bytes, in the layout base_type selects.')
+    body = property(itemgetter(5), doc='The payload, TotalLen - 1 bytes, in the layout base_type selects. The MsgType 1 reply is exactly')
 
 
 class LegacyHeartbeatReply(Message):
@@ -106,6 +106,8 @@ def decode_dataproxy_response(buf, pos=0, end=None, path=''):
     base_type = _MSGTYPE_BY_VALUE[base_type]
     pos += 5
     body__at = pos
+    if not ((base_type != 1) or (total_len == 1)):
+        raise ValidationError(body__at, path + 'body', 'fails the check base_type != dataproxy_common::msg_type::heartbeat or total_len == 1 (The payload, TotalLen - 1 bytes, in the layout base_type selects. The MsgType 1 reply is exactly)')
     body__size = (total_len - 1)
     if body__size < 0:
         raise ValidationError(pos, path + 'body', 'negative size ' + repr(body__size))

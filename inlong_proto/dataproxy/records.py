@@ -1,0 +1,192 @@
+"""The records of DataProxy data requests, from decoded frames, in Python or as a Spark table.
+
+``records(frames)`` turns any iterable of Frames (``iter_frames``, ``StreamDecoder``) into (Frame, Record)
+pairs. ``read_records`` reads dump files with Spark: binaryFile, then an Arrow-optimized Python UDTF
+(the machinery of ``inlong_proto.spark``) yielding one row per record. pyspark and pyarrow are imported
+inside the functions, so the core package works without the ``spark`` extra.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Iterable, Iterator, Sequence
+
+from ..errors import DecodeError, ValidationError
+from ..frames import Frame, iter_frames
+from .payload import Pairs, Record, payload
+
+PROTOCOL = "dataproxy"
+
+
+def records(frames: Iterable[Frame], *, on_error: str = "raise") -> Iterator[tuple[Frame, Record]]:
+    """(frame, record) for every record of every data request among frames, in order.
+
+    Error frames are skipped (the frame decoder's mode has already dealt with them), and so are frames
+    without readable records: heartbeats, responses, encrypted bodies (see payload() for those). A frame
+    whose payload cannot be read (bad Snappy, bad item lengths, bad attributes) raises its DecodeError,
+    or is skipped with on_error="skip".
+    """
+    if on_error not in ("raise", "skip"):
+        raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
+    for frame in frames:
+        if frame.error is not None or frame.protocol != PROTOCOL:
+            continue
+        try:
+            content = payload(frame)
+        except DecodeError:
+            if on_error == "raise":
+                raise
+            continue
+        if content.direction == "request":
+            for record in content.records:
+                yield frame, record
+
+
+@dataclass(frozen=True, slots=True)
+class RecordRow:
+    """One row of the records table: a record, or (record_index None, error set) a frame or payload that
+    could not be read, so that a PERMISSIVE read loses nothing without a word."""
+
+    frame_offset: int
+    record_index: int | None
+    group_id: str | None
+    stream_id: str | None
+    data_time: datetime | None
+    data: bytes | None
+    text: str | None
+    record_attrs: Pairs
+    message_type: str | None
+    error: DecodeError | None
+
+
+def _error_row(frame: Frame, error: DecodeError, data: bytes | None) -> RecordRow:
+    message_type = None
+    if frame.message is not None:
+        message_type = frame.message.base_type.name
+    return RecordRow(frame.offset, None, None, None, None, data, None, (), message_type, error)
+
+
+def record_rows(frames: Iterable[Frame], mode: str = "PERMISSIVE") -> Iterator[RecordRow]:
+    """RecordRows of the data requests among frames (the rows of read_records).
+
+    PERMISSIVE: an error frame, a payload that cannot be read, or an encrypted body (no key to read it)
+    gives one row with error set and the frame's bytes (error frames) or body (encrypted) as data.
+    DROPMALFORMED skips them; FAILFAST raises the first as a DecodeError.
+    """
+    mode = mode.upper()
+    for frame in frames:
+        if frame.protocol != PROTOCOL:
+            continue
+        error, data = frame.error, frame.raw
+        content = None
+        if error is None:
+            try:
+                content = payload(frame)
+            except DecodeError as exc:
+                error, data = exc, None
+        if content is not None and content.direction != "request":
+            continue
+        if content is not None and content.encrypted:
+            error = ValidationError(frame.offset, "encrypted", "the body is AES-encrypted by the SDK; its "
+                                                              "records cannot be read without the key")
+            data = content.body
+        if error is not None:
+            if mode == "FAILFAST":
+                raise error
+            if mode == "PERMISSIVE":
+                yield _error_row(frame, error, data)
+            continue
+        message_type = content.base_type.name
+        for record in content.records:
+            yield RecordRow(frame.offset, record.index, record.group_id, record.stream_id, record.data_time,
+                            record.data, record.text, record.attrs, message_type, None)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Spark
+
+RECORD_COLUMNS = ("path", "frame_offset", "record_index", "group_id", "stream_id", "data_time", "data",
+                  "text", "record_attrs", "message_type", "error")
+
+
+def record_schema():
+    """The pyarrow.Schema of the records table. record_attrs keeps order and repeated keys, so it is a
+    list of {key, value} structs rather than a map."""
+    import pyarrow as pa
+
+    pair = pa.struct([pa.field("key", pa.string()), pa.field("value", pa.string())])
+    return pa.schema([
+        pa.field("path", pa.string()), pa.field("frame_offset", pa.int64()), pa.field("record_index", pa.int32()),
+        pa.field("group_id", pa.string()), pa.field("stream_id", pa.string()),
+        pa.field("data_time", pa.timestamp("ms")),  # no zone: naive UTC, TIMESTAMP_NTZ in Spark
+        pa.field("data", pa.binary()), pa.field("text", pa.string()),
+        pa.field("record_attrs", pa.list_(pair)), pa.field("message_type", pa.string()),
+        pa.field("error", pa.string()),
+    ])
+
+
+def record_spark_schema():
+    """record_schema as a Spark StructType (data_time as TIMESTAMP_NTZ)."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return from_arrow_schema(record_schema(), prefer_timestamp_ntz=True)
+
+
+def _row_tuple(path: str, row: RecordRow) -> tuple:
+    return (path, row.frame_offset, row.record_index, row.group_id, row.stream_id, row.data_time, row.data,
+            row.text, [{"key": key, "value": value} for key, value in row.record_attrs], row.message_type,
+            None if row.error is None else str(row.error))
+
+
+def records_udtf(direction: str | None = None, mode: str = "PERMISSIVE"):
+    """An Arrow-optimized Python UDTF turning (path, content) of DataProxy dumps into record rows.
+
+    Called like ``inlong_proto.spark.parse_udtf``: two scalar arguments or one TABLE argument with path
+    and content columns. direction is passed to iter_frames (None: both layouts, ambiguous frames
+    inferred; "request" for dumps of what SDKs sent).
+    """
+    from pyspark.sql.functions import udtf
+
+    from ..spark import DumpDecodeError, _check
+
+    mode = _check(PROTOCOL, direction, mode)
+
+    class DataproxyRecords:
+        """Reads one whole dump file per eval call; frames never straddle files."""
+
+        def eval(self, *args):
+            if len(args) == 1:
+                path, content = args[0]["path"], args[0]["content"]
+            elif len(args) == 2:
+                path, content = args
+            else:
+                raise TypeError(f"dataproxy_records takes (path, content) or one TABLE(...) argument with "
+                                f"path and content columns, not {len(args)} arguments")
+            if content is None:
+                return
+            try:
+                for row in record_rows(iter_frames(content, PROTOCOL, direction, mode), mode):
+                    yield _row_tuple(path, row)
+            except DecodeError as exc:
+                raise DumpDecodeError.of(path, exc) from None
+
+    return udtf(DataproxyRecords, returnType=record_spark_schema(), useArrow=True)
+
+
+def register_records_udtf(spark, direction: str | None = None, mode: str = "PERMISSIVE",
+                          name: str = "dataproxy_records"):
+    """Register records_udtf for SQL, e.g.
+    ``SELECT * FROM dataproxy_records(TABLE(SELECT path, content FROM dumps))``."""
+    return spark.udtf.register(name, records_udtf(direction, mode))
+
+
+def read_records(spark, path: str | Sequence[str], mode: str = "PERMISSIVE", direction: str | None = None):
+    """A DataFrame with one row per record of every DataProxy data request in the dump file(s) at path.
+
+    path: a file, a glob, a directory (read recursively) or a list of them. Columns: RECORD_COLUMNS.
+    PERMISSIVE keeps what cannot be read as rows with error set (malformed spans, bad payloads, encrypted
+    bodies); DROPMALFORMED leaves them out; FAILFAST fails the job with the first, naming file and offset.
+    """
+    from ..spark import dump_files
+
+    return records_udtf(direction, mode)(dump_files(spark, path))
