@@ -57,19 +57,41 @@ def _read(path: str) -> bytes:
 @DIRECTION
 @click.option("--mode", type=click.Choice(frames.MODES, case_sensitive=False), default="FAILFAST",
               show_default=True, help="What to do with malformed bytes.")
+@click.option("--payload", "with_payload", is_flag=True,
+              help="Also decode what each frame carries (DataProxy: attributes and records).")
 @click.argument("files", nargs=-1, required=True)
-def decode(protocol, direction, mode, files):
+def decode(protocol, direction, mode, with_payload, files):
     """Print every frame of each FILE (a raw stream dump, - for stdin) as one JSON object per line."""
     out = sys.stdout
+    reader = _payload_reader(protocol) if with_payload else None
     for path in files:
         try:
             for frame in frames.iter_frames(_read(path), protocol, direction, mode):
                 record = frame.to_dict()
+                if reader is not None and frame.error is None:
+                    record["payload"] = _read_payload(reader, frame, mode)
                 if len(files) > 1:
                     record = {"file": path, **record}
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")
         except InlongProtoError as exc:
             raise _with_file(exc, path) from None
+
+
+def _payload_reader(protocol: str):
+    import importlib
+
+    name = protocols.PAYLOAD_READERS.get(protocol)
+    return importlib.import_module(name).payload if name else None
+
+
+def _read_payload(reader, frame, mode: str):
+    """A frame's payload as JSON; in FAILFAST a bad one stops the run, otherwise it is reported in place."""
+    try:
+        return reader(frame).to_dict()
+    except InlongProtoError as exc:
+        if mode.upper() == "FAILFAST":
+            raise
+        return {"error": str(exc)}
 
 
 def _with_file(exc: InlongProtoError, path: str) -> InlongProtoError:

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import subprocess
 import sys
@@ -107,7 +108,35 @@ def protobuf(specs: Path, out: Path) -> list[Path]:
             init = target / Path(*folder.parts[:part]) / "__init__.py"
             init.parent.mkdir(parents=True, exist_ok=True)
             init.write_text('"""Generated. Do not edit."""\n')
+    for module in sorted(target.rglob("*.py")):
+        _relative_imports(module, target)
     return protos
+
+
+_PROTO_IMPORT = re.compile(r"^from ([\w.]+) import (\w+_pb2(?:_grpc)?)( as \w+)?$", re.MULTILINE)
+
+
+def _relative_imports(module: Path, root: Path) -> None:
+    """protoc writes `from eventmesh import x_pb2` for a .proto importing a sibling, which only works with
+    generated/protobuf on sys.path; make such imports relative so the package works where it is installed."""
+    depth = len(module.parent.relative_to(root).parts)
+
+    def rewrite(match: re.Match) -> str:
+        package, name, alias = match.group(1), match.group(2), match.group(3) or ""
+        if not (root / Path(*package.split("."))).is_dir():
+            return match.group(0)  # google.protobuf and other real packages stay as they are
+        here = module.parent.relative_to(root).parts
+        there = tuple(package.split("."))
+        common = 0
+        while common < min(len(here), len(there)) and here[common] == there[common]:
+            common += 1
+        dots = "." * (depth - common + 1)
+        return f"from {dots}{'.'.join(there[common:])} import {name}{alias}"
+
+    text = module.read_text()
+    new = _PROTO_IMPORT.sub(rewrite, text)
+    if new != text:
+        module.write_text(new)
 
 
 def generate(specs: Path, out: Path, with_official: bool = True) -> None:

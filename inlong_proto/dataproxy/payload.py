@@ -21,6 +21,7 @@ import cramjam
 
 from ..errors import EncodeError, TruncatedError, ValidationError
 from ..frames import Frame, encode
+from ..values import to_plain
 from ..generated.codec.dataproxy import dataproxy_common as common
 from ..generated.codec.dataproxy import dataproxy_payload as layouts
 from ..generated.codec.dataproxy import dataproxy_request as request_codec
@@ -174,6 +175,10 @@ class Record:
         except UnicodeDecodeError:
             return None
 
+    def to_dict(self) -> dict:
+        return {"index": self.index, "group_id": self.group_id, "stream_id": self.stream_id,
+                "data_time": to_plain(self.data_time), "data": to_plain(self.data), "attrs": [list(p) for p in self.attrs]}
+
 
 @dataclass(frozen=True)
 class Payload:
@@ -205,6 +210,20 @@ class Payload:
     def attr(self, key: str) -> str | None:
         """The first value of an attribute, or None."""
         return attr_value(self.attrs, key)
+
+    def to_dict(self) -> dict:
+        """JSON-able, for `inlong-proto decode --payload` (attributes as [key, value] pairs: order and
+        repeated keys are kept)."""
+        out = {"base_type": to_plain(self.base_type), "direction": self.direction,
+               "attrs": [list(pair) for pair in self.attrs], "group_id": self.group_id,
+               "stream_id": self.stream_id, "data_time": to_plain(self.data_time),
+               "data_time_unit": self.data_time_unit, "compressed": self.compressed, "encrypted": self.encrypted,
+               "records": [record.to_dict() for record in self.records], "message_id": self.message_id,
+               "unique_id": self.unique_id, "record_count": self.record_count,
+               "error_code": to_plain(self.error_code), "error_message": self.error_message}
+        if self.encrypted:
+            out["body"] = to_plain(self.body)
+        return out
 
 
 def infer_direction(message) -> str:

@@ -118,3 +118,32 @@ def test_request_stream_in_chunks(hexes, chunk):
         frames += decoder.feed(stream[start:start + chunk])
     frames += decoder.close()
     assert [inlong_proto.encode(f) for f in frames] == [bytes.fromhex(h) for h in hexes]
+
+
+@pytest.mark.parametrize("vector", VALID)
+def test_every_vector_payload_reads(vector):
+    from inlong_proto.dataproxy.payload import payload
+
+    frame = inlong_proto.decode(bytes.fromhex(vector["hex"]), "dataproxy", vector["direction"])
+    read = payload(frame)
+    assert read.direction == vector["direction"]
+    if vector["message_type"] in ("bin_message", "text_message") and vector["direction"] == "request" \
+            and not read.encrypted and int(read.base_type) != 1:
+        assert read.records, "a data request carries records"
+
+
+def test_cli_decode_with_payload(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    dump = tmp_path / "requests.bin"
+    dump.write_bytes(b"".join(bytes.fromhex(p.values[0]["hex"]) for p in VALID
+                              if p.values[0]["direction"] == "request"))
+    result = subprocess.run([sys.executable, "-m", "inlong_proto", "decode", "-p", "dataproxy", "-d", "request",
+                             "--payload", str(dump)], capture_output=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.decode().splitlines()]
+    hello = next(line for line in lines if line["payload"]["records"] and
+                 line["payload"]["records"][0]["data"] == "hello")
+    assert (hello["payload"]["group_id"], hello["payload"]["stream_id"]) == ("g1", "s1")

@@ -1,0 +1,1 @@
+"""Generated. Do not edit."""

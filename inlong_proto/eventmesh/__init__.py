@@ -1,0 +1,1 @@
+"""Apache EventMesh runtime protocols (TCP, HTTP, gRPC)."""
