@@ -161,8 +161,10 @@ def demo(out, items):
 
 def _register_protocol_commands() -> None:
     from .broadcast.cli import broadcast
+    from .dataproxy.cli import dataproxy
 
     main.add_command(broadcast)
+    main.add_command(dataproxy)
 
 
 _register_protocol_commands()
