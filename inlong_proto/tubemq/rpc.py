@@ -9,6 +9,7 @@ the upb backend; the varint framing is protobuf's own (writeDelimitedTo).
 """
 from __future__ import annotations
 
+import dataclasses
 import zlib
 from dataclasses import dataclass
 from functools import cache
@@ -180,8 +181,7 @@ def decode_rpc(frame: TubemqFrame, direction: str | None = None) -> RpcMessage:
     rpc = RpcMessage(frame.serial_no, direction, conn_header, header, body, method_id, method, business, raw,
                      exception, stream.data[stream.pos:])
     carried = messages_of(rpc)
-    return rpc if not carried else RpcMessage(*[getattr(rpc, f) for f in rpc.__dataclass_fields__][:-1],
-                                              tuple(carried))
+    return dataclasses.replace(rpc, messages=tuple(carried)) if carried else rpc
 
 
 def describe(frame: TubemqFrame, direction: str | None):
@@ -391,4 +391,8 @@ def structured(business) -> dict:
                 out["event"] = {"error": exc.reason}
         elif name == "sentAddr" and business.HasField("sentAddr"):
             out["sentAddr"] = strings.sent_address(business.sentAddr)
+        elif name == "clientId" and business.HasField("clientId"):
+            parsed = strings.client_id(business.clientId)
+            if parsed.role != "unknown":
+                out["clientId"] = {k: v for k, v in asdict(parsed).items() if v is not None}
     return out

@@ -154,3 +154,34 @@ def pack_address(address: str) -> int:
     """The inverse of sent_address (what the producer writes)."""
     packed = int(ipaddress.IPv4Address(address))
     return packed - (1 << 32) if packed & 0x80000000 else packed
+
+
+@dataclass(frozen=True)
+class ClientId:
+    """What the Java client packs into its clientId (others' ids are kept as text, role "unknown")."""
+
+    role: str  # "producer", "consumer" or "unknown"
+    group: str | None
+    address: str | None
+    pid: str | None
+    nano_time: int | None
+    random: int | None
+    consume_mode: str | None  # Pull, Push or Balance (consumers)
+    version: str | None
+    text: str
+
+
+def client_id(text: str) -> ClientId:
+    """Producer `ip-pid-nanoTime-random-version` (ProducerManager.generateProducerID); consumer
+    `group_ip-pid-nanoTime-random-{Pull|Push|Balance}-version` (BaseMessageConsumer /
+    SimpleClientBalanceConsumer.generateConsumerID). The group may itself contain '_', so the address is
+    taken after the last '_' before the first '-'."""
+    head, _, rest = text.partition("-")
+    parts = rest.split("-")
+    group, _, address = head.rpartition("_")
+    for mode in ("Pull", "Push", "Balance"):
+        if len(parts) == 5 and parts[3] == mode and group and parts[1].isdigit() and parts[2].isdigit():
+            return ClientId("consumer", group, address, parts[0], int(parts[1]), int(parts[2]), mode, parts[4], text)
+    if len(parts) == 4 and parts[1].isdigit() and parts[2].isdigit() and not group:
+        return ClientId("producer", None, head, parts[0], int(parts[1]), int(parts[2]), None, parts[3], text)
+    return ClientId("unknown", None, None, None, None, None, None, None, text)

@@ -48,3 +48,14 @@ def test_sent_address_round_trip():
 def test_malformed_strings_are_validation_errors(parse, text):
     with pytest.raises(ValidationError):
         parse(text)
+
+
+def test_client_ids_of_the_java_client():
+    consumer = strings.client_id("test_group_10.0.0.5-4242-123456789-77-Pull-2.1.0")
+    assert (consumer.role, consumer.group, consumer.address, consumer.pid, consumer.consume_mode,
+            consumer.version) == ("consumer", "test_group", "10.0.0.5", "4242", "Pull", "2.1.0")
+    balance = strings.client_id("g_10.0.0.5-1-2-3-Balance-2.1.0")
+    assert balance.consume_mode == "Balance" and balance.nano_time == 2
+    producer = strings.client_id("10.0.0.5-4242-123456789-77-2.1.0")
+    assert (producer.role, producer.address, producer.random) == ("producer", "10.0.0.5", 77)
+    assert strings.client_id("c1").role == "unknown"
