@@ -13,7 +13,8 @@ DIRECTIONS = ("request", "response")
 
 # Runtime layers above a protocol's generated frame codec: describe(message, direction) returns
 # (message type, direction, payload object with to_dict()) and raises DecodeError for a bad payload.
-EXTENSIONS = {"tubemq": "inlong_proto.tubemq.rpc"}
+EXTENSIONS = {"tubemq": "inlong_proto.tubemq.rpc", "eventmesh": "inlong_proto.eventmesh.tcp",
+              "eventmesh_legacy": "inlong_proto.eventmesh.tcp"}
 # Optional readers of what a frame carries, for `decode --payload`: payload(frame) -> object with to_dict().
 PAYLOAD_READERS = {"dataproxy": "inlong_proto.dataproxy.payload"}
 

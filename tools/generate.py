@@ -5,6 +5,7 @@
   (with field offsets, for `inlong-proto inspect`), generated/construct, generated/diagrams (.dot + .svg)
 * grpcio-tools for every .proto -> generated/protobuf
 * every YAML table under specs/ (method tables, enums) -> generated/tables, as Python data
+* JSON Schemas under specs/ (EventMesh headers and bodies) -> generated/eventmesh, typed classes (jsonschema_codegen)
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from tools import jsonschema_codegen  # noqa: E402
 from tools.ksygen.emit import emit_module  # noqa: E402
 from tools.ksygen.expr import GenerationError  # noqa: E402
 from tools.ksygen.model import Loader  # noqa: E402
@@ -146,6 +148,7 @@ def generate(specs: Path, out: Path, with_official: bool = True) -> None:
             '"""Everything `make generate` writes from specs/. Never edited by hand."""\n')
         own_codecs(specs, staging)
         tables(specs, staging)
+        jsonschema_codegen.generate(specs, staging)
         if with_official:
             official(specs, staging)
         protobuf(specs, staging)

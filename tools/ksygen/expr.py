@@ -182,7 +182,7 @@ def _linear(node: Node) -> tuple[dict, int] | None:
     if kind == "num":
         return {}, node.value
     chain = _name_chain(node)
-    if chain is not None and chain[-1] not in ("to_i", "length", "size"):
+    if chain is not None and (chain[-1] not in ("to_i", "length", "size") or len(chain) == 1):
         return {chain: 1}, 0
     if kind == "unary" and node.value == "-":
         inner = _linear(node.args[0])
@@ -248,7 +248,10 @@ def to_python(node: Node, scope: Scope) -> str:
         return repr(scope.sizeof(node.value))
     if kind in ("name", "attr"):
         chain = _name_chain(node)
-        if chain is not None and chain[-1] not in ("to_i", "length", "size"):
+        # A field may be called `length` or `size`, and `_io.size` is the stream's: only `x.length`,
+        # `x.size` and `x.to_i` on something else are the expression language's methods.
+        if chain is not None and (chain[-1] not in ("to_i", "length", "size") or len(chain) == 1
+                                  or chain[0] == "_io"):
             return scope.resolve(chain)
         base = to_python(node.args[0], scope)
         if node.value == "to_i":

@@ -1,0 +1,77 @@
+meta:
+  id: tcp_frame
+  title: Apache EventMesh TCP frame (the length form of EventMesh 1.9.0 and later)
+  license: Apache-2.0
+  ks-version: "0.11"
+  endian: be
+  encoding: UTF-8
+-inlong:
+  protocol: eventmesh
+  frame: true
+  max-frame-size: 4194304
+doc: |
+  One frame of the EventMesh TCP protocol (magic, version, package length, header length, header, body).
+  The header and body meanings (command table, body types, JSON Schemas) are declared beside this file
+  in tcp_header.schema.json, bodies/ and commands.yaml, and decoded by inlong_proto.eventmesh.tcp.
+
+  Lengths exactly as Codec.Encoder computes them: package_length = 13 + header_length + body length
+  (magic, version, header and body; not the two 4-byte length fields), so a frame is package_length + 8
+  bytes; the body length is not sent. The Netty decoder finds the frame the same way
+  (LengthFieldBasedFrameDecoder at offset 13, adjustment -9). This spec nests header_length, header and
+  body in `package` (package_length - 9 bytes: everything after the length field) so that the frame size
+  is known from the first 17 bytes and both lengths are derived on encode.
+
+  Limits: the decoder refuses a frame whose package_length + 8 exceeds FRAME_MAX_LENGTH (4 MiB), i.e.
+  package_length > 4194296, while the Java encoder only refuses package_length > 4194304: frames with
+  4194297..4194304 can be written but are refused by every current decoder (an off-by-8). This spec
+  follows the decoder, so the own codec never writes such a frame either.
+
+  Clients older than 1.9.0 (and the Go SDK to this day) write package_length = 8 + header_length + body
+  length; that legacy form is tcp_frame_legacy.ksy, a protocol of its own (eventmesh_legacy), since
+  nothing in a frame tells the two forms apart.
+doc-ref: "shared/design/protocols/eventmesh.md, sections 1.1, 1.2, 1.9 and quirk 4.1"
+seq:
+  - id: magic
+    contents: EventMesh
+    doc: The 9 ASCII bytes "EventMesh" (CONSTANT_MAGIC_FLAG); anything else closes the channel.
+  - id: version
+    contents: "0000"
+    doc: The 4 ASCII bytes "0000" (VERSION), checked together with the magic.
+  - id: package_length
+    type: s4
+    valid:
+      min: 13
+      max: 4194296
+    doc: |
+      Bytes of magic, version, header and body (the frame is this + 8).
+      Below 9 Netty refuses the frame; 9 to 12 leaves no room for header_length, so the runtime fails
+      reading it and closes the channel. Above 4194296 the frame exceeds the decoder's 4 MiB limit.
+  - id: package
+    size: package_length - 9
+    type: package
+    doc: Everything after the length field (header_length, header, body), package_length - 9 bytes.
+types:
+  package:
+    doc: The header length, the header JSON and the body, bounded by the frame's package length.
+    seq:
+      - id: header_length
+        type: s4
+        valid:
+          min: 1
+        doc: |
+          Bytes of header (its UTF-8 length).
+          The runtime reads 0 or less as "no header" and then refuses the message ("the incoming
+          message does not have a header"), so no usable frame has one. A header_length that reaches
+          past the package (more than package_length - 13) is malformed.
+      - id: header
+        type: str
+        size: header_length
+        doc: |
+          The Header as compact UTF-8 JSON, see tcp_header.schema.json.
+          {"cmd":..,"code":..,"desc":..,"seq":..,"properties":{..},"command":..} as Jackson writes it.
+      - id: body
+        size-eos: true
+        doc: |
+          The body, package_length - 13 - header_length bytes; may be empty.
+          JSON, a JSON-quoted Java String, or the raw CloudEvents JSON when the header property
+          protocoltype is "cloudevents" (commands.yaml says which).
