@@ -47,31 +47,42 @@ def parse_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISS
     ``path`` and ``content`` columns. direction is passed to iter_frames: frames of the other
     direction are malformed (error rows in PERMISSIVE, dropped in DROPMALFORMED, fatal in FAILFAST).
     """
-    from pyspark.sql.functions import udtf
-
     mode = _check(protocol, direction, mode)
 
-    class ParseDump:
-        """Parses one whole dump file per eval call; frames never straddle files."""
+    def rows(path, content):
+        for frame in iter_frames(content, protocol, direction, mode):
+            yield arrow.frame_tuple(path, frame, protocol)
 
+    return dump_udtf(f"parse_{protocol}", rows, arrow.spark_schema(protocol))
+
+
+def dump_udtf(name: str, rows, return_type):
+    """An Arrow-optimized UDTF over dump files: rows(path, content) yields its output tuples.
+
+    It takes either two scalar arguments, ``(path, content)``, or one table argument whose rows have
+    ``path`` and ``content`` columns; one whole file per eval call, so frames never straddle files.
+    A DecodeError fails the task naming the file (FAILFAST).
+    """
+    from pyspark.sql.functions import udtf
+
+    class ParseDump:
         def eval(self, *args):
             if len(args) == 1:
                 path, content = args[0]["path"], args[0]["content"]
             elif len(args) == 2:
                 path, content = args
             else:
-                raise TypeError(f"parse_{protocol} takes (path, content) or one TABLE(...) argument "
-                                f"with path and content columns, not {len(args)} arguments")
+                raise TypeError(f"{name} takes (path, content) or one TABLE(...) argument with path and "
+                                f"content columns, not {len(args)} arguments")
             if content is None:
                 return
             try:
-                for frame in iter_frames(content, protocol, direction, mode):
-                    yield arrow.frame_tuple(path, frame, protocol)
+                yield from rows(path, content)
             except DecodeError as exc:
                 raise DumpDecodeError.of(path, exc) from None
 
-    ParseDump.__name__ = ParseDump.__qualname__ = f"parse_{protocol}"
-    return udtf(ParseDump, returnType=arrow.spark_schema(protocol), useArrow=True)
+    ParseDump.__name__ = ParseDump.__qualname__ = name
+    return udtf(ParseDump, returnType=return_type, useArrow=True)
 
 
 def register_udtf(spark, protocol: str, direction: str | None = None, mode: str = "PERMISSIVE",

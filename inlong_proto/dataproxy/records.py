@@ -145,32 +145,15 @@ def records_udtf(direction: str | None = None, mode: str = "PERMISSIVE"):
     and content columns. direction is passed to iter_frames (None: both layouts, ambiguous frames
     inferred; "request" for dumps of what SDKs sent).
     """
-    from pyspark.sql.functions import udtf
-
-    from ..spark import DumpDecodeError, _check
+    from ..spark import _check, dump_udtf
 
     mode = _check(PROTOCOL, direction, mode)
 
-    class DataproxyRecords:
-        """Reads one whole dump file per eval call; frames never straddle files."""
+    def rows(path, content):
+        for row in record_rows(iter_frames(content, PROTOCOL, direction, mode), mode):
+            yield _row_tuple(path, row)
 
-        def eval(self, *args):
-            if len(args) == 1:
-                path, content = args[0]["path"], args[0]["content"]
-            elif len(args) == 2:
-                path, content = args
-            else:
-                raise TypeError(f"dataproxy_records takes (path, content) or one TABLE(...) argument with "
-                                f"path and content columns, not {len(args)} arguments")
-            if content is None:
-                return
-            try:
-                for row in record_rows(iter_frames(content, PROTOCOL, direction, mode), mode):
-                    yield _row_tuple(path, row)
-            except DecodeError as exc:
-                raise DumpDecodeError.of(path, exc) from None
-
-    return udtf(DataproxyRecords, returnType=record_spark_schema(), useArrow=True)
+    return dump_udtf("dataproxy_records", rows, record_spark_schema())
 
 
 def register_records_udtf(spark, direction: str | None = None, mode: str = "PERMISSIVE",
