@@ -56,19 +56,21 @@ def _check_direction(direction: str | None) -> None:
 
 
 def _build(proto: protocols.Protocol, codec: protocols.Codec, message, offset: int, length: int,
-           direction: str | None, ambiguous: bool) -> Frame:
+           direction: str | None, ambiguous: bool, pos: int) -> Frame:
+    """offset: the frame's offset in the whole stream; pos: in the buffer being scanned. Errors raised
+    here are buffer-relative like the codec's own, since the caller shifts them into the stream."""
     payload = None
     if codec.describe is not None:  # a payload layer (TubeMQ's protobuf stream) names the message
         try:
             message_type, actual, payload = codec.describe(message, direction)
         except DecodeError as exc:
-            raise exc.shifted(offset) from None
+            raise exc.shifted(pos) from None
     else:
         message_type, actual = codec.message_of(message)
     if ambiguous:
         actual = None  # the bytes are valid in both directions; say so rather than guess
     elif direction is not None and actual is not None and actual != direction:
-        raise ValidationError(offset, codec.message_field or "",
+        raise ValidationError(pos, codec.message_field or "",
                               f"a {message_type} is a {actual}, but direction={direction} was asked for")
     return _tuple_new(Frame, (proto.name, offset, length, message, message_type, actual, None, None, payload))
 
@@ -119,7 +121,7 @@ def _decode_at(proto: protocols.Protocol, candidates: tuple, view, pos: int, end
         message, size = _decode_with(codec, view, pos, end, limit)
         if message is None:
             return None, size
-        return _build(proto, codec, message, base + pos, size, direction, False), size
+        return _build(proto, codec, message, base + pos, size, direction, False, pos), size
     found, first_error, need = [], None, None
     for codec in candidates:
         try:
@@ -133,7 +135,7 @@ def _decode_at(proto: protocols.Protocol, candidates: tuple, view, pos: int, end
             found.append((codec, message, size))
     if found:
         codec, message, size = found[0]
-        return _build(proto, codec, message, base + pos, size, direction, len(found) > 1), size
+        return _build(proto, codec, message, base + pos, size, direction, len(found) > 1, pos), size
     if need is not None:
         return None, need[0]
     raise first_error

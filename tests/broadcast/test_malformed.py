@@ -151,3 +151,11 @@ def test_fuzz_mixed_stream_in_chunks(parts, chunk):
         got += decoder.feed(data[start:start + chunk])
     got += decoder.close()
     assert [(f.offset, f.length, f.error is None) for f in got] == expected
+
+
+def test_stream_decoder_direction_errors_are_stream_offsets():
+    data = REQUEST * 3 + RESPONSE
+    decoder = inlong_proto.StreamDecoder("broadcast", "request", mode="PERMISSIVE")
+    frames = [f for i in range(0, len(data), 5) for f in decoder.feed(data[i:i + 5])] + decoder.close()
+    errors = [f.error.offset for f in frames if f.error is not None]
+    assert errors and errors[0] == 3 * len(REQUEST)

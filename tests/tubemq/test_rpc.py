@@ -201,3 +201,17 @@ def test_fuzz_only_decode_errors(data):
             pass
         covered = sum(f.length for f in inlong_proto.iter_frames(candidate, "tubemq", mode="PERMISSIVE"))
         assert covered == len(candidate)
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 50])
+def test_stream_decoder_reports_payload_errors_at_the_same_offsets_as_iter_frames(chunk):
+    """Errors raised by the payload layer (and direction checks) are stream offsets once, not twice."""
+    good = inlong_proto.encode(rpc.request_frame(1, 3, master.CloseRequestP2M(clientId="c1")))
+    bad = bytes.fromhex(next(p.values[0]["hex"] for p in MALFORMED if p.id == "business_message_garbage"))
+    data = good * 3 + bad + good
+    expected = [(f.offset, f.length, f.error.offset if f.error else None)
+                for f in inlong_proto.iter_frames(data, "tubemq", mode="PERMISSIVE")]
+    decoder = inlong_proto.StreamDecoder("tubemq", mode="PERMISSIVE")
+    got = [f for i in range(0, len(data), chunk) for f in decoder.feed(data[i:i + chunk])] + decoder.close()
+    assert [(f.offset, f.length, f.error.offset if f.error else None) for f in got] == expected
+    assert expected[3][2] == 3 * len(good) + 35

@@ -1,0 +1,90 @@
+"""Which protocol a dump holds, from its first bytes. Sans-IO: bytes in, a protocol name (or None) out.
+
+Every registered protocol is tried on the head of the dump; the one under which the most frames decode
+back to back from offset 0 wins:
+
+* EventMesh (both length forms) starts with the magic ``EventMesh`` and TubeMQ with the begin token
+  ``FF 7F F4 FE`` (``SIGNATURES``); a protocol whose signature is absent is not tried at all.
+* DataProxy and broadcast have no magic: the generated ``frame_length`` probe must accept the header
+  (plausible lengths, known message types) and the full decode (every ``valid`` of the spec, the
+  payload layer where there is one) must accept the frame, and the next ones after it.
+
+Up to ``PROBE_FRAMES`` frames are decoded. Each complete frame scores 2; a head that ends inside a
+frame whose header is plausible scores 1 for that frame (a dump whose first frame is larger than the
+head, or a single truncated frame); reaching the end of ``data`` exactly on a frame boundary adds 1.
+Decoding stops at the first malformed frame, so corruption later in the dump does not matter, but a
+dump whose *first* frame is malformed matches nothing. Ties go to the earlier name in ``ORDER`` (the
+current EventMesh form before the legacy one, which reads the same magic).
+"""
+from __future__ import annotations
+
+from . import protocols
+from .errors import DecodeError
+from .frames import _decode_at
+
+# Leading bytes every frame of these protocols starts with (the specs' `contents` of the first field;
+# tests/test_detect.py checks them against the generated codecs and the test vectors).
+SIGNATURES = {
+    "eventmesh": b"EventMesh",
+    "eventmesh_legacy": b"EventMesh",
+    "tubemq": b"\xff\x7f\xf4\xfe",
+}
+ORDER = ("eventmesh", "eventmesh_legacy", "tubemq", "dataproxy", "broadcast")
+PROBE_FRAMES = 4
+HEAD_SIZE = 1 << 20  # what a caller should pass when it has more: enough for several frames of any protocol
+
+
+def candidates() -> list[str]:
+    """The protocols detect() tries, in tie-breaking order (ORDER first, then any newer ones)."""
+    names = protocols.names()
+    return [n for n in ORDER if n in names] + [n for n in names if n not in ORDER]
+
+
+def score(data: bytes, protocol: str) -> int:
+    """How well the start of data reads as `protocol` (0: not at all); see the module doc."""
+    signature = SIGNATURES.get(protocol)
+    if signature is not None and not bytes(data[:len(signature)]) == signature:
+        return 0
+    proto = protocols.get(protocol)
+    codecs = proto.candidates(None)
+    limit, end = proto.max_frame_size, len(data)
+    pos = points = frames = 0
+    while frames < PROBE_FRAMES and pos < end:
+        try:
+            frame, _ = _decode_at(proto, codecs, data, pos, end, limit, 0, None)
+        except DecodeError:
+            return points
+        if frame is None:  # the head ends inside this frame
+            return points + (1 if _plausible_header(proto, data, pos, end) else 0)
+        frames += 1
+        points += 2
+        pos += frame.length
+    return points + (1 if pos == end and frames else 0)
+
+
+def _plausible_header(proto: protocols.Protocol, data: bytes, pos: int, end: int) -> bool:
+    """A frame that the head cuts: its header must pass the probe (or, without one, the signature)."""
+    for codec in proto.codecs:
+        probe = codec.module.frame_length
+        if probe is None:
+            return proto.name in SIGNATURES  # the signature matched; nothing more to check cheaply
+        try:
+            if probe(data, pos, end) is not None:
+                return True
+        except DecodeError:
+            continue
+    return False
+
+
+def detect(data: bytes) -> str | None:
+    """The protocol the dump starting with `data` is in, or None if no protocol reads its first frame.
+
+    Pass the whole dump or at least its first HEAD_SIZE bytes; a head that ends inside a frame is fine.
+    """
+    data = bytes(data)
+    best, best_score = None, 0
+    for name in candidates():
+        points = score(data, name)
+        if points > best_score:
+            best, best_score = name, points
+    return best

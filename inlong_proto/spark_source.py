@@ -1,0 +1,601 @@
+"""A splitting Spark data source for dumps: ``spark.read.format("inlong")``, large files read in parallel.
+
+::
+
+    from inlong_proto.spark_source import register
+    register(spark)                                  # spark.dataSource.register(InlongDataSource)
+    df = (spark.read.format("inlong").option("protocol", "dataproxy")    # or "auto": detected per file
+          .option("direction", "request")            # optional, as for read_dumps
+          .option("mode", "PERMISSIVE")              # PERMISSIVE (default), DROPMALFORMED, FAILFAST
+          .option("splitSize", "64m")                # bytes per split (k/m/g suffixes; default 128m)
+          .load("captures/"))                        # a file, a directory (recursive), a glob, or a list
+
+The rows are exactly those of ``spark.read_dumps`` on the same files (same columns from
+``arrow.frame_schema``, same offsets, lengths and error texts), but a file is not one ``binaryFile``
+row: it is cut into byte ranges of ``splitSize`` that different tasks parse, so a file may exceed
+2 GiB. Small files are packed together into one task up to ``splitSize``. Paths are local (plain
+paths or ``file:`` URIs; directories are listed recursively, skipping names that start with ``.`` or
+``_`` as Spark does). Other filesystems (HDFS, S3, ...) would need an fsspec opener and a chunked
+scan in place of ``FileSource`` (see Memory); the split logic only needs ``size`` and ``buffer``.
+
+With ``protocol=auto`` each file's protocol is found from its first bytes by ``detect.detect``; the
+table then has the meta columns (``protocol`` holds the detected name) and one struct column per
+protocol holding that protocol's frame columns. A file no protocol matches becomes one error row
+covering the whole file (PERMISSIVE), is dropped (DROPMALFORMED) or fails the job (FAILFAST).
+
+How splits are stitched exactly once
+------------------------------------
+The rows of a file are defined by the sequential scan of ``iter_frames`` (what read_dumps runs): from
+offset 0, a position p either starts a frame (the scan moves to p + size) or is malformed (it moves to
+p + 1, the position joining an error span). That walk is a function ``next(p)`` of the bytes alone,
+so two walks that meet at one position coincide from there on. For each split boundary S the reader
+computes a *sync point* M(S) >= S that the sequential walk is guaranteed to pass through, with no
+error span open there:
+
+1. Entries. The walk's first position >= S is next(q) for its last position q < S, and
+   q >= S - max_frame_size because no step is longer than a frame (a longer frame is an error). The
+   entries are therefore S together with q + size for every q in [S - max_frame_size, S) at which a
+   frame decodes and ends past S.
+2. Merge. The walks from all entries are advanced together, smallest position first, until only one
+   is left; M(S) is the end of the first frame that walk then decodes (after a frame no error span
+   is open, so the scan's state there does not depend on anything before it).
+
+The sequential walk passes through one of the entries, and every entry's walk passes through M(S);
+so the sequential walk passes through M(S). This is certain, not probable: payload bytes that look
+like headers, even whole valid frames inside a payload, at worst make the walks merge later. (Chain
+verification, accepting an offset when N frames decode back to back from it, was rejected for that
+reason: a payload carrying N frames, e.g. a record holding a captured frame, would silently duplicate
+or lose rows.) A boundary has no sync point when the walks have not merged and decoded a frame before
+the end of its split or S + 2 * max_frame_size + 64 KiB, or when one of them runs into the end of the
+file (the scan would stop there).
+
+Split i owns the walk's positions in [M(S_i), M(S_j)), S_j being the next boundary that has a sync
+point (split 0 starts at 0; the last one ends at the end of the file): it runs iter_frames' own
+scanner from M(S_i), reading past its end to finish its last frame (and through every following split
+that has no sync point). Both neighbours compute the same M(S) from the same bytes, so the owned
+ranges partition the file: every frame and every error span is emitted exactly once and, in
+PERMISSIVE mode, they tile the file. A mismatch would be a bug and raises RuntimeError rather than
+give a wrong table. FAILFAST fails the job with the first error of whichever split meets one (a
+DumpDecodeError naming the file and the offset); DROPMALFORMED leaves error spans out.
+
+Memory
+------
+A task maps its file read-only (``mmap``): the OS reads only the pages the task touches (its range,
+max_frame_size before it and up to the next sync point after it), the scan hands the pages it has
+passed back every 16 MiB (``MADV_DONTNEED``), and the scanner holds one frame at a time; no file is
+ever read whole. The scan runs over the mapped file, indexed by absolute offsets, rather than over a
+StreamDecoder fed with read() chunks, because the generated decoders put buffer positions into some
+error texts ("needs N bytes at offset X") and StreamDecoder shifts payload-layer error offsets twice
+once it has trimmed its buffer: over chunks, error rows would not equal read_dumps'. Over the map,
+the scan is iter_frames' own over the same indices, so they do, by construction.
+
+Cost of a sync point: the back window is walked cheaply. For TubeMQ and EventMesh only positions that
+hold the begin token or magic can start a frame (``bytes.find`` skips the rest; ``detect.SIGNATURES``);
+for broadcast and DataProxy only positions whose header passes the generated ``frame_length`` probe;
+and only a frame whose structural size (no payload layer) reaches past S is decoded fully. Forward,
+the entry S steps through at most the rest of one frame the same way. A split that begins inside a
+malformed run longer than the search bound has no sync point: the split where the run begins walks
+through it, at read_dumps' speed.
+"""
+from __future__ import annotations
+
+import glob
+import heapq
+import json
+import os
+import re
+from functools import cache
+from typing import Iterable, Iterator, Sequence
+from urllib.parse import unquote, urlparse
+
+from . import arrow, protocols
+from .detect import HEAD_SIZE, SIGNATURES, candidates, detect
+from .errors import DecodeError, ValidationError
+from .frames import Frame, _check_direction, _check_mode, _decode_at, _decode_with, _Scanner
+from .spark import DumpDecodeError
+
+try:
+    from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+except ImportError:  # pyspark is the optional `spark` extra; the split logic works without it
+    DataSource = DataSourceReader = InputPartition = object
+
+AUTO = "auto"
+FORMAT = "inlong"
+DEFAULT_SPLIT_SIZE = 128 << 20
+RELEASE_EVERY = 16 << 20  # a split's scan hands back the pages it is done with this often
+SYNC_SLACK = 64 << 10
+BATCH_ROWS = 4096
+ERROR, END = 0, -1  # _Walker.step results besides a frame size
+
+
+# ---------------------------------------------------------------------------------------------------
+# Byte sources: an absolutely indexed buffer over a file, paged in on demand
+
+
+class BytesSource:
+    """A source over bytes in memory (tests, small inputs)."""
+
+    def __init__(self, data: bytes):
+        self.buffer, self.size = bytes(data), len(data)
+
+    def head(self, n: int) -> bytes:
+        return self.buffer[:n]
+
+    def release(self, lo: int, hi: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class FileSource(BytesSource):
+    """A local file mapped read-only: buffer[i] is byte i of the file, read by the OS page by page only
+    when a decoder touches it. Nothing is copied up front, and release() hands pages a split is done with
+    back, so a task holds its current frames' pages, not its split, let alone the file."""
+
+    def __init__(self, path: str):
+        import mmap
+
+        self.size = os.path.getsize(path)
+        self._map = None
+        self.buffer = b""
+        if self.size:
+            with open(path, "rb") as file:
+                self._map = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+            self.buffer = self._map
+            self.size = len(self._map)  # what was mapped, should the file have grown meanwhile
+            if hasattr(mmap, "MADV_SEQUENTIAL"):
+                self._map.madvise(mmap.MADV_SEQUENTIAL)
+
+    def release(self, lo: int, hi: int) -> None:
+        import mmap
+
+        page = mmap.ALLOCATIONGRANULARITY
+        lo, hi = -(-lo // page) * page, hi // page * page
+        if self._map is not None and hi > lo and hasattr(mmap, "MADV_DONTNEED"):
+            self._map.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+
+    def close(self) -> None:
+        if self._map is not None:
+            self._map.close()
+            self._map = None
+
+
+# ---------------------------------------------------------------------------------------------------
+# The sequential scan's walk, position by position: sync points
+
+
+class _Walker:
+    """next(p) of the sequential scan of one source, decoded exactly as iter_frames does it."""
+
+    def __init__(self, src, protocol: str, direction: str | None, view):
+        self.proto = protocols.get(protocol)
+        self.codecs = self.proto.candidates(direction)
+        self.direction = direction
+        self.limit = self.proto.max_frame_size
+        self.size = src.size
+        self.buffer = src.buffer  # has find(); the decoders get a memoryview, as in iter_frames
+        self.view = view
+        self.signature = SIGNATURES.get(protocol)
+        # From HEADER_SIZE bytes on, a frame without the signature / with a header the probe refuses is
+        # certainly malformed (not "wait for more"): the generated decoders read the header run at once.
+        self.header = max(codec.module.HEADER_SIZE for codec in self.proto.codecs)
+        probes = [codec.module.frame_length for codec in self.codecs]
+        self.probes = None if any(p is None for p in probes) else probes
+
+    def step(self, p: int) -> int:
+        """The size of the frame at p, ERROR (the scan moves on by one byte) or END (the scan stops)."""
+        try:
+            frame, size = _decode_at(self.proto, self.codecs, self.view, p, self.size, self.limit, 0,
+                                     self.direction)
+        except DecodeError:
+            return ERROR
+        return END if frame is None else size
+
+    def reach(self, q: int) -> int | None:
+        """An upper bound of next(q) from the structural decode alone (no payload layer), or None."""
+        best = q + 1
+        for codec in self.codecs:
+            try:
+                message, size = _decode_with(codec, self.view, q, self.size, self.limit)
+            except DecodeError:
+                continue
+            if message is None:
+                return None
+            best = max(best, q + size)
+        return best
+
+    def candidate(self, p: int, stop: int) -> int:
+        """The first position in [p, stop) that may start a frame (stop if none): every position skipped
+        is certainly malformed, so the scan would step over it one byte at a time."""
+        safe = self.size - self.header  # positions up to here have a whole header's worth of bytes
+        if p >= stop:
+            return stop
+        if p > safe:
+            return p
+        upto = min(stop, safe + 1)  # starts in [p, upto) can be judged without decoding
+        if self.signature is not None:
+            found = self.buffer.find(self.signature, p, upto + len(self.signature) - 1)
+            return found if found >= 0 else upto
+        if self.probes is not None:
+            view, size, limit = self.view, self.size, self.limit
+            for q in range(p, upto):
+                for probe in self.probes:
+                    try:
+                        claimed = probe(view, q, size)
+                    except DecodeError:
+                        continue
+                    if claimed is None or claimed <= limit:
+                        return q
+            return upto
+        return p
+
+    def sync(self, start: int, end: int) -> int | None:
+        """The sync point of the split boundary `start` (see the module doc), below `end`, or None."""
+        if start <= 0:
+            return 0
+        horizon = min(end, start + 2 * self.limit + SYNC_SLACK, self.size)
+        entries = {start}
+        q = self.candidate(max(0, start - self.limit), start)
+        while q < start:
+            bound = self.reach(q)
+            if bound is None or bound > start:
+                size = self.step(q)
+                if size == END:
+                    return None
+                if q + size > start:
+                    entries.add(q + size)
+            q = self.candidate(q + 1, start)
+        live = sorted(entries)  # a sorted list is a heap
+        members = set(live)
+        while live:
+            p = heapq.heappop(live)
+            members.discard(p)
+            if p >= horizon:
+                return None
+            size = self.step(p)
+            if size == END:
+                return None
+            if size == ERROR:
+                following = self.candidate(p + 1, live[0] if live else horizon)
+            else:
+                following = p + size
+                if not live:  # the walks have merged, and this one decoded a frame
+                    return following if following < horizon else None
+            if following not in members:
+                heapq.heappush(live, following)
+                members.add(following)
+        return None
+
+
+# ---------------------------------------------------------------------------------------------------
+# Splits of one file (sans-Spark)
+
+
+def split_count(size: int, split_size: int) -> int:
+    return -(-size // split_size)
+
+
+def split_bounds(src, protocol: str, direction: str | None, split_size: int, index: int,
+                 walker: _Walker | None = None) -> tuple[int, int] | None:
+    """[start, stop) of the positions split `index` owns, or None when it owns none."""
+    if walker is None:
+        with memoryview(src.buffer) as view:
+            return split_bounds(src, protocol, direction, split_size, index, _Walker(src, protocol, direction, view))
+    size = src.size
+    if index == 0:
+        start = 0
+    else:
+        start = walker.sync(index * split_size, min(size, (index + 1) * split_size))
+        if start is None:
+            return None
+    stop = size
+    for j in range(index + 1, split_count(size, split_size)):
+        point = walker.sync(j * split_size, min(size, (j + 1) * split_size))
+        if point is not None:
+            stop = point
+            break
+    return start, stop
+
+
+def split_frames(src, protocol: str, direction: str | None, split_size: int, index: int) -> Iterator[Frame]:
+    """The frames and error spans (PERMISSIVE) that split `index` of the source owns, in order.
+
+    The scan is iter_frames' own (_Scanner over the same absolutely indexed buffer, so offsets and error
+    texts are identical), started at the split's sync point in the clean state and stopped at the next.
+    """
+    if not src.size:
+        return
+    view = memoryview(src.buffer)
+    try:
+        walker = _Walker(src, protocol, direction, view)
+        bounds = split_bounds(src, protocol, direction, split_size, index, walker)
+        if bounds is None:
+            return
+        start, stop = bounds
+        proto = protocols.get(protocol)
+        scanner = _Scanner(proto, direction, "PERMISSIVE", proto.max_frame_size)
+        expected = released = start
+        rows = scanner.scan(view, start, 0, final=True)
+        try:
+            for frame in rows:
+                if frame.offset != expected:
+                    raise RuntimeError(f"split {index}: a row at offset {frame.offset}, expected {expected}")
+                yield frame
+                expected = frame.offset + frame.length
+                if expected - released >= RELEASE_EVERY:
+                    src.release(released, expected)
+                    released = expected
+                if expected >= stop:
+                    break
+        finally:
+            rows.close()
+        if expected != stop:
+            raise RuntimeError(f"split {index}: rows end at {expected}, not at the sync point {stop}")
+    finally:
+        view.release()
+
+
+def undetected(size: int) -> Frame:
+    """The error row of a file no protocol matches (protocol=auto)."""
+    error = ValidationError(0, "", f"no known protocol recognised at the start of the file "
+                                   f"(tried {', '.join(candidates())})")
+    return Frame(None, 0, size, None, None, None, error, None)
+
+
+def detect_source(src) -> str | None:
+    return detect(src.head(HEAD_SIZE))
+
+
+def read_split(src, path: str, protocol: str, direction: str | None, mode: str, split_size: int,
+               index: int) -> tuple[str | None, Iterator[Frame]]:
+    """(protocol, rows) of split `index` of one file after the mode; protocol may be AUTO (detected)."""
+    if protocol == AUTO:
+        protocol = detect_source(src)
+        if protocol is None:
+            frames = (frame for frame in ([undetected(src.size)] if index == 0 and src.size else []))
+            return None, _apply_mode(frames, path, mode)
+    return protocol, _apply_mode(split_frames(src, protocol, direction, split_size, index), path, mode)
+
+
+def _apply_mode(frames: Iterator[Frame], path: str, mode: str) -> Iterator[Frame]:
+    try:
+        for frame in frames:
+            if frame.error is not None:
+                if mode == "FAILFAST":
+                    raise DumpDecodeError.of(path, frame.error)
+                if mode == "DROPMALFORMED":
+                    continue
+            yield frame
+    finally:
+        frames.close()  # releases the buffer it holds, so that the source can be closed
+
+
+# ---------------------------------------------------------------------------------------------------
+# Files, partitions, schema
+
+
+def parse_size(value) -> int:
+    """Bytes from an int or a string such as 65536, "64k", "128m", "1g" (binary units)."""
+    match = re.fullmatch(r"\s*(\d+)\s*([kmgt]?)b?\s*", str(value).lower())
+    if not match:
+        raise ValueError(f"splitSize must be a number of bytes (optionally k, m, g), not {value!r}")
+    size = int(match[1]) << (10 * " kmgt".index(match[2] or " "))
+    if size <= 0:
+        raise ValueError("splitSize must be positive")
+    return size
+
+
+def _local(path: str) -> str:
+    if path.startswith("file:"):
+        return unquote(urlparse(path).path)
+    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", path):
+        raise ValueError(f"{path}: only local paths are supported (other filesystems would need fsspec)")
+    return path
+
+
+def _hidden(name: str) -> bool:
+    return name.startswith((".", "_"))
+
+
+def list_files(paths: str | Sequence[str]) -> list[tuple[str, int]]:
+    """(absolute path, size) of every file at paths (files, directories recursively, globs), sorted."""
+    paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    found: dict[str, int] = {}
+    for given in paths:
+        local = _local(os.fspath(given))
+        matches = sorted(glob.glob(local, recursive=True)) if glob.has_magic(local) else [local]
+        matches = [m for m in matches if os.path.exists(m)]
+        if not matches:
+            raise FileNotFoundError(f"path does not exist: {given}")
+        for match in matches:
+            if os.path.isdir(match):
+                for root, dirs, names in os.walk(match):
+                    dirs[:] = sorted(d for d in dirs if not _hidden(d))
+                    for name in names:
+                        if not _hidden(name):
+                            full = os.path.abspath(os.path.join(root, name))
+                            found[full] = os.path.getsize(full)
+            else:
+                full = os.path.abspath(match)
+                found[full] = os.path.getsize(full)
+    return sorted(found.items())
+
+
+def file_uri(path: str) -> str:
+    """The path as Spark's binaryFile reports it (so that rows equal read_dumps's): file:/abs/path."""
+    return "file:" + os.path.abspath(path)
+
+
+def plan(files: Iterable[tuple[str, int]], split_size: int) -> list[list[tuple[str, int, int]]]:
+    """Tasks: lists of (path, size, split index). A large file gives one task per split; small files
+    are packed together until a task holds split_size bytes. Empty files give no rows and no task."""
+    tasks, packed, packed_bytes = [], [], 0
+    for path, size in files:
+        count = split_count(size, split_size)
+        if count == 1:
+            packed.append((path, size, 0))
+            packed_bytes += size
+            if packed_bytes >= split_size:
+                tasks.append(packed)
+                packed, packed_bytes = [], 0
+        else:
+            tasks += [[(path, size, index)] for index in range(count)]
+    if packed:
+        tasks.append(packed)
+    return tasks
+
+
+@cache
+def auto_schema():
+    """The pyarrow schema of protocol=auto: the meta columns, then one struct of frame columns per protocol."""
+    import pyarrow as pa
+
+    meta = len(arrow.META_COLUMNS)
+    fields = list(arrow.frame_schema(protocols.names()[0]))[:meta]
+    for name in protocols.names():
+        fields.append(pa.field(name, pa.struct(list(arrow.frame_schema(name))[meta:])))
+    return pa.schema(fields)
+
+
+def auto_batch(path: str, frames: list[Frame], protocol: str | None):
+    """frames_to_batch of the detected protocol, its frame columns moved into that protocol's struct."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    schema, meta = auto_schema(), len(arrow.META_COLUMNS)
+    if protocol is None:
+        rows = [arrow.frame_row(path, frame) for frame in frames]
+        batch = pa.RecordBatch.from_pylist(rows, schema=pa.schema(list(schema)[:meta]))
+    else:
+        batch = arrow.frames_to_batch(path, frames, protocol)
+    columns = batch.columns[:meta]
+    for name in protocols.names():
+        kind = schema.field(name).type
+        if name == protocol:
+            columns.append(pa.StructArray.from_arrays(batch.columns[meta:], fields=list(kind),
+                                                      mask=pc.is_valid(batch.column("error"))))
+        else:
+            columns.append(pa.nulls(batch.num_rows, kind))
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
+def _batches(path: str, protocol: str, detected: str | None, frames: Iterator[Frame], rows: int):
+    chunk = []
+    for frame in frames:
+        chunk.append(frame)
+        if len(chunk) >= rows:
+            yield _batch(path, protocol, detected, chunk)
+            chunk = []
+    if chunk:
+        yield _batch(path, protocol, detected, chunk)
+
+
+def _batch(path, protocol, detected, frames):
+    if protocol == AUTO:
+        return auto_batch(path, frames, detected)
+    return arrow.frames_to_batch(path, frames, protocol)
+
+
+class Options:
+    """The data source's options, checked (on the driver, before any task runs)."""
+
+    def __init__(self, options):
+        get = {str(k).lower(): v for k, v in dict(options).items()}.get
+        protocol = (get("protocol") or "").strip()
+        if not protocol:
+            raise ValueError(f"format {FORMAT!r} needs option('protocol', ...): one of "
+                             f"{', '.join(protocols.names())} or {AUTO}")
+        self.protocol = AUTO if protocol.lower() == AUTO else protocols.get(protocol).name
+        direction = get("direction")
+        self.direction = None if direction in (None, "", "none", "None", "null") else direction
+        _check_direction(self.direction)
+        self.mode = _check_mode(get("mode") or "PERMISSIVE")
+        self.split_size = parse_size(get("splitsize") or DEFAULT_SPLIT_SIZE)
+        paths = []
+        if get("paths"):
+            paths += json.loads(get("paths"))
+        if get("path"):
+            paths.append(get("path"))
+        if not paths:
+            raise ValueError(f"format {FORMAT!r} needs a path: load(path)")
+        self.paths = paths
+
+
+class InlongPartition(InputPartition):
+    """One task: (path, size, split index) pieces."""
+
+    def __init__(self, pieces):
+        self.value = self.pieces = pieces
+
+
+class InlongReader(DataSourceReader):
+    """Plans tasks on the driver (files listed, cut into splits, small ones packed); reads them in workers."""
+
+    def __init__(self, options: Options):
+        self.options = options
+
+    def partitions(self):
+        files = list_files(self.options.paths)
+        tasks = plan(files, self.options.split_size) or [[]]  # no file with bytes: one task, no rows
+        return [InlongPartition(task) for task in tasks]
+
+    def read(self, partition):
+        yield from read_partition(self.options, partition.pieces)
+
+
+class InlongDataSource(DataSource):
+    """spark.read.format("inlong"): dumps split into byte ranges parsed in parallel (module doc)."""
+
+    @classmethod
+    def name(cls):
+        return FORMAT
+
+    def schema(self):
+        return spark_schema(Options(self.options).protocol)
+
+    def reader(self, schema):
+        return InlongReader(Options(self.options))
+
+
+def read_partition(options: Options, pieces, rows: int = BATCH_ROWS):
+    """The Arrow batches of one task (what the reader's read() yields), typed as Spark expects them."""
+    target = spark_arrow_schema(options.protocol)
+    for path, _, index in pieces:
+        uri = file_uri(path)
+        with FileSource(path) as src:
+            detected, frames = read_split(src, uri, options.protocol, options.direction, options.mode,
+                                          options.split_size, index)
+            try:
+                for batch in _batches(uri, options.protocol, detected, frames, rows):
+                    yield batch.cast(target)
+            finally:
+                frames.close()
+
+
+@cache
+def spark_arrow_schema(protocol: str):
+    """The Arrow form Spark wants the batches in (it reads TIMESTAMP_NTZ as microseconds)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(spark_schema(protocol))
+
+
+def spark_schema(protocol: str):
+    """The Spark schema of format inlong for a protocol (or auto)."""
+    if protocol == AUTO:
+        from pyspark.sql.pandas.types import from_arrow_schema
+
+        return from_arrow_schema(auto_schema(), prefer_timestamp_ntz=True)
+    return arrow.spark_schema(protocol)
+
+
+def register(spark) -> None:
+    """Make spark.read.format("inlong") available in this session."""
+    spark.dataSource.register(InlongDataSource)
