@@ -162,9 +162,11 @@ def demo(out, items):
 def _register_protocol_commands() -> None:
     from .broadcast.cli import broadcast
     from .dataproxy.cli import dataproxy
+    from .eventmesh.cli import eventmesh
 
     main.add_command(broadcast)
     main.add_command(dataproxy)
+    main.add_command(eventmesh)
 
 
 _register_protocol_commands()
