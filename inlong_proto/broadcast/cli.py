@@ -10,16 +10,9 @@ import logging
 
 import click
 
-LOG_LEVELS = ("debug", "info", "warning", "error")
+from ..endpoint_options import HOST, LOG_LEVEL, setup_logging
+
 log = logging.getLogger(__name__)
-
-HOST = click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind or connect to.")
-LOG_LEVEL = click.option("--log-level", type=click.Choice(LOG_LEVELS, case_sensitive=False), default="info",
-                         show_default=True, help="Logging threshold (logs go to stderr).")
-
-
-def _setup_logging(level: str) -> None:
-    logging.basicConfig(level=level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
 @click.group()
@@ -41,7 +34,7 @@ def serve(host, port, interval, seed, max_history, log_level):
     """Produce a random value every INTERVAL seconds; replay history to each client, then push live."""
     from .server import serve as run_server
 
-    _setup_logging(log_level)
+    setup_logging(log_level)
     try:
         asyncio.run(run_server(host, port, interval, seed=seed, max_history=max_history))
     except KeyboardInterrupt:
@@ -69,7 +62,7 @@ def client(host, port, count, record, resume, retries, backoff, idle_timeout, lo
 
     if resume and record is None:
         raise click.UsageError("--resume needs --record")
-    _setup_logging(log_level)
+    setup_logging(log_level)
     start = last_recorded(record) if resume else None
     endpoint = BroadcastClient(host, port, record=record, resume=start, retries=retries, backoff=backoff,
                                idle_timeout=idle_timeout)

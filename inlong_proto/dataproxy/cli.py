@@ -16,16 +16,9 @@ import threading
 
 import click
 
-LOG_LEVELS = ("debug", "info", "warning", "error")
+from ..endpoint_options import HOST, LOG_LEVEL, setup_logging
+
 log = logging.getLogger(__name__)
-
-HOST = click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind or connect to.")
-LOG_LEVEL = click.option("--log-level", type=click.Choice(LOG_LEVELS, case_sensitive=False), default="info",
-                         show_default=True, help="Logging threshold (logs go to stderr).")
-
-
-def _setup_logging(level: str) -> None:
-    logging.basicConfig(level=level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
 @click.group()
@@ -47,7 +40,7 @@ def serve(host, port, record, dp_ip, max_frame_size, log_level):
     """Acknowledge DataProxy SDK messages the way the real server does."""
     from .server import serve as run_server
 
-    _setup_logging(log_level)
+    setup_logging(log_level)
     try:
         asyncio.run(run_server(host, port, record=record, dp_ip=dp_ip, max_frame_size=max_frame_size))
     except KeyboardInterrupt:
@@ -121,7 +114,7 @@ def send(host, port, mix, count, batch_size, compress, no_ack, group_id, stream_
     """Send records (empty stdin lines are skipped) and print a one-line JSON report."""
     from .sender import DataProxySender
 
-    _setup_logging(log_level)
+    setup_logging(log_level)
     try:
         sender = DataProxySender(host, port, mix=mix, group_id=group_id, stream_id=stream_id, compress=compress,
                                  record=record, timeout=timeout, is_ack=False if no_ack else None)

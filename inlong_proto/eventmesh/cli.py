@@ -16,18 +16,12 @@ import sys
 
 import click
 
-LOG_LEVELS = ("debug", "info", "warning", "error")
+from ..endpoint_options import HOST, LOG_LEVEL, setup_logging
+
 log = logging.getLogger(__name__)
 
-HOST = click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind or connect to.")
-LOG_LEVEL = click.option("--log-level", type=click.Choice(LOG_LEVELS, case_sensitive=False), default="info",
-                         show_default=True, help="Logging threshold (logs go to stderr).")
 RECORD_SENT = click.option("--record-sent", type=click.Path(dir_okay=False), default=None,
                            help="Append the raw bytes of every frame sent to this file (a dump).")
-
-
-def _setup_logging(level: str) -> None:
-    logging.basicConfig(level=level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
 def _echo_json(value: dict) -> None:
@@ -55,7 +49,7 @@ def serve(host, port, record, record_sent, idle_timeout, max_event_size, log_lev
     """Answer EventMesh TCP clients like the runtime: sessions, subscriptions, acks, pushes."""
     from .server import EventMeshServer
 
-    _setup_logging(log_level)
+    setup_logging(log_level)
     server = EventMeshServer(host, port, record=record, record_sent=record_sent, idle_timeout=idle_timeout,
                              max_event_size=max_event_size)
     try:
@@ -103,7 +97,7 @@ def client(host, port, topic, publish, body, listen, count, mode, type_, group, 
     """Say hello, optionally subscribe and listen, publish, receive, say goodbye; print a summary."""
     from .client import EventMeshClient, EventMeshError, make_user_agent, text_message
 
-    _setup_logging(log_level)
+    setup_logging(log_level)
     if count is not None and not listen:
         raise click.UsageError("--count needs --listen")
     endpoint = EventMeshClient(host, port, user_agent=make_user_agent(purpose="sub" if listen else "pub", group=group),

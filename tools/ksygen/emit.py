@@ -9,7 +9,7 @@ from __future__ import annotations
 import keyword
 
 from .expr import GenerationError, Node, Scope, invert_linear, names_used, to_python
-from .model import ARROW_INT, INT_RANGE, Attr, EnumSpec, SpecFile, TypeSpec, camel
+from .model import ARROW_INT, INT_RANGE, Attr, EnumSpec, SpecFile, TypeSpec
 
 RUNTIME = "inlong_proto.errors"
 # Names generated functions use themselves (builtins, parameters, helpers): fields get a suffix instead.
@@ -225,7 +225,6 @@ class FunctionEmitter:
             valid = {k: v for k, v in valid.items() if k != "expr"}
         valid = {k: v for k, v in valid.items() if k not in exclude}
         if attr.enum is not None and valid.get("in-enum"):
-            enum_ref = self.module.enum_ref(attr.enum)
             self.code.add(f"if {value} not in {self.module.enum_map(attr.enum)}:")
             self.fail(offset, path, reason("value ", E(value), f" is not a known {attr.enum.name} ({doc})"))
         if "eq" in valid:
