@@ -41,7 +41,7 @@ def main():
 @main.command("protocols")
 def list_protocols():
     """List the protocols the specs define."""
-    for name in protocols.names():
+    for name in sorted([*protocols.names(), *protocols.STREAM_PROTOCOLS]):
         click.echo(name)
 
 
@@ -64,9 +64,12 @@ def decode(protocol, direction, mode, with_payload, files):
     """Print every frame of each FILE (a raw stream dump, - for stdin) as one JSON object per line."""
     out = sys.stdout
     reader = _payload_reader(protocol) if with_payload else None
+    stream = _stream_reader(protocol)
     for path in files:
         try:
-            for frame in frames.iter_frames(_read(path), protocol, direction, mode):
+            items = (stream(_read(path), direction, mode) if stream is not None
+                     else frames.iter_frames(_read(path), protocol, direction, mode))
+            for frame in items:
                 record = frame.to_dict()
                 if reader is not None and frame.error is None:
                     record["payload"] = _read_payload(reader, frame, mode)
@@ -75,6 +78,14 @@ def decode(protocol, direction, mode, with_payload, files):
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")
         except InlongProtoError as exc:
             raise _with_file(exc, path) from None
+
+
+def _stream_reader(protocol: str):
+    """iter_messages of a protocol that is not binary frames (HTTP), else None."""
+    import importlib
+
+    name = protocols.STREAM_PROTOCOLS.get(protocol)
+    return importlib.import_module(name).iter_messages if name else None
 
 
 def _payload_reader(protocol: str):

@@ -17,6 +17,9 @@ EXTENSIONS = {"tubemq": "inlong_proto.tubemq.rpc", "eventmesh": "inlong_proto.ev
               "eventmesh_legacy": "inlong_proto.eventmesh.tcp"}
 # Optional readers of what a frame carries, for `decode --payload`: payload(frame) -> object with to_dict().
 PAYLOAD_READERS = {"dataproxy": "inlong_proto.dataproxy.payload"}
+# Protocols that are not binary frames (HTTP/1.1 streams): each module provides
+# iter_messages(data: bytes, direction: str | None, mode: str) -> Iterator[object with to_dict()].
+STREAM_PROTOCOLS = {"eventmesh-http": "inlong_proto.eventmesh.http"}
 
 
 class UnknownProtocolError(InlongProtoError, ValueError):
