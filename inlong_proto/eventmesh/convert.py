@@ -1,0 +1,83 @@
+"""One event model across EventMesh's three transports: TCP and HTTP messages <-> the gRPC CloudEvent.
+
+The gRPC layer's `Event` (inlong_proto.eventmesh.grpc) is the meeting point: a TCP message body (an
+EventMeshMessage or a CloudEvents JSON body) or an HTTP send-message request becomes an Event, which
+`grpc.to_cloud_event` turns into the protobuf CloudEvent; an Event becomes a TCP EventMeshMessage body
+for `tcp.message`. The mapping follows the runtime's protocol adaptors (facts section 3.4): the topic is
+the subject, the content is text data, message properties are string extensions, and protocol headers
+(protocoltype, protocolversion) ride along as extensions.
+"""
+from __future__ import annotations
+
+import json
+
+from ..errors import EncodeError
+from ..generated.eventmesh.bodies.cloud_event import CloudEvent
+from ..generated.eventmesh.bodies.event_mesh_message import EventMeshMessage
+from .grpc import Event
+
+_TEXT = "text/plain"
+_CLOUD_EVENT_FIELDS = ("specversion", "id", "source", "type", "datacontenttype", "dataschema", "subject", "time",
+                       "data")
+
+
+def _extensions(pairs: dict) -> dict[str, str]:
+    """String extensions, dropping empty names and the attributes Event keeps in its own fields."""
+    return {str(k): str(v) for k, v in (pairs or {}).items()
+            if k and k not in ("subject", "datacontenttype") and v is not None}
+
+
+def from_cloud_event_json(body: CloudEvent) -> Event:
+    """A CloudEvents JSON body (TCP protocoltype=cloudevents, or HTTP content) as an Event."""
+    data = body.data
+    if data is not None and not isinstance(data, (str, bytes)):
+        data = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    extensions = _extensions({k: v for k, v in body.extra.items() if isinstance(v, (str, int, bool))})
+    for name in ("dataschema", "time"):
+        if getattr(body, name):
+            extensions[name] = getattr(body, name)
+    return Event(id=body.id, source=body.source, spec_version=body.specversion, type=body.type,
+                 subject=body.subject or "", data=data, data_content_type=body.datacontenttype or "",
+                 extensions=extensions)
+
+
+def event_from_tcp(message) -> Event:
+    """The Event of a decoded TCP message (a TcpMessage from Frame.payload) carrying a message body."""
+    body = message.body
+    protocol = {k: v for k, v in (message.header.properties or {}).items()
+                if k in ("protocoltype", "protocolversion", "protocoldesc") and isinstance(v, str)}
+    if isinstance(body, CloudEvent):
+        event = from_cloud_event_json(body)
+        return Event(**{**event.__dict__, "extensions": {**event.extensions, **protocol}})
+    if isinstance(body, EventMeshMessage):
+        properties = _extensions(body.properties)
+        return Event(id=properties.get("uniqueid") or message.header.seq or "", subject=body.topic or "",
+                     data=body.body, data_content_type=_TEXT if body.body is not None else "",
+                     extensions={**properties, **protocol})
+    raise EncodeError("body", f"{message.command.name} carries no message body ({message.body_kind})")
+
+
+def tcp_body_of(event: Event) -> EventMeshMessage:
+    """An Event as the EventMeshMessage body of a TCP message (the inverse of event_from_tcp)."""
+    data = event.data.decode("utf-8") if isinstance(event.data, bytes) else event.data
+    properties = {k: v for k, v in event.extensions.items() if isinstance(v, str)
+                  and k not in ("protocoltype", "protocolversion", "protocoldesc")}
+    return EventMeshMessage(topic=event.subject or None, properties=properties, body=data)
+
+
+def event_from_http(request) -> Event:
+    """The Event of an HTTP send-message request (MSG_SEND_ASYNC / MSG_SEND_SYNC, or a webhook push)."""
+    fields = request.fields
+    content = fields.get("content")
+    protocol = {k: v for k, v in request.protocol_headers.items()
+                if k in ("protocoltype", "protocolversion", "protocoldesc") and isinstance(v, str)}
+    if isinstance(content, CloudEvent):
+        event = from_cloud_event_json(content)
+        return Event(**{**event.__dict__, "extensions": {**event.extensions, **protocol}})
+    if "topic" not in fields and content is None:
+        raise EncodeError("fields", f"{request.message_type} carries no message")
+    extensions = {name: str(fields[name]) for name in ("bizseqno", "uniqueid", "ttl", "producergroup", "tag")
+                  if fields.get(name) not in (None, "")}
+    return Event(id=extensions.get("uniqueid", ""), subject=str(fields.get("topic") or ""),
+                 data=content if isinstance(content, (str, bytes)) else None,
+                 data_content_type=_TEXT if content is not None else "", extensions={**extensions, **protocol})
