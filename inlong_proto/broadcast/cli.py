@@ -10,7 +10,7 @@ import logging
 
 import click
 
-from ..endpoint_options import HOST, LOG_LEVEL, setup_logging
+from ..endpoints import HOST, LOG_LEVEL, setup_logging
 
 log = logging.getLogger(__name__)
 

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import BinaryIO, TextIO
 
+from ..endpoints import RawStream
 from ..frames import Frame, StreamDecoder, encode, iter_frames
 from ..generated.codec.broadcast.broadcast_frame import BroadcastFrame, DataRequest, DataResponse, Status
 from .history import EPOCH, format_timestamp
@@ -45,29 +46,6 @@ def last_recorded(path: str | os.PathLike) -> tuple[datetime, int] | None:
     for frame in iter_frames(data, "broadcast", "response", "DROPMALFORMED"):
         last = frame.message.body
     return (last.timestamp, last.data) if last is not None else None
-
-
-class _RawStream:
-    """Received bytes kept until the decoder has placed them, so each frame's exact bytes can be recorded.
-
-    PERMISSIVE frames and error spans cover the stream contiguously, so this never holds more than
-    the decoder itself buffers plus one read.
-    """
-
-    def __init__(self) -> None:
-        self._buf = bytearray()
-        self._base = 0  # stream offset of _buf[0]
-
-    def add(self, data: bytes) -> None:
-        self._buf += data
-
-    def take(self, frame: Frame) -> bytes:
-        start = frame.offset - self._base
-        stop = start + frame.length
-        chunk = bytes(self._buf[start:stop])
-        del self._buf[:stop]
-        self._base += stop
-        return chunk
 
 
 class BroadcastClient:
@@ -141,7 +119,7 @@ class BroadcastClient:
         got = 0
         request = DataRequest(last_timestamp=self.last_timestamp, last_data=self.last_data)
         decoder = StreamDecoder("broadcast", direction="response", mode="PERMISSIVE")
-        raw = _RawStream()
+        raw = RawStream()
         log.info("connected to %s:%d, asking for data after [%s] %d", self.host, self.port,
                  format_timestamp(self.last_timestamp), self.last_data)
         try:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from ..errors import DecodeError, EncodeError
+from ..endpoints import RawStream
 from ..frames import Frame, StreamDecoder, encode
 from ..generated.codec.dataproxy.dataproxy_common import MsgType
 from . import builders
@@ -94,25 +95,6 @@ class SendReport:
 class _Pending:
     msg_type: int
     records: int
-
-
-class _RawStream:
-    """Received bytes kept until the decoder has placed them, so each frame's exact bytes can be recorded."""
-
-    def __init__(self) -> None:
-        self._buf = bytearray()
-        self._base = 0
-
-    def add(self, data: bytes) -> None:
-        self._buf += data
-
-    def take(self, frame: Frame) -> bytes:
-        start = frame.offset - self._base
-        stop = start + frame.length
-        chunk = bytes(self._buf[start:stop])
-        del self._buf[:stop]
-        self._base += stop
-        return chunk
 
 
 class DataProxySender:
@@ -295,7 +277,7 @@ class DataProxySender:
 
     async def _receive(self, reader: asyncio.StreamReader, record: BinaryIO | None) -> None:
         decoder = StreamDecoder(PROTOCOL, direction="response", mode="PERMISSIVE")
-        raw = _RawStream()
+        raw = RawStream()
         try:
             while True:
                 try:

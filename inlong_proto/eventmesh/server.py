@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from ..errors import DecodeError, EncodeError
+from ..endpoints import RawStream
 from ..frames import Frame, StreamDecoder, encode
 from . import tcp
 from .tcp import (COMMANDS, CloudEvent, Command, EventMeshMessage, RedirectInfo, SubscriptionItem, SubscriptionMode,
@@ -165,25 +166,6 @@ class ServerStats:
                 "published": self.published, "refused": self.refused, "pushed": self.pushed,
                 "push_acked": self.push_acked, "unmatched_acks": self.unmatched_acks, "redirects": self.redirects,
                 "goodbyes": self.goodbyes, "closed_for_bad_input": self.closed_for_bad_input}
-
-
-class _RawStream:
-    """Received bytes kept until the decoder has placed them, so each frame's exact bytes can be recorded."""
-
-    def __init__(self) -> None:
-        self._buf = bytearray()
-        self._base = 0  # stream offset of _buf[0]
-
-    def add(self, data: bytes) -> None:
-        self._buf += data
-
-    def take(self, frame: Frame) -> bytes:
-        start = frame.offset - self._base
-        stop = start + frame.length
-        chunk = bytes(self._buf[start:stop])
-        del self._buf[:stop]
-        self._base += stop
-        return chunk
 
 
 class EventMeshServer:
@@ -366,7 +348,7 @@ class EventMeshServer:
 
     async def _converse(self, reader: asyncio.StreamReader, session: Session) -> None:
         decoder = StreamDecoder(PROTOCOL, mode="FAILFAST", max_frame_size=self.max_frame_size)
-        raw = _RawStream()
+        raw = RawStream()
         while not session.writer.is_closing():
             try:
                 async with asyncio.timeout(self.idle_timeout):
