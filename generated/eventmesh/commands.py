@@ -6,7 +6,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Callable, NamedTuple
 
-from . import _json as _h
+from inlong_proto import schema_checks as _h
 from .bodies import json_string as _bodies_json_string
 from .bodies import user_agent as _bodies_user_agent
 from .bodies import subscription as _bodies_subscription

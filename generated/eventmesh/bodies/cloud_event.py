@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from .. import _json as _h
+from inlong_proto import schema_checks as _h
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from .. import _json as _h
+from inlong_proto import schema_checks as _h
 from ..bodies.subscription_item import SubscriptionItem as _bodies_subscription_item_SubscriptionItem
 
 
