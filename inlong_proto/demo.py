@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import io
 import random
+import shutil
 from pathlib import Path
 
 from rich.console import Console
@@ -84,7 +85,7 @@ def _ms(value) -> str:
 
 
 def run(folder: Path, items: int = 20, interval: float = 0.02, seed: int = 7) -> None:
-    console = Console()
+    console = Console(width=max(shutil.get_terminal_size().columns, 110))  # the tables need ~100 columns
     folder.mkdir(parents=True, exist_ok=True)
     console.print(f"[bold]1.[/] reference server and two clients on loopback, recording into {folder}/")
     paths = asyncio.run(record_traffic(folder, items, interval, seed))
