@@ -170,6 +170,53 @@ def demo(out, items):
     run(Path(out), items=items)
 
 
+@main.group("spark")
+def spark_group():
+    """Batch jobs on an embedded local Spark."""
+
+
+@spark_group.command("parse")
+@click.argument("source")
+@click.argument("output")
+@click.option("--protocol", "-p", default="auto", show_default=True, help="A protocol name, or auto (per file).")
+@DIRECTION
+@click.option("--mode", type=click.Choice(frames.MODES, case_sensitive=False), default="PERMISSIVE",
+              show_default=True)
+@click.option("--format", "output_format", type=click.Choice(["parquet", "json", "delta"]), default="parquet",
+              show_default=True)
+@click.option("--split-size", default="128m", show_default=True, help="Bytes per split (k/m/g suffixes).")
+@click.option("--cores", type=int, default=None, help="Local cores (default: all).")
+def spark_parse(source, output, protocol, direction, mode, output_format, split_size, cores):
+    """Parse every dump under SOURCE into OUTPUT, partitioned by protocol and capture date."""
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+
+    from .spark import local_session
+    from .spark_job import parse
+
+    console = Console(stderr=True)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console) as bar:
+        task = bar.add_task("starting Spark", total=None)
+        spark = local_session("inlong-proto-parse", cores=cores)
+        spark.sparkContext.setLogLevel("ERROR")
+        try:
+            bar.update(task, description=f"parsing {source} -> {output} ({output_format})")
+            try:
+                summary = parse(spark, source, output, protocol=protocol, direction=direction, mode=mode,
+                                output_format=output_format, split_size=split_size)
+            except ValueError as exc:
+                raise click.ClickException(str(exc)) from None
+        finally:
+            spark.stop()
+    table = Table(title=f"{output} ({output_format}, partitioned by protocol and date)")
+    for column in ("protocol", "message type", "frames", "error spans", "bytes"):
+        table.add_column(column, justify="left" if column in ("protocol", "message type") else "right")
+    for row in summary:
+        table.add_row(*[str(value) for value in row])
+    Console().print(table)
+
+
 def _register_protocol_commands() -> None:
     from .broadcast.cli import broadcast
     from .dataproxy.cli import dataproxy
