@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup generate check-generated test bench demo clean
+.PHONY: setup generate check-generated test bench bench-spark demo clean
 
 $(STAMP): pyproject.toml setup.py tools/ksc/package.json tools/ksc/package-lock.json
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,11 @@ test: setup
 
 bench: setup
 	$(PY) tools/bench.py
+	$(PY) tools/bench_spark.py
+
+# Only the Spark readers' throughput (a few minutes on 2 cores).
+bench-spark: setup
+	$(PY) tools/bench_spark.py
 
 demo: setup
 	$(VENV)/bin/inlong-proto demo
