@@ -1,28 +1,14 @@
 """detect(): which protocol a dump holds, from its first bytes (sans-IO)."""
-import json
 import random
-from pathlib import Path
 
 import pytest
 
 from inlong_proto import ValidationError, decode, protocols
 from inlong_proto.detect import HEAD_SIZE, SIGNATURES, candidates, detect, score
 
-VECTORS = Path(__file__).parent / "vectors"
-SOURCES = {"broadcast": "broadcast", "dataproxy": "dataproxy", "tubemq": "tubemq", "eventmesh": "eventmesh/tcp"}
+import vectors
 
-
-def valid_vectors() -> dict[str, list[bytes]]:
-    """protocol -> the hex of its valid vectors (EventMesh vectors name their length form)."""
-    out: dict[str, list[bytes]] = {}
-    for default, folder in SOURCES.items():
-        for path in sorted((VECTORS / folder / "valid").glob("*.json")):
-            vector = json.loads(path.read_text())
-            out.setdefault(vector.get("protocol") or default, []).append(bytes.fromhex(vector["hex"]))
-    return out
-
-
-VALID = valid_vectors()
+VALID = vectors.valid_frames()
 CASES = [pytest.param(name, i, id=f"{name}-{i}") for name, frames in VALID.items() for i in range(len(frames))]
 
 

@@ -1,19 +1,17 @@
 """The batch job: every dump under a folder to a table partitioned by protocol and date, with a summary."""
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 from inlong_proto.spark_job import parse
 
-VECTORS = Path(__file__).resolve().parent / "vectors"
+import vectors
+
+REQUESTS = vectors.valid_frames(directions={None, "request"})
 
 
 def dump(folder: Path, protocol: str, name: str, extra: bytes = b"") -> bytes:
-    data = b"".join(bytes.fromhex(json.loads(p.read_text())["hex"])
-                    for p in sorted((VECTORS / protocol).rglob("valid/*.json"))
-                    if json.loads(p.read_text()).get("protocol", protocol) == protocol
-                    and json.loads(p.read_text()).get("direction") in (None, "request")) + extra
+    data = b"".join(REQUESTS[protocol]) + extra
     (folder / name).write_bytes(data)
     return data
 

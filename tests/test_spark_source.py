@@ -4,7 +4,6 @@ The split/stitch logic is tested without Spark against iter_frames (what read_du
 dumps built from the test vectors, corrupted ones, adversarial ones (whole valid frames inside
 payloads) and degenerate ones. A few tests at the end go through Spark.
 """
-import json
 import os
 import random
 from pathlib import Path
@@ -19,23 +18,10 @@ from inlong_proto.spark_source import (AUTO, BytesSource, FileSource, InlongRead
                                        file_uri, list_files, parse_size, plan, read_split, split_bounds,
                                        split_count, split_frames)
 
-pytest.importorskip("pyarrow")
+import vectors
 
-VECTORS = Path(__file__).parent / "vectors"
-SOURCES = {"broadcast": "broadcast", "dataproxy": "dataproxy", "tubemq": "tubemq", "eventmesh": "eventmesh/tcp"}
 PROTOCOLS = sorted(protocols.names())
-
-
-def _load() -> dict[str, list[bytes]]:
-    out: dict[str, list[bytes]] = {}
-    for default, folder in SOURCES.items():
-        for path in sorted((VECTORS / folder / "valid").glob("*.json")):
-            vector = json.loads(path.read_text())
-            out.setdefault(vector.get("protocol") or default, []).append(bytes.fromhex(vector["hex"]))
-    return out
-
-
-VALID = _load()
+VALID = vectors.valid_frames()
 
 
 def dump(protocol: str, count: int = 40, seed: int = 0) -> bytes:
@@ -360,8 +346,6 @@ def test_a_split_reads_only_around_its_range(tmp_path):
 
 # --- through Spark (few and small: the shared local[2] session) ------------------------------------------
 
-
-pyspark = pytest.importorskip("pyspark")
 
 
 def _spark_rows(spark, root, **options):
