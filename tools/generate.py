@@ -66,15 +66,21 @@ def tables(specs: Path, out: Path) -> list[Path]:
     for path in sorted(specs.rglob("*.yaml")):
         relative = path.relative_to(specs).with_suffix(".py")
         target = out / "tables" / relative
-        for depth in range(len(relative.parts)):
-            init = out / "tables" / Path(*relative.parts[:depth]) / "__init__.py"
-            init.parent.mkdir(parents=True, exist_ok=True)
-            init.write_text('"""Generated from the YAML tables under specs/. Do not edit."""\n')
+        _packages(out / "tables", relative.parent, "Generated from the YAML tables under specs/. Do not edit.")
         data = yaml.safe_load(path.read_text())
         target.write_text(f'"""Generated from specs/{path.relative_to(specs)}. Do not edit."""\n\n'
                           f"DATA = {pprint.pformat(data, width=110, sort_dicts=False)}\n")
         written.append(target)
     return written
+
+
+def _packages(root: Path, folder: Path, doc: str) -> None:
+    """Make root/folder and every folder between them an importable package."""
+    for depth in range(len(folder.parts) + 1):
+        init = root / Path(*folder.parts[:depth]) / "__init__.py"
+        init.parent.mkdir(parents=True, exist_ok=True)
+        if not init.exists():
+            init.write_text(f'"""{doc}"""\n')
 
 
 def official(specs: Path, out: Path) -> None:
@@ -105,11 +111,8 @@ def protobuf(specs: Path, out: Path) -> list[Path]:
             f"--grpc_python_out={target}"] + [str(p) for p in protos]
     if protoc.main(args) != 0:
         raise GenerationError("grpcio-tools (protoc) failed on " + ", ".join(map(str, protos)))
-    for folder in {p.parent.relative_to(specs) for p in protos}:
-        for part in range(1, len(folder.parts) + 1):
-            init = target / Path(*folder.parts[:part]) / "__init__.py"
-            init.parent.mkdir(parents=True, exist_ok=True)
-            init.write_text('"""Generated. Do not edit."""\n')
+    for folder in sorted({p.parent.relative_to(specs) for p in protos}):
+        _packages(target, folder, "Generated. Do not edit.")
     for module in sorted(target.rglob("*.py")):
         _relative_imports(module, target)
     return protos
