@@ -1,7 +1,11 @@
-"""What every protocol's reference endpoints share: CLI options, logging, recording exact frame bytes."""
+"""What every protocol's reference endpoints share: CLI options, logging, one connection's lifetime,
+recording exact frame bytes."""
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+from collections.abc import Callable
 
 import click
 
@@ -35,3 +39,26 @@ class RawStream:
         del self._buf[:stop]
         self._base += stop
         return chunk
+
+
+@contextlib.asynccontextmanager
+async def connection_scope(handlers: set, peer: str, writer: asyncio.StreamWriter, log: logging.Logger,
+                           close: Callable[[], None] | None = None):
+    """One server connection: its handler task is tracked (so stop() can wait for it), a vanished peer is
+    logged and any bug is confined to this connection, and the connection is always closed at the end."""
+    task = asyncio.current_task()
+    if task is not None:
+        handlers.add(task)
+    log.info("%s: connected", peer)
+    try:
+        yield
+    except OSError as exc:  # reset by the peer and the like: the client went away
+        log.info("%s: connection lost: %s", peer, exc)
+    except Exception:  # confine any bug to this one connection
+        log.exception("%s: unexpected error, closing the connection", peer)
+    finally:
+        if task is not None:
+            handlers.discard(task)
+        (close or writer.close)()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(writer.wait_closed(), 1.0)

@@ -7,13 +7,13 @@ disturb the others, so every per-connection failure is logged and confined to th
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..endpoints import connection_scope
 from ..frames import Frame, StreamDecoder, encode
 from ..generated.codec.broadcast.broadcast_frame import BroadcastFrame, DataRequest, DataResponse, Status
 from .history import History, format_timestamp
@@ -177,26 +177,14 @@ class BroadcastServer:
     # -- connections ---------------------------------------------------------------------------
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        if task is not None:
-            self._handlers.add(task)
         peername = writer.get_extra_info("peername")
         connection = _Connection(writer, f"{peername[0]}:{peername[1]}" if peername else "?")
         self._connections.add(connection)
-        log.info("%s: connected", connection.peer)
         try:
-            await self._converse(reader, connection)
-        except OSError as exc:  # ConnectionResetError and friends: the client went away
-            log.info("%s: connection lost: %s", connection.peer, exc)
-        except Exception:  # confine any bug to this one connection
-            log.exception("%s: unexpected error, closing the connection", connection.peer)
+            async with connection_scope(self._handlers, connection.peer, writer, log):
+                await self._converse(reader, connection)
         finally:
             self._connections.discard(connection)
-            if task is not None:
-                self._handlers.discard(task)
-            writer.close()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(writer.wait_closed(), 1.0)
             log.info("%s: disconnected", connection.peer)
 
     async def _converse(self, reader: asyncio.StreamReader, connection: _Connection) -> None:

@@ -23,7 +23,6 @@ stream. What the real server does (shared/design/protocols/inlong-dataproxy-and-
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import time
@@ -34,6 +33,7 @@ from typing import BinaryIO
 
 from .. import protocols
 from ..errors import DecodeError
+from ..endpoints import connection_scope
 from ..frames import Frame, decode, encode
 from ..generated.codec.dataproxy.dataproxy_common import MsgType
 from ..generated.codec.dataproxy.dataproxy_request import BinMessage
@@ -357,28 +357,16 @@ class DataProxyServer:
     # -- connections ---------------------------------------------------------------------------
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        if task is not None:
-            self._handlers.add(task)
         peername = writer.get_extra_info("peername")
         session = DataProxySession(dp_ip=self.dp_ip, clock=self.clock, max_frame_size=self.max_frame_size)
         connection = _Connection(writer, f"{peername[0]}:{peername[1]}" if peername else "?", session)
         self._connections.add(connection)
         self.stats.connections += 1
-        log.info("%s: connected", connection.peer)
         try:
-            await self._converse(reader, connection)
-        except OSError as exc:  # reset by the peer and the like
-            log.info("%s: connection lost: %s", connection.peer, exc)
-        except Exception:  # confine any bug to this one connection
-            log.exception("%s: unexpected error, closing the connection", connection.peer)
+            async with connection_scope(self._handlers, connection.peer, writer, log):
+                await self._converse(reader, connection)
         finally:
             self._connections.discard(connection)
-            if task is not None:
-                self._handlers.discard(task)
-            writer.close()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(writer.wait_closed(), 1.0)
             log.info("%s: disconnected", connection.peer)
 
     async def _converse(self, reader: asyncio.StreamReader, connection: _Connection) -> None:

@@ -34,7 +34,6 @@ The ack of a stored message carries no body here (the runtime's is an opaque bea
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import logging
 import os
@@ -44,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from ..errors import DecodeError, EncodeError
-from ..endpoints import RawStream
+from ..endpoints import RawStream, connection_scope
 from ..frames import Frame, StreamDecoder, encode
 from . import tcp
 from .tcp import (COMMANDS, CloudEvent, Command, EventMeshMessage, RedirectInfo, SubscriptionItem, SubscriptionMode,
@@ -321,27 +320,15 @@ class EventMeshServer:
     # -- connections ---------------------------------------------------------------------------
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        if task is not None:
-            self._handlers.add(task)
         peername = writer.get_extra_info("peername")
         session = Session(writer, f"{peername[0]}:{peername[1]}" if peername else "?")
         self._sessions[session] = None
         self.stats.connections += 1
-        log.info("%s: connected", session.peer)
         try:
-            await self._converse(reader, session)
-        except OSError as exc:  # reset by the peer and the like
-            log.info("%s: connection lost: %s", session.peer, exc)
-        except Exception:  # confine any bug to this one connection
-            log.exception("%s: unexpected error, closing the connection", session.peer)
+            async with connection_scope(self._handlers, session.peer, writer, log, session.close):
+                await self._converse(reader, session)
         finally:
             self._sessions.pop(session, None)
-            if task is not None:
-                self._handlers.discard(task)
-            session.close()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(writer.wait_closed(), 1.0)
             if session.unacked:
                 log.info("%s: %d push(es) never acknowledged", session.peer, len(session.unacked))
             log.info("%s: disconnected", session.peer)
