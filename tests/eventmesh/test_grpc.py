@@ -2,9 +2,7 @@
 stubs talk over loopback (facts: shared/design/protocols/eventmesh.md, sections 3 and 4)."""
 from __future__ import annotations
 
-import importlib
 import json
-import shutil
 import subprocess
 import sys
 from concurrent import futures
@@ -20,7 +18,8 @@ from google.protobuf.internal import api_implementation
 from inlong_proto.errors import EncodeError, ValidationError
 from inlong_proto.eventmesh import grpc as emgrpc
 from inlong_proto.eventmesh.grpc import Event, Key
-from tools.generate import protobuf
+
+import protos
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SPECS = ROOT / "specs" / "eventmesh"
@@ -42,24 +41,10 @@ def pb(tmp_path_factory):
     grpcio-tools writes cross-file imports as `from eventmesh import ...`, so <out>/protobuf goes on
     sys.path for the module's lifetime (the real tree's generator rewrites them package-relative).
     """
-    tmp = tmp_path_factory.mktemp("eventmesh_protos")
-    specs = tmp / "specs"
-    (specs / "eventmesh").mkdir(parents=True)
-    for proto in SPECS.glob("*.proto"):
-        shutil.copy(proto, specs / "eventmesh" / proto.name)
-    compiled = protobuf(specs, tmp / "generated")
-    assert sorted(p.name for p in compiled) == ["eventmesh-client.proto", "eventmesh-cloudevents.proto",
-                                                "eventmesh-service.proto"]
-    out = str(tmp / "generated" / "protobuf")
-    before = set(sys.modules)
-    sys.path.insert(0, out)
-    try:
-        yield {name: importlib.import_module(f"eventmesh.{name}") for name in MODULES}
-    finally:
-        sys.path.remove(out)
-        for name in set(sys.modules) - before:
-            if name == "eventmesh" or name.startswith("eventmesh."):
-                del sys.modules[name]
+    with protos.compiled(tmp_path_factory.mktemp("eventmesh_protos"), "eventmesh", MODULES) as (compiled, modules):
+        assert sorted(p.name for p in compiled) == ["eventmesh-client.proto", "eventmesh-cloudevents.proto",
+                                                    "eventmesh-service.proto"]
+        yield modules
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,6 @@
 """TubeMQ RPC protobuf specs: they compile, match the facts, and agree with methods.yaml."""
 from __future__ import annotations
 
-import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +10,7 @@ from google.protobuf.message import EncodeError
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.internal import api_implementation
 
-from tools.generate import protobuf
+import protos
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SPECS = ROOT / "specs" / "tubemq"
@@ -28,27 +26,10 @@ TYPE = {FieldDescriptor.TYPE_INT32: "int32", FieldDescriptor.TYPE_INT64: "int64"
 @pytest.fixture(scope="module")
 def pb(tmp_path_factory):
     """Compiles a copy of only specs/tubemq/*.proto and imports the three generated modules."""
-    tmp = tmp_path_factory.mktemp("tubemq_protos")
-    specs = tmp / "specs"
-    (specs / "tubemq").mkdir(parents=True)
-    for proto in SPECS.glob("*.proto"):
-        shutil.copy(proto, specs / "tubemq" / proto.name)
-    compiled = protobuf(specs, tmp / "generated")
-    assert sorted(p.name for p in compiled) == sorted(f"{name}.proto" for name in PROTOS)
-
-    import importlib
-
-    out = str(tmp / "generated" / "protobuf")
-    before = set(sys.modules)
-    sys.path.insert(0, out)
-    try:
-        modules = {name: importlib.import_module(f"tubemq.{name}_pb2") for name in PROTOS}
-        yield modules
-    finally:
-        sys.path.remove(out)
-        for name in set(sys.modules) - before:
-            if name == "tubemq" or name.startswith("tubemq."):
-                del sys.modules[name]
+    with protos.compiled(tmp_path_factory.mktemp("tubemq_protos"), "tubemq",
+                         [f"{name}_pb2" for name in PROTOS]) as (compiled, modules):
+        assert sorted(p.name for p in compiled) == sorted(f"{name}.proto" for name in PROTOS)
+        yield {name: modules[f"{name}_pb2"] for name in PROTOS}
 
 
 def message_class(pb, full_name):
