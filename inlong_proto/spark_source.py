@@ -63,7 +63,8 @@ Memory
 A task maps its file read-only (``mmap``): the OS reads only the pages the task touches (its range,
 max_frame_size before it and up to the next sync point after it), the scan hands the pages it has
 passed back every 16 MiB (``MADV_DONTNEED``), and the scanner holds one frame at a time; no file is
-ever read whole. The scan runs over the mapped file, indexed by absolute offsets, rather than over a
+ever read whole. A batch holds at most BATCH_ROWS frames and about BATCH_BYTES of frame bytes.
+``make bench-memory`` parses a 4 GiB dump and prints every process's peak RSS. The scan runs over the mapped file, indexed by absolute offsets, rather than over a
 StreamDecoder fed with read() chunks, because the generated decoders put buffer positions into some
 error texts ("needs N bytes at offset X") and StreamDecoder shifts payload-layer error offsets twice
 once it has trimmed its buffer: over chunks, error rows would not equal read_dumps'. Over the map,
@@ -105,6 +106,7 @@ DEFAULT_SPLIT_SIZE = 128 << 20
 RELEASE_EVERY = 16 << 20  # a split's scan hands back the pages it is done with this often
 SYNC_SLACK = 64 << 10
 BATCH_ROWS = 4096
+BATCH_BYTES = 16 << 20
 ERROR, END = 0, -1  # _Walker.step results besides a frame size
 
 
@@ -458,7 +460,7 @@ def auto_schema():
     import pyarrow as pa
 
     meta = len(arrow.META_COLUMNS)
-    fields = list(arrow.frame_schema(protocols.names()[0]))[:meta]
+    fields = list(arrow.meta_schema())
     for name in protocols.names():
         fields.append(pa.field(name, pa.struct(list(arrow.frame_schema(name))[meta:])))
     return pa.schema(fields)
@@ -470,11 +472,7 @@ def auto_batch(path: str, frames: list[Frame], protocol: str | None):
     import pyarrow.compute as pc
 
     schema, meta = auto_schema(), len(arrow.META_COLUMNS)
-    if protocol is None:
-        rows = [arrow.frame_row(path, frame) for frame in frames]
-        batch = pa.RecordBatch.from_pylist(rows, schema=pa.schema(list(schema)[:meta]))
-    else:
-        batch = arrow.frames_to_batch(path, frames, protocol)
+    batch = arrow.frames_to_batch(path, frames, protocol)  # protocol None: the meta columns only
     columns = batch.columns[:meta]
     for name in protocols.names():
         kind = schema.field(name).type
@@ -487,12 +485,14 @@ def auto_batch(path: str, frames: list[Frame], protocol: str | None):
 
 
 def _batches(path: str, protocol: str, detected: str | None, frames: Iterator[Frame], rows: int):
-    chunk = []
+    """Batches of at most `rows` frames and about BATCH_BYTES of frame bytes: big frames, small batches."""
+    chunk, held = [], 0
     for frame in frames:
         chunk.append(frame)
-        if len(chunk) >= rows:
+        held += frame.length
+        if len(chunk) >= rows or held >= BATCH_BYTES:
             yield _batch(path, protocol, detected, chunk)
-            chunk = []
+            chunk, held = [], 0
     if chunk:
         yield _batch(path, protocol, detected, chunk)
 

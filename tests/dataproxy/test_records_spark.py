@@ -91,15 +91,6 @@ pytest.importorskip("pyarrow")
 pytest.importorskip("pyspark")
 
 from inlong_proto.dataproxy.records import RECORD_COLUMNS, read_records, register_records_udtf  # noqa: E402
-from inlong_proto.spark import local_session  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def spark():
-    session = local_session("inlong-proto-dataproxy-records", cores=1)
-    yield session
-    session.stop()
-
 
 @pytest.fixture(scope="module")
 def dumps(tmp_path_factory) -> Path:
