@@ -1,7 +1,8 @@
 """`make bench-spark`: throughput of the Spark readers, per protocol, on dumps built from the test vectors.
 
-For each protocol one dump of --megabytes is read five ways, and MB/s and frames/s are printed with the
-ratio to the ceiling (reading the file's bytes):
+For each protocol one dump of --megabytes is read five ways; MB/s, MB/s and frames/s per core are printed
+with the speed as a fraction of the ceiling (reading the file's bytes) and as a multiple of the plain loop,
+then the data source's scaling from 1 to all cores:
   raw read          the file's bytes into memory (the ceiling)
   python loop       iter_frames over the file in this process (one core)
   binaryFile+UDTF   read_dumps: one file is one row, so one task
@@ -63,6 +64,13 @@ def descendants_peak_rss() -> dict[str, float]:
     return out
 
 
+def reader_cores(label: str) -> int:
+    """How many cores a reader of the results table ran on (binaryFile+UDTF: one file is one task)."""
+    if label.startswith("inlong source"):
+        return int(label.split(", ")[1].split()[0])
+    return 1
+
+
 def timed(fn) -> float:
     started = time.perf_counter()
     fn()
@@ -113,11 +121,18 @@ def main() -> int:
     for name, _ in PROTOCOLS:
         size = dumps[name][0].stat().st_size / 2**20
         frames = dumps[name][1]
-        ceiling = results[name]["raw read"]
+        ceiling, loop = results[name]["raw read"], results[name]["python loop"]
         print(f"\n{name}: {size:.1f} MB, {frames:,} frames")
-        print(f"{'reader':<28} {'MB/s':>10} {'frames/s':>12} {'x slower than raw read':>24}")
+        print(f"{'reader':<28} {'cores':>5} {'MB/s':>9} {'MB/s/core':>10} {'frames/s/core':>14} "
+              f"{'vs raw read':>12} {'vs loop':>8}")
         for label, seconds in results[name].items():
-            print(f"{label:<28} {size / seconds:>10.1f} {frames / seconds:>12,.0f} {seconds / ceiling:>24.1f}")
+            cores = reader_cores(label)
+            print(f"{label:<28} {cores:>5} {size / seconds:>9.1f} {size / seconds / cores:>10.1f} "
+                  f"{frames / seconds / cores:>14,.0f} {ceiling / seconds:>12.3f} {loop / seconds:>8.2f}")
+        one, every = (results[name].get(f"inlong source, {n} core(s)") for n in (1, cores_all))
+        if cores_all > 1:
+            print(f"inlong source scaling 1 -> {cores_all} cores: {one / every:.2f}x "
+                  f"({one / every / cores_all:.0%} of linear)")
     print("\npeak RSS of the processes Spark started (MB): "
           + ", ".join(f"{name} {peak:.0f}" for name, peak in sorted(rss.items())))
     print(f"this driver process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
