@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup generate check-generated test bench bench-spark demo clean
+.PHONY: setup generate check-generated test bench bench-spark bench-memory demo clean
 
 $(STAMP): pyproject.toml setup.py tools/ksc/package.json tools/ksc/package-lock.json
 	$(PYTHON) -m venv $(VENV)
@@ -14,9 +14,10 @@ $(STAMP): pyproject.toml setup.py tools/ksc/package.json tools/ksc/package-lock.
 	touch $(STAMP)
 
 setup: $(STAMP)
-	@command -v dot >/dev/null || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq graphviz >/dev/null; \
-	  else echo "note: graphviz is missing (sudo apt-get install graphviz); make generate needs it"; fi; }
+	@{ command -v dot >/dev/null && command -v tcpdump >/dev/null; } || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq graphviz tcpdump >/dev/null; \
+	  else echo "note: graphviz or tcpdump is missing (sudo apt-get install graphviz tcpdump); make generate"\
+	    "needs graphviz, the live capture test tcpdump"; fi; }
 
 # Everything under generated/ from specs/ (own codecs, Kaitai + Construct references, diagrams, protobuf).
 generate: setup
@@ -33,10 +34,15 @@ test: setup
 bench: setup
 	$(PY) tools/bench.py
 	$(PY) tools/bench_spark.py
+	$(PY) tools/bench_memory.py
 
 # Only the Spark readers' throughput (a few minutes on 2 cores).
 bench-spark: setup
 	$(PY) tools/bench_spark.py
+
+# A 4 GiB dump through spark.read.format("inlong"): peak RSS of the JVM and Python workers (needs 4 GiB of disk).
+bench-memory: setup
+	$(PY) tools/bench_memory.py
 
 demo: setup
 	$(VENV)/bin/inlong-proto demo

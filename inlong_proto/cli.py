@@ -61,17 +61,35 @@ def _read(path: str) -> bytes:
               help="Also decode what each frame carries (DataProxy: attributes and records).")
 @click.argument("files", nargs=-1, required=True)
 def decode(protocol, direction, mode, with_payload, files):
-    """Print every frame of each FILE (a raw stream dump, - for stdin) as one JSON object per line."""
+    """Print every frame of each FILE (a raw stream dump, a .pcap / .pcapng capture, - for stdin) as one
+    JSON object per line. A capture (told by its magic) is reassembled per TCP flow; each frame also
+    gets its flow, stream (request: client to server) and capture timestamp; -p auto classifies each
+    flow (or, for a raw dump, the whole file) by content, then port."""
+    from .capture import is_capture, iter_capture_frames
+
     out = sys.stdout
     reader = _payload_reader(protocol) if with_payload else None
     stream = _stream_reader(protocol)
     for path in files:
         try:
-            items = (stream(_read(path), direction, mode) if stream is not None
-                     else frames.iter_frames(_read(path), protocol, direction, mode))
+            data = _read(path)
+            if is_capture(data):
+                items = (item for item in iter_capture_frames(data, protocol, mode)
+                         if direction is None or item.direction == direction)
+            elif protocol == "auto":
+                from .detect import HEAD_SIZE, detect
+
+                found = detect(data[:HEAD_SIZE])
+                if found is None:
+                    raise click.ClickException(f"{path}: no known protocol reads its first frame")
+                items = frames.iter_frames(data, found, direction, mode)
+            else:
+                items = (stream(data, direction, mode) if stream is not None
+                         else frames.iter_frames(data, protocol, direction, mode))
             for frame in items:
                 record = frame.to_dict()
-                if reader is not None and frame.error is None:
+                frame = getattr(frame, "frame", frame)  # a CaptureFrame's protocol frame
+                if reader is not None and getattr(frame, "error", None) is None:
                     record["payload"] = _read_payload(reader, frame, mode)
                 if len(files) > 1:
                     record = {"file": path, **record}
@@ -108,6 +126,34 @@ def _read_payload(reader, frame, mode: str):
 def _with_file(exc: InlongProtoError, path: str) -> InlongProtoError:
     exc.args = (f"{path}: {exc}",)
     return exc
+
+
+@main.command()
+@click.option("--protocol", "-p", default="auto", show_default=True, help="A protocol name, or auto (per flow).")
+@click.option("--mode", type=click.Choice(frames.MODES, case_sensitive=False), default="PERMISSIVE",
+              show_default=True)
+@click.argument("file")
+def capture(protocol, mode, file):
+    """Summarise the TCP flows of a .pcap / .pcapng FILE: ends, protocol, bytes, frames, errors, gaps."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from .capture import CaptureDecoder
+
+    decoder = CaptureDecoder(protocol, mode)
+    with open(file, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            decoder.feed(chunk)
+    decoder.close()
+    table = Table(title=f"{file}: " + ", ".join(f"{v} {k}" for k, v in decoder.stats.items()) + " packets")
+    for column in ("flow", "client", "server", "protocol", "bytes c>s", "bytes s>c", "frames", "errors", "gaps"):
+        table.add_column(column, justify="right" if column not in ("client", "server", "protocol") else "left")
+    for number, row in decoder.flows.items():
+        flow = row["flow"]
+        table.add_row(str(number), f"{flow.client}:{flow.client_port}", f"{flow.server}:{flow.server_port}",
+                      str(row["protocol"]), str(row["bytes"]["request"]), str(row["bytes"]["response"]),
+                      str(sum(row["frames"].values())), str(sum(row["errors"].values())), str(row["gaps"]))
+    Console().print(table)
 
 
 @main.command()

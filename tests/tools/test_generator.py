@@ -267,3 +267,75 @@ def test_bit_fields_repeats_and_shared_cases(tmp_path):
     assert (caught.value.offset, caught.value.field) == (4, "kind")
     assert [f.kind for f in demo.Numbers.FIELDS] == ["int", "list"]
     assert demo.Numbers.FIELDS[1].detail.arrow == "int16"
+
+
+SWITCHED_ORDER = """\
+meta:
+  id: demo
+  endian: be
+seq:
+  - id: magic
+    type: u2be
+    enum: order
+    doc: Says the byte order of what follows.
+  - id: body
+    type: body
+    doc: In the order the magic names.
+types:
+  body:
+    meta:
+      endian:
+        switch-on: _parent.magic
+        cases:
+          order::little: le
+          order::big: be
+    seq:
+      - id: count
+        type: u2
+        doc: Items.
+      - id: items
+        type: item
+        repeat: expr
+        repeat-expr: count
+        doc: Items, in the same order (inherited).
+    types:
+      item:
+        seq:
+          - id: value
+            type: s4
+            doc: A value.
+          - id: tag
+            type: u1
+            doc: One byte reads the same either way.
+enums:
+  order:
+    0x4949: little
+    0x4d4d: big
+"""
+
+
+def test_meta_endian_switch_on_a_decoded_value(tmp_path):
+    from inlong_proto.errors import ValidationError
+
+    demo = load_module(write_spec(tmp_path, SWITCHED_ORDER), tmp_path / "demo_codec.py")
+    body = demo.Body(items=(demo.Item(value=-2, tag=7), demo.Item(value=3, tag=8)))
+    little = demo.encode_demo(demo.Demo(magic=demo.Order.little, body=body))
+    big = demo.encode_demo(demo.Demo(magic=demo.Order.big, body=body))
+    assert little == b"II" + b"\x02\x00" + b"\xfe\xff\xff\xff\x07" + b"\x03\x00\x00\x00\x08"
+    assert big == b"MM" + b"\x00\x02" + b"\xff\xff\xff\xfe\x07" + b"\x00\x00\x00\x03\x08"
+    assert demo.decode_demo(little)[0].body == body == demo.decode_demo(big)[0].body
+    assert demo.decode_body(little, 2, le=True)[0] == body  # the runtime may pass a known order
+    assert demo.encode_item(body.items[0], le=False) == b"\xff\xff\xff\xfe\x07"
+    with pytest.raises(ValidationError, match="byte order of body undecided") as info:
+        demo.decode_demo(b"XX" + little[2:])
+    assert info.value.field == "body"
+
+
+def test_inherited_order_needs_a_user_that_knows_it(tmp_path):
+    text = SWITCHED_ORDER.replace("  - id: body\n    type: body\n", "  - id: body\n    type: body::item\n")
+    with pytest.raises(GenerationError, match="no byte order is known"):
+        emit_module(Loader(tmp_path).load(write_spec(tmp_path, text)))
+    with pytest.raises(GenerationError, match="only a switch-on"):
+        Loader(tmp_path).load(write_spec(tmp_path, SWITCHED_ORDER.replace(
+            "      endian:\n        switch-on: _parent.magic\n        cases:\n          order::little: le\n"
+            "          order::big: be\n", "      endian: le\n")))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import keyword
 
 from .expr import GenerationError, Node, Scope, invert_linear, names_used, to_python
-from .model import ARROW_INT, INT_RANGE, Attr, EnumSpec, SpecFile, TypeSpec
+from .model import ARROW_INT, INT_RANGE, Attr, EnumSpec, SpecFile, TypeSpec, inherits_endian, specialize
 
 RUNTIME = "inlong_proto.errors"
 # Names generated functions use themselves (builtins, parameters, helpers): fields get a suffix instead.
@@ -83,7 +83,10 @@ class Module:
         return f"{_import_alias(enum.owner.spec)}.{enum.class_name}"
 
     def type_ref(self, type_spec: TypeSpec, prefix: str) -> str:
-        name = f"{prefix}{type_spec.name}" if prefix else type_spec.class_name
+        if prefix and inherits_endian(type_spec) and type_spec.variant is None:
+            raise GenerationError(f"{type_spec.where}: used where no byte order is known (it has no "
+                                  f"meta/endian switch of its own and its user has none)")
+        name = f"{prefix}{type_spec.fn_name}" if prefix else type_spec.class_name
         if type_spec.spec is self.spec:
             return name
         return f"{_import_alias(type_spec.spec)}.{name}"
@@ -187,6 +190,34 @@ class FunctionEmitter:
 
     def expr(self, scope: LocalScope, node: Node) -> str:
         return to_python(node, scope.scope())
+
+    def endian_arg(self, scope: LocalScope, target: TypeSpec, attr: Attr, offset: str) -> str:
+        """`, le=...` for a call of a type with its own meta/endian switch: the switch is evaluated here,
+        in its user's scope (`_parent.x` is the user's x; `_root.x` when the user is the root)."""
+        if target.endian_switch is None:
+            return ""
+        on, cases = target.endian_switch
+
+        def resolve(chain: tuple[str, ...]) -> str:
+            if chain[0] == "_parent" or chain[0] == "_root" and scope.type_spec.parent is None and not scope.prefix:
+                return scope.resolve(chain[1:])
+            raise GenerationError(f"{target.where}: meta/endian switch-on may read only _parent or _root fields")
+
+        src = to_python(on, Scope(resolve, lambda enum, member: self.enum_member(target, enum, member),
+                                  scope._sizeof))
+        local = f"{scope.var(attr.id)}__le"
+        self.code.add(f"{local} = {src}")
+        keyword = "if"
+        for order in ("le", "be"):
+            keys = ", ".join(to_python(k, Scope(resolve, lambda enum, member: self.enum_member(target, enum, member),
+                                                scope._sizeof)) for k, o in cases if o == order)
+            if keys:
+                self.code.add(f"{keyword} {local} in ({keys},):")
+                self.code.add(f"    {local} = {order == 'le'}")
+                keyword = "elif"
+        self.code.add("else:")
+        self.fail(offset, scope.path + attr.id, reason(f"byte order of {target.name} undecided: no meta/endian case for ", E(local)))
+        return f", le={local}"
 
     def instance(self, scope: LocalScope, name: str) -> str:
         """A type's `value` instance is kept in a local (its representation); any other instance is
@@ -476,6 +507,7 @@ class DecodeEmitter(FunctionEmitter):
         path = scope.path + attr.id
         if attr.valid:
             raise GenerationError(f"{attr.where}: valid on repeated fields is not supported")
+        le = self.endian_arg(scope, attr.user_type, attr, "pos") if attr.kind == "user" else ""
         self.code.add(f"{var} = []")
         element_path = f"path + {path + '['!r} + str(len({var})) + ']'"
         if attr.repeat == "expr":
@@ -489,7 +521,7 @@ class DecodeEmitter(FunctionEmitter):
         self.code.add(f"{var}__item_at = pos")
         if attr.kind == "user":
             call = self.module.type_ref(attr.user_type, "decode_")
-            self.code.add(f"{var}__item, pos = {call}(buf, pos, {self.end}, {element_path} + '.')")
+            self.code.add(f"{var}__item, pos = {call}(buf, pos, {self.end}, {element_path} + '.'{le})")
         elif attr.kind == "bytes":
             size = self.expr(scope, attr.size_expr)
             self.code.add(f"if {size} < 0 or {self.end} - pos < {size}:")
@@ -532,11 +564,12 @@ class DecodeEmitter(FunctionEmitter):
             self.code.add(f"pos = {end_var}")
         elif attr.kind == "user":
             call = self.module.type_ref(attr.user_type, "decode_")
+            le = self.endian_arg(scope, attr.user_type, attr, "pos")
             if attr.size_expr is None and not attr.size_eos:
-                self.code.add(f"{var}, pos = {call}(buf, pos, {self.end}, path + {path + '.'!r})")
+                self.code.add(f"{var}, pos = {call}(buf, pos, {self.end}, path + {path + '.'!r}{le})")
             else:
                 end_var = self.sized(scope, attr, var)
-                self.code.add(f"{var}, _ = {call}(buf, pos, {end_var}, path + {path + '.'!r})")
+                self.code.add(f"{var}, _ = {call}(buf, pos, {end_var}, path + {path + '.'!r}{le})")
                 self.code.add(f"pos = {end_var}")
         elif attr.kind == "switch":
             end_var = self.sized(scope, attr, var)
@@ -548,7 +581,10 @@ class DecodeEmitter(FunctionEmitter):
                     self.inline_case(scope, attr, var, case_type, end_var)
                 else:
                     call = self.module.type_ref(case_type, "decode_")
-                    self.code.add(f"    {var}, _ = {call}(buf, pos, {end_var}, path + {path + '.'!r})")
+                    self.code.depth += 1
+                    le = self.endian_arg(scope, case_type, attr, "pos")
+                    self.code.add(f"{var}, _ = {call}(buf, pos, {end_var}, path + {path + '.'!r}{le})")
+                    self.code.depth -= 1
                 keyword = "elif"
             self.code.add("else:")
             self.code.add(f"    {var} = bytes(buf[pos:{end_var}])")
@@ -685,6 +721,7 @@ def _first_key_per_case(attr: Attr) -> list[tuple[Node, TypeSpec]]:
 def _inlinable(type_spec: TypeSpec) -> bool:
     """Fixed-size struct cases without length-derived fields of their own can be decoded in place."""
     return (type_spec.python_type == "struct" and type_spec.fixed_size is not None
+            and type_spec.endian_switch is None
             and not _derived_fields(type_spec) and all(a.kind != "switch" for a in type_spec.seq))
 
 
@@ -814,7 +851,7 @@ class TypeEmitter:
             gen.code.add("value = None")
             gen.build(scope, Attr("value", "", "", "user", user_type=self.type_spec), "value")
             gen.code.add("return value, pos")
-        name = f"decode_{self.type_spec.name}"
+        name = f"decode_{self.type_spec.fn_name}"
         return [f"def {name}(buf, pos=0, end=None, path=''):",
                 f'    """Decode one {self.type_spec.name} from buf[pos:end]; returns (value, next_pos)."""',
                 "    if end is None:", "        end = len(buf)"] + gen.code.lines
@@ -838,8 +875,9 @@ class TypeEmitter:
                 gen.fail("", attr.id, reason("expected a list, got ", E(f"type({var}).__name__", True)))
                 if attr.kind == "user":
                     call = self.module.type_ref(attr.user_type, "encode_")
-                    gen.code.add(f"{var}__bytes = b''.join([{call}(item, path + {attr.id!r} + '[' + str(index) + '].')"
-                                 f" for index, item in enumerate({var})])")
+                    le = gen.endian_arg(scope, attr.user_type, attr, "")
+                    gen.code.add(f"{var}__bytes = b''.join([{call}(item, path + {attr.id!r} + '[' + str(index) + '].'"
+                                 f"{le}) for index, item in enumerate({var})])")
                 elif attr.kind == "bytes":
                     gen.code.add(f"{var}__bytes = b''.join({var})")
                 else:
@@ -850,7 +888,8 @@ class TypeEmitter:
                 gen.code.add(f"{var}__bytes = {src}" if attr.kind == "str" else f"{var}__bytes = {var}")
             elif attr.kind == "user" and t.python_type == "struct" and attr.user_type.python_type == "struct":
                 call = self.module.type_ref(attr.user_type, "encode_")
-                gen.code.add(f"{var}__bytes = {call}({var}, path + {attr.id + '.'!r})")
+                le = gen.endian_arg(scope, attr.user_type, attr, "")
+                gen.code.add(f"{var}__bytes = {call}({var}, path + {attr.id + '.'!r}{le})")
             elif attr.kind == "switch":
                 keyword = "if"
                 on = attr.switch_on.value if attr.switch_on.kind == "name" else None
@@ -864,8 +903,11 @@ class TypeEmitter:
                 for key, case_type in _first_key_per_case(attr):
                     case_cls = self.module.type_ref(case_type, "")
                     gen.code.add(f"{keyword} type({var}) is {case_cls}:")
-                    gen.code.add(f"    {var}__bytes = {self.module.type_ref(case_type, 'encode_')}"
-                                 f"({var}, path + {attr.id + '.'!r})")
+                    gen.code.depth += 1
+                    le = gen.endian_arg(scope, case_type, attr, "")
+                    gen.code.add(f"{var}__bytes = {self.module.type_ref(case_type, 'encode_')}"
+                                 f"({var}, path + {attr.id + '.'!r}{le})")
+                    gen.code.depth -= 1
                     if isinstance(on, str) and on in self.derived:
                         gen.code.add(f"    {scope.var(on)} = {gen.expr(scope, key)}")
                     keyword = "elif"
@@ -906,7 +948,7 @@ class TypeEmitter:
             if kind == "bytes":
                 pieces.append(value)
         gen.code.add(f"return {' + '.join(pieces) if pieces else repr(b'')}")
-        return [f"def encode_{t.name}(obj, path=''):",
+        return [f"def encode_{t.fn_name}(obj, path=''):",
                 f'    """Encode one {t.name}; lengths and discriminators are derived from the data."""'] + \
             gen.code.lines
 
@@ -957,6 +999,17 @@ class _ObjectScope:
             self.type_spec, enum, member), lambda name: self.type_spec.find_type(name).fixed_size)
 
 
+def _endian_dispatch(name: str) -> list[str]:
+    """decode_x / encode_x of a switched-order type take the order (le) from their caller: the user type
+    that evaluated the meta/endian switch, or the runtime that already knows a section's order."""
+    return [f"def decode_{name}(buf, pos=0, end=None, path='', *, le):",
+            f'    """Decode one {name} from buf[pos:end] in the byte order `le` names (True: little-endian)."""',
+            f"    return (decode_{name}__le if le else decode_{name}__be)(buf, pos, end, path)", "", "",
+            f"def encode_{name}(obj, path='', *, le):",
+            f'    """Encode one {name} in the byte order `le` names (True: little-endian)."""',
+            f"    return (encode_{name}__le if le else encode_{name}__be)(obj, path)"]
+
+
 def emit_module(spec: SpecFile) -> str:
     module = Module(spec)
     body: list[str] = []
@@ -976,8 +1029,15 @@ def emit_module(spec: SpecFile) -> str:
     for emitter in emitters:
         if emitter.type_spec.python_type == "struct":
             body += [emitter.fields_info(), "", ""]
+    memo: dict = {}
     for emitter in emitters:
-        body += emitter.decode() + ["", ""] + emitter.encode() + ["", ""]
+        if not emitter.type_spec.switched_endian:
+            body += emitter.decode() + ["", ""] + emitter.encode() + ["", ""]
+            continue
+        for order in ("le", "be"):
+            variant = TypeEmitter(module, specialize(emitter.type_spec, order, memo))
+            body += variant.decode() + ["", ""] + variant.encode() + ["", ""]
+        body += _endian_dispatch(emitter.type_spec.name) + ["", ""]
     options = spec.root.options
     if options.get("frame"):
         body += TypeEmitter(module, spec.root).probe() + ["", ""]

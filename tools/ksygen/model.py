@@ -1,6 +1,7 @@
 """Reads .ksy files into a checked model. Unsupported keys stop generation with the spec path."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ INT_RANGE = {"B": (0, 0xFF), "b": (-0x80, 0x7F), "H": (0, 0xFFFF), "h": (-0x8000
              "I": (0, 0xFFFFFFFF), "i": (-0x80000000, 0x7FFFFFFF), "Q": (0, 2**64 - 1), "q": (-2**63, 2**63 - 1)}
 
 _TOP_KEYS = {"meta", "doc", "doc-ref", "seq", "types", "instances", "enums", "-inlong"}
-_TYPE_KEYS = {"doc", "doc-ref", "seq", "types", "instances", "enums", "-inlong"}
+_TYPE_KEYS = {"meta", "doc", "doc-ref", "seq", "types", "instances", "enums", "-inlong"}
 _META_KEYS = {"id", "title", "license", "ks-version", "endian", "bit-endian", "encoding", "imports",
               "file-extension", "xref"}
 _ATTR_KEYS = {"id", "type", "size", "size-eos", "contents", "enum", "valid", "doc", "doc-ref", "encoding",
@@ -30,6 +31,12 @@ _VALID_KEYS = {"min", "max", "eq", "any-of", "expr", "in-enum"}
 _INSTANCE_KEYS = {"value", "doc", "doc-ref", "enum"}
 _TYPE_OPTIONS = {"python-type", "protocol", "frame", "direction", "max-frame-size"}
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+SWITCHED = "?"  # struct prefix of an integer whose byte order a meta/endian switch decides (see specialize)
+
+
+def attr_size_matters(base: str) -> bool:
+    """Single bytes read the same in both orders."""
+    return base not in ("u1", "s1")
 
 
 @dataclass
@@ -94,10 +101,29 @@ class TypeSpec:
     types: dict[str, "TypeSpec"]
     enums: dict[str, EnumSpec]
     options: dict
+    # meta/endian: {switch-on: expr, cases: {key: le|be}}: (expr, [(key, "le" | "be")]), else None.
+    endian_switch: tuple[Node, list[tuple[Node, str]]] | None = None
+    variant: str | None = None  # "le" or "be" for a copy specialised to one byte order (see specialize)
 
     @property
     def class_name(self) -> str:
         return camel(self.name)
+
+    @property
+    def fn_name(self) -> str:
+        """Name of its decode_/encode_ functions: one pair per byte order when the order is switched."""
+        return f"{self.name}__{self.variant}" if self.variant else self.name
+
+    @property
+    def switched_endian(self) -> bool:
+        """Its integers' byte order is decided while decoding: by its own meta/endian switch or an
+        enclosing type's (Kaitai's inherited calculated endianness)."""
+        scope: TypeSpec | None = self
+        while scope is not None:
+            if scope.endian_switch is not None:
+                return True
+            scope = scope.parent
+        return False
 
     @property
     def python_type(self) -> str:
@@ -224,13 +250,17 @@ class Loader:
         if options.get("python-type", "struct") not in ("struct", "value", "datetime"):
             raise GenerationError(f"{where}: -inlong/python-type must be struct, value or datetime")
         type_spec = TypeSpec(name, where, data.get("doc", ""), spec, parent, [], {}, {}, {}, options)
+        if parent is not None and "meta" in data:
+            type_spec.endian_switch = self._endian_switch(f"{where}: /meta", data["meta"])
+            if options.get("python-type", "struct") != "struct":
+                raise GenerationError(f"{where}: a switched byte order needs a struct type")
         for enum_name, members in (data.get("enums") or {}).items():
             type_spec.enums[enum_name] = self._enum(f"{where}: /enums/{enum_name}", enum_name, members, type_spec)
         for sub_name, sub in (data.get("types") or {}).items():
             _check_name(f"{where}: /types", sub_name)
             type_spec.types[sub_name] = self._type(spec, sub_name, sub, type_spec, f"{where}: /types/{sub_name}")
         for index, attr in enumerate(data.get("seq") or []):
-            type_spec.seq.append(self._attr(spec, f"{where}: /seq/{index}", attr))
+            type_spec.seq.append(self._attr(spec, f"{where}: /seq/{index}", attr, type_spec.switched_endian))
         for inst_name, inst in (data.get("instances") or {}).items():
             inst_where = f"{where}: /instances/{inst_name}"
             _check_keys(inst_where, inst, _INSTANCE_KEYS)
@@ -243,6 +273,20 @@ class Loader:
         return type_spec
 
     @staticmethod
+    def _endian_switch(where: str, meta: dict) -> tuple[Node, list[tuple[Node, str]]]:
+        """A type's meta may only switch its byte order on a value decoded before it (Kaitai's
+        calculated endianness); a fixed per-type order is not supported."""
+        _check_keys(where, meta, {"endian"})
+        endian = meta.get("endian")
+        if not isinstance(endian, dict):
+            raise GenerationError(f"{where}/endian: only a switch-on (calculated byte order) is supported in a type")
+        _check_keys(f"{where}/endian", endian, {"switch-on", "cases"})
+        cases = [(parse(key), order) for key, order in (endian.get("cases") or {}).items()]
+        if "switch-on" not in endian or not cases or any(order not in ("le", "be") for _, order in cases):
+            raise GenerationError(f"{where}/endian: needs switch-on and cases that map to le or be")
+        return parse(endian["switch-on"]), cases
+
+    @staticmethod
     def _enum(where: str, name: str, members: dict, owner: TypeSpec) -> EnumSpec:
         _check_name(where, name)
         parsed = {}
@@ -253,7 +297,7 @@ class Loader:
                 parsed[int(value)] = (_check_name(where, member), "")
         return EnumSpec(name, owner, parsed)
 
-    def _attr(self, spec: SpecFile, where: str, data: dict) -> Attr:
+    def _attr(self, spec: SpecFile, where: str, data: dict, switched: bool = False) -> Attr:
         _check_keys(where, data, _ATTR_KEYS)
         attr_id = _check_name(where, data.get("id"))
         if not data.get("doc"):
@@ -306,9 +350,9 @@ class Loader:
         else:
             base = re.sub(r"(be|le)$", "", kind)
             if base in _PRIMITIVES and base not in ("u1", "s1") or kind in _PRIMITIVES:
-                endian = kind[-2:] if kind != base else spec.endian
+                endian = kind[-2:] if kind != base else "switched" if switched and attr_size_matters(base) else spec.endian
                 attr.fmt, attr.size = _PRIMITIVES[base]
-                attr.fmt = (">" if endian == "be" else "<") + attr.fmt
+                attr.fmt = {"be": ">", "le": "<", "switched": SWITCHED}[endian] + attr.fmt
                 attr.kind = "float" if base.startswith("f") else "int"
                 if attr.size_expr is not None:
                     raise GenerationError(f"{where}: size on a primitive type")
@@ -345,3 +389,32 @@ class Loader:
                         raise GenerationError(f"{attr.where}: inlined types must have a fixed size")
             if attr.kind == "switch":
                 attr.case_types = [(key, type_spec.find_type(name)) for key, name in attr.cases]
+
+
+def specialize(type_spec: TypeSpec, order: str, memo: dict) -> TypeSpec:
+    """A copy of a switched-order type with every integer in `order` ("le" or "be"); the types it uses
+    that inherit the order (nested, without a switch of their own) are specialised the same way, while
+    a type with its own switch stays as it is (its caller evaluates that switch)."""
+    key = (id(type_spec), order)
+    if key in memo:
+        return memo[key]
+    copy = dataclasses.replace(type_spec, seq=[], variant=order)
+    memo[key] = copy
+    prefix = "<" if order == "le" else ">"
+
+    def follow(target: TypeSpec) -> TypeSpec:
+        return specialize(target, order, memo) if inherits_endian(target) else target
+
+    for attr in type_spec.seq:
+        new = dataclasses.replace(attr, case_types=[(k, follow(t)) for k, t in attr.case_types])
+        if new.fmt and new.fmt[0] == SWITCHED:
+            new.fmt = prefix + new.fmt[1:]
+        if new.user_type is not None:
+            new.user_type = follow(new.user_type)
+        copy.seq.append(new)
+    return copy
+
+
+def inherits_endian(type_spec: TypeSpec) -> bool:
+    """Switched byte order taken from an enclosing type (no switch of its own)."""
+    return type_spec.endian_switch is None and type_spec.switched_endian

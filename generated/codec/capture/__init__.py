@@ -1,0 +1,1 @@
+"""Generated codecs. Do not edit."""

@@ -1,0 +1,56 @@
+# This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
+# type: ignore
+
+import kaitaistruct
+from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
+import collections
+
+
+if getattr(kaitaistruct, 'API_VERSION', (0, 9)) < (0, 11):
+    raise Exception("Incompatible Kaitai Struct Python API: 0.11 or later is required, but you have %s" % (kaitaistruct.__version__))
+
+class LinuxSll2(KaitaiStruct):
+    """The 20-byte pseudo header current libpcap writes for captures on Linux's "any" device (tcpdump -i any,
+    LINKTYPE_LINUX_SLL2, 276). Unlike version 1 it starts with the protocol and names the interface.
+    
+    .. seealso::
+       Source - https://www.tcpdump.org/linktypes/LINKTYPE_LINUX_SLL2.html
+    """
+    SEQ_FIELDS = ["protocol", "reserved", "interface_index", "arphrd_type", "packet_type", "address_length", "address", "payload"]
+    def __init__(self, _io, _parent=None, _root=None):
+        super(LinuxSll2, self).__init__(_io)
+        self._parent = _parent
+        self._root = _root or self
+        self._debug = collections.defaultdict(dict)
+
+    def _read(self):
+        self._debug['protocol']['start'] = self._io.pos()
+        self.protocol = self._io.read_u2be()
+        self._debug['protocol']['end'] = self._io.pos()
+        self._debug['reserved']['start'] = self._io.pos()
+        self.reserved = self._io.read_u2be()
+        self._debug['reserved']['end'] = self._io.pos()
+        self._debug['interface_index']['start'] = self._io.pos()
+        self.interface_index = self._io.read_u4be()
+        self._debug['interface_index']['end'] = self._io.pos()
+        self._debug['arphrd_type']['start'] = self._io.pos()
+        self.arphrd_type = self._io.read_u2be()
+        self._debug['arphrd_type']['end'] = self._io.pos()
+        self._debug['packet_type']['start'] = self._io.pos()
+        self.packet_type = self._io.read_u1()
+        self._debug['packet_type']['end'] = self._io.pos()
+        self._debug['address_length']['start'] = self._io.pos()
+        self.address_length = self._io.read_u1()
+        self._debug['address_length']['end'] = self._io.pos()
+        self._debug['address']['start'] = self._io.pos()
+        self.address = self._io.read_bytes(8)
+        self._debug['address']['end'] = self._io.pos()
+        self._debug['payload']['start'] = self._io.pos()
+        self.payload = self._io.read_bytes_full()
+        self._debug['payload']['end'] = self._io.pos()
+
+
+    def _fetch_instances(self):
+        pass
+
+

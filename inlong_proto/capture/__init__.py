@@ -1,0 +1,407 @@
+"""Captures: pcap / pcapng files (tcpdump, dumpcap) in, protocol frames with their TCP flow out. Sans-IO.
+
+    for item in iter_capture_frames(open("lo.pcap", "rb").read(), protocol="auto", mode="PERMISSIVE"):
+        item.flow.client, item.flow.server_port, item.direction, item.timestamp, item.frame.message_type
+
+Layers, each from the generated codecs of specs/capture: the container (container.py), link -> IP -> TCP
+and per-direction reassembly (tcp.py), then here the connections: who is client and server, which
+protocol the flow speaks, and each direction's bytes through the protocol's stream decoder
+(frames.StreamDecoder, or the EventMesh HTTP decoder).
+
+* client = the sender of the SYN (or the receiver of the SYN-ACK); without a handshake in the capture,
+  the side not on a known server port (SERVER_PORTS), else the side with the higher port.
+* protocol: with protocol="auto", content first (detect.detect on the client's first bytes, else the
+  server's; an HTTP request line means EventMesh HTTP; the HTTP/2 preface means EventMesh gRPC), then the
+  server port. Content wins when they disagree. A flow is classified once its client has sent
+  DETECT_BYTES bytes or its server 4x that, or it ends or has a gap (what waits meanwhile is bounded).
+* Frames and error spans of one direction tile its reassembled bytes (PERMISSIVE): gaps are error spans
+  of kind "gap" after which the stream decoder restarts; an unrecognised or gRPC flow is error spans.
+* Memory: one record of the file, per open connection the out-of-order data (max_pending) and one
+  partial frame per direction; connections are dropped when both sides have closed (FIN or RST).
+"""
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import importlib
+from datetime import datetime, timedelta, timezone
+from typing import Iterator, NamedTuple
+
+from .. import protocols
+from ..detect import detect
+from ..errors import DecodeError, TruncatedError, ValidationError
+from ..frames import Frame, StreamDecoder, _check_mode
+from .container import ContainerError, Packet, PacketReader, is_capture, iter_packets
+from .tcp import Chunk, Reassembler, Segment, segment_of
+
+__all__ = ["CaptureDecoder", "CaptureFrame", "Flow", "GapError", "Packet", "PacketReader", "SERVER_PORTS",
+           "is_capture", "iter_capture_frames", "iter_packets"]
+
+# Default server ports of the real projects (shared/design/protocols): DataProxy 46801; TubeMQ master
+# 8715 and broker 8123; EventMesh TCP 10000, HTTP 10105, gRPC 10205. Broadcast has none (content only).
+SERVER_PORTS = {46801: "dataproxy", 8715: "tubemq", 8123: "tubemq", 10000: "eventmesh",
+                10105: "eventmesh-http", 10205: "eventmesh-grpc"}
+GRPC = "eventmesh-grpc"  # recognised, not decoded: HTTP/2 framing is out of scope
+UNKNOWN = "unknown"
+DETECT_BYTES = 4096
+_H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"  # RFC 9113 section 3.4
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+class GapError(TruncatedError):
+    """Bytes of a TCP stream that the capture does not hold (lost or cut); never guessed."""
+
+    kind = "gap"
+
+
+class Flow(NamedTuple):
+    """One TCP connection: its number in the capture (a reused 4-tuple gets a new one) and its ends."""
+
+    number: int
+    client: str
+    client_port: int
+    server: str
+    server_port: int
+    transport: str = "tcp"
+
+    def to_dict(self) -> dict:
+        return self._asdict()
+
+
+class CaptureFrame(NamedTuple):
+    """A frame (or error span) of one direction of a flow. frame.offset/length are in that direction's
+    reassembled stream; timestamp_ns and file_offset are those of the packet holding its first byte.
+    direction: "request" = client to server, "response" = server to client. flow is None only for a
+    broken container (frame.protocol "capture")."""
+
+    frame: object
+    flow: Flow | None
+    direction: str | None
+    timestamp_ns: int | None
+    file_offset: int
+
+    @property
+    def timestamp(self) -> datetime | None:
+        return None if self.timestamp_ns is None else _EPOCH + timedelta(microseconds=self.timestamp_ns // 1000)
+
+    def to_dict(self) -> dict:
+        out = {"flow": self.flow.to_dict() if self.flow else None, "stream": self.direction,
+               "timestamp": self.timestamp.isoformat() if self.timestamp_ns is not None else None,
+               "timestamp_ns": self.timestamp_ns, "file_offset": self.file_offset}
+        out.update(self.frame.to_dict())
+        return out
+
+
+def _error_frame(protocol: str, offset: int, length: int, error: DecodeError, raw: bytes = b"") -> Frame:
+    return Frame(protocol, offset, length, None, None, None, error, raw)
+
+
+class _Framer:
+    """One direction's bytes through the flow protocol's stream decoder, restarted after each gap."""
+
+    def __init__(self, protocol: str, direction: str, mode: str):
+        self.protocol, self.direction, self.mode = protocol, direction, mode
+        self.base = 0  # stream offset where the current decoder started
+        self.decoder = self._new()
+
+    def _new(self):
+        if self.protocol in protocols.STREAM_PROTOCOLS:
+            module = importlib.import_module(protocols.STREAM_PROTOCOLS[self.protocol])
+            return module.HttpStreamDecoder(self.direction, mode=self.mode)
+        if self.protocol in protocols.names():
+            directional = protocols.get(self.protocol).directional
+            return StreamDecoder(self.protocol, self.direction if directional else None, mode=self.mode)
+        return None  # unrecognised or gRPC: every byte is an error span
+
+    @property
+    def buffered(self) -> int:
+        return self.decoder.buffered if self.decoder is not None else 0
+
+    def data(self, chunk: Chunk) -> list:
+        if self.decoder is None:
+            why = ("EventMesh gRPC (HTTP/2) is recognised but not decoded" if self.protocol == GRPC
+                   else "no known protocol was recognised in this flow")
+            return self._span(chunk.offset, chunk.length, ValidationError(chunk.offset, "", why), chunk.data)
+        return self._shift(self.decoder.feed(chunk.data))
+
+    def gap(self, chunk: Chunk) -> list:
+        out = self.close()
+        out += self._span(chunk.offset, chunk.length, GapError(chunk.offset, "tcp", f"{chunk.length} bytes: "
+                                                                            f"{chunk.reason}"), b"")
+        self.base = chunk.offset + chunk.length
+        self.decoder = self._new()
+        return out
+
+    def close(self) -> list:
+        return self._shift(self.decoder.close()) if self.decoder is not None else []
+
+    def _span(self, offset: int, length: int, error: DecodeError, raw: bytes) -> list:
+        if self.mode == "FAILFAST":
+            raise error
+        return [_error_frame(self.protocol, offset, length, error, raw)] if self.mode == "PERMISSIVE" else []
+
+    def _shift(self, items: list) -> list:
+        if not self.base:
+            return items
+        out = []
+        for item in items:
+            if isinstance(item, Frame):
+                error = item.error.shifted(self.base) if item.error is not None else None
+                out.append(item._replace(offset=item.offset + self.base, error=error))
+            else:  # an EventMesh HTTP message or error span (dataclasses)
+                changes = {"offset": item.offset + self.base}
+                if getattr(item, "error", None) is not None:
+                    changes["error"] = item.error.shifted(self.base)
+                out.append(dataclasses.replace(item, **changes))
+        return out
+
+
+class _Side:
+    """One direction of a connection: reassembly, chunks waiting for classification, framing, and which
+    packet each stream offset came from (pruned as frames complete)."""
+
+    def __init__(self, max_pending: int):
+        self.stream = Reassembler(max_pending)
+        self.waiting: list[Chunk] = []
+        self.waiting_bytes = 0
+        self.framer: _Framer | None = None
+        self.starts: list[int] = []  # stream offsets where delivered chunks start
+        self.origins: list[tuple[int, int]] = []  # (timestamp ns, file offset) of those chunks
+        self.end = 0
+        self.conflicts_seen = 0
+        self.frames = self.errors = 0
+
+    def origin(self, offset: int) -> tuple[int, int]:
+        index = max(0, bisect.bisect_right(self.starts, offset) - 1)
+        return self.origins[index] if self.origins else (None, 0)
+
+    def prune(self) -> None:
+        oldest = self.end - (self.framer.buffered if self.framer else self.waiting_bytes)
+        cut = max(0, bisect.bisect_right(self.starts, oldest) - 1)
+        if cut:
+            del self.starts[:cut], self.origins[:cut]
+
+
+class _Connection:
+    def __init__(self, flow: Flow, max_pending: int):
+        self.flow = flow
+        self.protocol: str | None = None
+        self.sides = {"request": _Side(max_pending), "response": _Side(max_pending)}
+        self.closed = {"request": False, "response": False}
+        self.finished = False
+
+
+def _classify(client_head: bytes, server_head: bytes, server_port: int) -> str:
+    from ..eventmesh import http
+
+    if client_head.startswith(_H2_PREFACE[:len(client_head)]) and client_head:
+        return GRPC
+    if http._RESYNC["request"].match(client_head) or not client_head and http._RESYNC["response"].match(server_head):
+        return "eventmesh-http"
+    content = detect(client_head) if client_head else detect(server_head) if server_head else None
+    return content or SERVER_PORTS.get(server_port, UNKNOWN)
+
+
+class CaptureDecoder:
+    """Sans-IO: feed() the bytes of a pcap / pcapng file in chunks (or feed_packet() packets from your
+    own reader), get CaptureFrame items back; close() at the end of the capture.
+
+    protocol: "auto" (classify each flow) or a protocol name for every flow. mode: PERMISSIVE (error
+    spans, the stream decoder resynchronises, gaps are spans), DROPMALFORMED, FAILFAST (the first error,
+    a gap included, raises). Counters in `stats`; per-flow totals in `flows` (closed flows included).
+    """
+
+    def __init__(self, protocol: str = "auto", mode: str = "FAILFAST", *, max_pending: int = 1 << 22):
+        self.mode = _check_mode(mode)
+        if protocol != "auto" and protocol not in protocols.names() and protocol not in protocols.STREAM_PROTOCOLS:
+            protocols.get(protocol)  # raises UnknownProtocolError with the list of names
+        self.protocol = protocol
+        self.max_pending = max_pending
+        self.reader = PacketReader(self.mode)
+        self._open: dict[tuple, _Connection] = {}
+        self.flows: dict[int, dict] = {}
+        self.stats = {"packets": 0, "tcp": 0, "not_tcp": 0, "malformed": 0}
+
+    def feed(self, data: bytes) -> list[CaptureFrame]:
+        return self._packets(self.reader.feed(data))
+
+    def close(self) -> list[CaptureFrame]:
+        out = self._packets(self.reader.close())
+        for conn in self._open.values():
+            if not conn.finished:
+                out += self._finish(conn, "end of capture")
+        self._open.clear()
+        return out
+
+    def _packets(self, items: list) -> list[CaptureFrame]:
+        out: list[CaptureFrame] = []
+        for item in items:
+            if isinstance(item, ContainerError):
+                frame = _error_frame("capture", item.file_offset, item.length, item.error)
+                out.append(CaptureFrame(frame, None, None, None, item.file_offset))
+            else:
+                out += self.feed_packet(item)
+        return out
+
+    def feed_packet(self, packet: Packet) -> list[CaptureFrame]:
+        self.stats["packets"] += 1
+        try:
+            segment = segment_of(packet.linktype, packet.data)
+        except DecodeError as exc:
+            self.stats["malformed"] += 1
+            if self.mode == "FAILFAST":
+                raise ValidationError(packet.file_offset, exc.field, f"packet at file offset "
+                                      f"{packet.file_offset}: {exc.reason}") from None
+            return []
+        if segment is None:
+            self.stats["not_tcp"] += 1
+            return []
+        self.stats["tcp"] += 1
+        return self._segment(segment, packet)
+
+    def _segment(self, seg: Segment, packet: Packet) -> list[CaptureFrame]:
+        ends = ((seg.src, seg.src_port), (seg.dst, seg.dst_port))
+        key = tuple(sorted(ends))
+        out: list[CaptureFrame] = []
+        conn = self._open.get(key)
+        if conn is not None and seg.syn and seg.ack is None and all(conn.closed.values()):
+            if not conn.finished:
+                out += self._finish(conn, "connection reused")
+            conn = None  # a new connection on the same 4-tuple
+        elif conn is not None and conn.finished:
+            return out  # the last ACKs (or a retransmitted FIN) of a connection already closed
+        if conn is None:
+            conn = self._open[key] = self._new(seg)
+        direction = "request" if (seg.src, seg.src_port) == (conn.flow.client, conn.flow.client_port) else "response"
+        side = conn.sides[direction]
+        ts, at = packet.timestamp_ns, packet.file_offset
+        if seg.syn:
+            side.stream.syn(seg.seq)
+        seq = (seg.seq + 1) % (1 << 32) if seg.syn else seg.seq
+        out += self._chunks(conn, direction, side.stream.add(seq, seg.data, seg.missing, ts, at, seg.fin))
+        out += self._conflicts(conn, direction)
+        if seg.fin:
+            conn.closed[direction] = True
+        if seg.rst:
+            conn.closed = {"request": True, "response": True}
+        if all(conn.closed.values()):
+            out += self._finish(conn, "reset" if seg.rst else "connection closed")
+        return out
+
+    def _new(self, seg: Segment) -> _Connection:
+        a, b = (seg.src, seg.src_port), (seg.dst, seg.dst_port)
+        if seg.syn:
+            client, server = (a, b) if seg.ack is None else (b, a)
+        elif (b[1] in SERVER_PORTS) != (a[1] in SERVER_PORTS):
+            client, server = (a, b) if b[1] in SERVER_PORTS else (b, a)
+        else:
+            client, server = (a, b) if a[1] > b[1] else (b, a)
+        number = len(self.flows)
+        flow = Flow(number, client[0], client[1], server[0], server[1])
+        conn = _Connection(flow, self.max_pending)
+        if self.protocol != "auto":
+            conn.protocol = self.protocol
+            for direction, side in conn.sides.items():
+                side.framer = _Framer(self.protocol, direction, self.mode)
+        self.flows[number] = {"flow": flow, "protocol": conn.protocol, "bytes": {"request": 0, "response": 0},
+                              "frames": {"request": 0, "response": 0}, "errors": {"request": 0, "response": 0},
+                              "gaps": 0, "closed": False}
+        return conn
+
+    def _chunks(self, conn: _Connection, direction: str, chunks: list[Chunk]) -> list[CaptureFrame]:
+        side = conn.sides[direction]
+        out: list[CaptureFrame] = []
+        for chunk in chunks:
+            side.end = chunk.offset + chunk.length
+            self.flows[conn.flow.number]["bytes"][direction] += chunk.length
+            if chunk.data is None:
+                self.flows[conn.flow.number]["gaps"] += 1
+            side.starts.append(chunk.offset)
+            side.origins.append((chunk.timestamp_ns, chunk.file_offset))
+            if side.framer is None:
+                side.waiting.append(chunk)
+                side.waiting_bytes += chunk.length
+                if chunk.data is None or self._ready(conn):
+                    out += self._classified(conn)
+                continue
+            out += self._emit(conn, direction, side.framer.gap(chunk) if chunk.data is None
+                              else side.framer.data(chunk))
+        side.prune()
+        return out
+
+    def _ready(self, conn: _Connection) -> bool:
+        client, server = conn.sides["request"], conn.sides["response"]
+        return client.waiting_bytes >= DETECT_BYTES or server.waiting_bytes >= 4 * DETECT_BYTES
+
+    def _classified(self, conn: _Connection) -> list[CaptureFrame]:
+        """Decide the flow's protocol from what both sides sent so far, then frame what waited."""
+        heads = {d: b"".join(c.data for c in _leading(s.waiting)) for d, s in conn.sides.items()}
+        conn.protocol = _classify(heads["request"][:DETECT_BYTES], heads["response"][:DETECT_BYTES],
+                                  conn.flow.server_port)
+        self.flows[conn.flow.number]["protocol"] = conn.protocol
+        out: list[CaptureFrame] = []
+        for direction, side in conn.sides.items():
+            side.framer = _Framer(conn.protocol, direction, self.mode)
+            waiting, side.waiting, side.waiting_bytes = side.waiting, [], 0
+            for chunk in waiting:
+                out += self._emit(conn, direction, side.framer.gap(chunk) if chunk.data is None
+                                  else side.framer.data(chunk))
+        return out
+
+    def _conflicts(self, conn: _Connection, direction: str) -> list[CaptureFrame]:
+        side = conn.sides[direction]
+        found = side.stream.conflicts[side.conflicts_seen:]
+        side.conflicts_seen = len(side.stream.conflicts)
+        items = []
+        for offset, length in found:
+            error = ValidationError(offset, "tcp", f"{length} retransmitted bytes differ from the copy "
+                                                   f"first captured, which is kept")
+            if self.mode == "FAILFAST":
+                raise error
+            if self.mode == "PERMISSIVE":
+                items.append(_error_frame(conn.protocol or UNKNOWN, offset, 0, error))
+        return self._emit(conn, direction, items)
+
+    def _emit(self, conn: _Connection, direction: str, items: list) -> list[CaptureFrame]:
+        side = conn.sides[direction]
+        totals = self.flows[conn.flow.number]
+        out = []
+        for item in items:
+            bad = getattr(item, "error", None) is not None
+            totals["errors" if bad else "frames"][direction] += 1
+            ts, at = side.origin(item.offset)
+            out.append(CaptureFrame(item, conn.flow, direction, ts, at))
+        return out
+
+    def _finish(self, conn: _Connection, why: str) -> list[CaptureFrame]:
+        out: list[CaptureFrame] = []
+        for direction, side in conn.sides.items():
+            out += self._chunks(conn, direction, side.stream.finish(why))
+        if conn.sides["request"].framer is None:
+            out += self._classified(conn)
+        for direction, side in conn.sides.items():
+            out += self._emit(conn, direction, side.framer.close())
+        self.flows[conn.flow.number]["closed"] = True
+        conn.finished = True
+        conn.sides = {}  # its buffers are no longer needed; stray packets of it are ignored
+        return out
+
+
+def _leading(chunks: list[Chunk]) -> list[Chunk]:
+    """The chunks before the first gap (what content detection may look at)."""
+    out = []
+    for chunk in chunks:
+        if chunk.data is None:
+            break
+        out.append(chunk)
+    return out
+
+
+def iter_capture_frames(data: bytes, protocol: str = "auto", mode: str = "FAILFAST") -> Iterator[CaptureFrame]:
+    """Every frame of every TCP flow of a whole pcap / pcapng file, in capture order (see CaptureDecoder;
+    for files too large for memory, feed CaptureDecoder chunks instead)."""
+    decoder = CaptureDecoder(protocol, mode)
+    view = memoryview(data)
+    for start in range(0, len(view), 1 << 20):
+        yield from decoder.feed(view[start:start + (1 << 20)])
+    yield from decoder.close()

@@ -1,0 +1,250 @@
+"""Synthetic captures (headers encoded by the generated codecs): reassembly rules, containers, errors."""
+from __future__ import annotations
+
+import struct
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from capture_packets import CLIENT, LINK_SLL, SERVER, conversation, pcap_file, segment, sll
+from inlong_proto import DecodeError
+from inlong_proto.capture import CaptureDecoder, GapError, iter_capture_frames, iter_packets
+from inlong_proto.capture.tcp import Reassembler
+from tools.make_captures import pcapng_file
+from vectors import valid_frames
+
+BROADCAST = valid_frames()["broadcast"]
+REQUEST = next(f for f in BROADCAST if len(f) == 37)
+RESPONSES = b"".join(f for f in BROADCAST if len(f) == 38) * 2
+
+
+def run(packets, mode="PERMISSIVE", protocol="auto", **kw):
+    decoder = CaptureDecoder(protocol, mode)
+    items = decoder.feed(pcap_file(packets, **kw)) + decoder.close()
+    return decoder, items
+
+
+def by_direction(items, direction):
+    return [i.frame for i in items if i.direction == direction]
+
+
+def test_in_order_conversation_decodes_with_roles_and_times():
+    packets = [p for _, p in conversation(REQUEST, RESPONSES)]
+    decoder, items = run(packets, "FAILFAST")
+    assert [f.message_type for f in by_direction(items, "request")] == ["data_request"]
+    assert b"".join(f.raw or b"" for f in by_direction(items, "response")) == b""
+    assert [f.length for f in by_direction(items, "response")] == [38] * (len(RESPONSES) // 38)
+    flow = items[0].flow
+    assert (flow.client, flow.client_port, flow.server, flow.server_port) == (*CLIENT, *SERVER)
+    first_request_packet = 4  # handshake is 3 packets; timestamps are 1 s apart from 1 s
+    assert items[0].timestamp_ns == first_request_packet * 10**9
+    assert decoder.stats == {"packets": len(packets), "tcp": len(packets), "not_tcp": 0, "malformed": 0}
+
+
+def test_out_of_order_and_retransmitted_segments():
+    talk = conversation(REQUEST, RESPONSES, split=5)
+    packets = [p for _, p in talk]
+    data = packets[3:-2]
+    shuffled = packets[:3] + data[::-1] + data[:4] + packets[-2:]  # reversed, then four repeated
+    decoder, items = run(shuffled, "FAILFAST")
+    assert b"".join(encode_all(by_direction(items, "response"))) == RESPONSES
+    assert not [i for i in items if i.frame.error]
+
+
+def encode_all(frames):
+    from inlong_proto import encode
+
+    return [encode(f) for f in frames]
+
+
+def test_overlap_with_different_bytes_is_reported_and_first_copy_kept():
+    base = conversation(REQUEST, b"", split=37)
+    c = 1001
+    altered = bytearray(REQUEST)
+    altered[-1] ^= 0xFF
+    packets = [p for _, p in base[:4]] + [segment(CLIENT, SERVER, c, bytes(altered), ack=5001)] + [p for _, p in base[4:]]
+    decoder, items = run(packets)
+    errors = [i.frame for i in items if i.frame.error]
+    assert len(errors) == 1 and errors[0].length == 0 and "differ" in errors[0].error.reason
+    assert [f.message_type for f in by_direction(items, "request") if not f.error] == ["data_request"]
+    with pytest.raises(DecodeError, match="differ"):
+        run(packets, "FAILFAST")
+
+
+def test_gap_is_an_error_span_and_the_framer_resyncs():
+    talk = conversation(REQUEST, RESPONSES, split=38)
+    lost = 3 + 1 + 2  # the third response segment
+    packets = [p for index, (_, p) in enumerate(talk) if index != lost]
+    decoder, items = run(packets)
+    responses = by_direction(items, "response")
+    gaps = [f for f in responses if isinstance(f.error, GapError)]
+    assert [(g.offset, g.length, g.error.kind) for g in gaps] == [(76, 38, "gap")]
+    assert [f.offset for f in responses if not f.error] == [o for o in range(0, len(RESPONSES), 38) if o != 76]
+    with pytest.raises(GapError):
+        run(packets, "FAILFAST")
+    assert not [i for i in run(packets, "DROPMALFORMED")[1] if i.frame.error]
+
+
+def test_gap_inside_a_frame_makes_a_truncated_span_then_the_gap():
+    talk = conversation(REQUEST, RESPONSES, split=25)
+    lost = 3 + 2 + 1  # after 2 request segments: response bytes 25..50
+    packets = [p for index, (_, p) in enumerate(talk) if index != lost]
+    _, items = run(packets)
+    spans = [(f.offset, f.length, f.error.kind if f.error else f.message_type) for f in by_direction(items, "response")]
+    assert spans[:3] == [(0, 25, "truncated"), (25, 25, "gap"), (50, 26, "invalid")]
+    assert spans[3] == (76, 38, "data_response")
+
+
+def test_snap_length_cut_is_a_gap_where_the_bytes_fall():
+    talk = conversation(REQUEST, b"", split=37)
+    cut = segment(CLIENT, SERVER, 1001, REQUEST, ack=5001, cut=10)
+    packets = [p for _, p in talk[:3]] + [cut] + [p for _, p in talk[4:]]
+    _, items = run(packets)
+    spans = [(f.offset, f.length, f.error.kind if f.error else f.message_type) for f in by_direction(items, "request")]
+    assert spans == [(0, 27, "truncated"), (27, 10, "gap")]
+
+
+def test_sequence_wraparound():
+    packets = [p for _, p in conversation(REQUEST, RESPONSES, isn=(2**32 - 20, 2**32 - 100), split=9)]
+    _, items = run(packets, "FAILFAST")
+    assert b"".join(encode_all(by_direction(items, "response"))) == RESPONSES
+
+
+def test_mid_stream_start_without_handshake_uses_the_known_server_port():
+    talk = conversation(REQUEST, RESPONSES, split=38)
+    _, items = run([p for _, p in talk[3:]], "FAILFAST")
+    assert items[0].flow.server_port == 9000 and items[0].flow.client_port == 40000  # higher port is the client
+    assert len(by_direction(items, "response")) == len(RESPONSES) // 38
+
+
+def test_connection_reuse_after_close_is_a_new_flow():
+    once = [p for _, p in conversation(REQUEST, RESPONSES[:38])]
+    again = [p for _, p in conversation(REQUEST, RESPONSES[38:76], isn=(7000, 9000))]
+    decoder, items = run(once + again, "FAILFAST")
+    assert sorted({i.flow.number for i in items}) == [0, 1]
+    assert len(decoder.flows) == 2 and all(f["closed"] for f in decoder.flows.values())
+
+
+def test_reset_closes_the_connection():
+    talk = conversation(REQUEST, RESPONSES[:38])
+    packets = [p for _, p in talk[:-2]] + [segment(CLIENT, SERVER, 1001 + 37, rst=True)]
+    decoder, items = run(packets, "FAILFAST")
+    assert decoder.flows[0]["closed"] and len(items) == 2
+
+
+def test_unrecognised_flow_is_error_spans_covering_its_bytes():
+    garbage = bytes(range(256)) * 2
+    packets = [p for _, p in conversation(garbage, b"")]
+    decoder, items = run(packets)
+    assert decoder.flows[0]["protocol"] == "unknown"
+    assert sum(i.frame.length for i in items) == len(garbage) and all(i.frame.error for i in items)
+
+
+def test_content_wins_over_port_and_grpc_is_flagged(monkeypatch):
+    import capture_packets
+
+    monkeypatch.setattr(capture_packets, "SERVER", ("10.0.0.2", 46801))  # DataProxy's port
+    packets = [p for _, p in capture_packets.conversation(REQUEST, RESPONSES[:38])]
+    grpc = [p for _, p in capture_packets.conversation(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", b"")]
+    decoder, items = run(packets)
+    assert decoder.flows[0]["protocol"] == "broadcast" and not [i for i in items if i.frame.error]
+    decoder, items = run(grpc)
+    assert decoder.flows[0]["protocol"] == "eventmesh-grpc"
+    assert items and all("gRPC" in i.frame.error.reason for i in items)
+
+
+@pytest.mark.parametrize("le", [True, False])
+@pytest.mark.parametrize("nano", [True, False])
+def test_pcap_byte_orders_and_resolutions(le, nano):
+    stamp = 1_700_000_000_123_456_789
+    data = pcap_file([(stamp, segment(CLIENT, SERVER, 1, b"x", ack=1))], le=le, nano=nano)
+    (packet,) = iter_packets(data)
+    assert packet.timestamp_ns == (stamp if nano else stamp // 1000 * 1000)
+    assert packet.file_offset == 24 and packet.linktype == 101
+
+
+def test_linux_sll_and_ipv6():
+    packets = [sll(p) for _, p in conversation(REQUEST, RESPONSES)]
+    _, items = run(packets, "FAILFAST", linktype=LINK_SLL)
+    assert len(by_direction(items, "response")) == len(RESPONSES) // 38
+    v6 = [segment(("::1", 40000), ("::2", 9000), 10, REQUEST, v6=True)]
+    _, items = run(v6, "FAILFAST")
+    assert items[0].flow.client == "::1" and items[0].frame.message_type == "data_request"
+
+
+def test_non_tcp_packets_are_counted_and_skipped():
+    from inlong_proto.generated.codec.capture import ipv4_packet as ip4
+
+    udp = ip4.encode_ipv4_packet(ip4.Ipv4Packet(
+        version=4, ihl=5, dscp=0, ecn=0, total_length=28, identification=0, reserved_flag=False, dont_fragment=False,
+        more_fragments=False, fragment_offset=0, ttl=1, protocol=17, header_checksum=0, src_addr=bytes(4),
+        dst_addr=bytes(4), options=b"", rest=bytes(8)))
+    decoder, items = run([udp, b"\x45\x00"])
+    assert decoder.stats["not_tcp"] == 1 and decoder.stats["malformed"] == 1 and items == []
+
+
+def test_pcapng_several_interfaces_and_tsresol():
+    first = segment(CLIENT, SERVER, 1, REQUEST, ack=1)
+    data = pcapng_file([(101, None), (113, 9), (101, 0x80 | 10)],
+                       [(0, 5_000_001, first, len(first)), (1, 7_000_000_001, sll(first), len(first) + 16),
+                        (2, 3 * 1024, first, len(first))], le=False)
+    packets = list(iter_packets(data))
+    assert [(p.interface, p.linktype, p.timestamp_ns) for p in packets] == \
+        [(0, 101, 5_000_001_000), (1, 113, 7_000_000_001), (2, 101, 3 * 10**9)]
+    unknown = struct.pack(">II", 0x0BAD, 16) + b"abcd" + struct.pack(">I", 16)
+    assert len(list(iter_packets(data + unknown))) == 3
+
+
+@pytest.mark.parametrize("mode", ["PERMISSIVE", "DROPMALFORMED", "FAILFAST"])
+def test_truncated_and_garbage_files(mode):
+    data = pcap_file([segment(CLIENT, SERVER, 1, REQUEST, ack=1)] * 2)
+    cut = data[:-5]
+    if mode == "FAILFAST":
+        with pytest.raises(DecodeError) as info:
+            list(iter_capture_frames(cut, mode=mode))
+        assert info.value.offset == len(cut)
+        with pytest.raises(DecodeError, match="not a pcap"):
+            list(iter_capture_frames(b"garbage!" * 4, mode=mode))
+        return
+    items = list(iter_capture_frames(cut, mode=mode))
+    errors = [i for i in items if i.flow is None]
+    if mode == "PERMISSIVE":
+        (error,) = errors
+        assert error.frame.protocol == "capture" and error.frame.error.offset == len(cut)
+        assert error.file_offset + error.frame.length == len(cut)
+    else:
+        assert errors == []
+    corrupt = bytearray(data)
+    corrupt[24 + 8:24 + 12] = (10**7).to_bytes(4, "little")  # incl_len over the limit
+    items = list(iter_capture_frames(bytes(corrupt), mode=mode))
+    assert all(i.flow is None for i in items) and len(items) == (1 if mode == "PERMISSIVE" else 0)
+
+
+def test_incremental_feeding_matches_whole_file():
+    data = pcap_file([p for _, p in conversation(REQUEST, RESPONSES, split=11)])
+    whole = list(iter_capture_frames(data, mode="FAILFAST"))
+    decoder = CaptureDecoder("auto", "FAILFAST")
+    items = []
+    for at in range(0, len(data), 7):
+        items += decoder.feed(data[at:at + 7])
+        assert decoder.reader._buf.__len__() < 200
+    assert items + decoder.close() == whole
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_shuffled_and_duplicated_segments_reassemble_to_the_stream(data):
+    payload = data.draw(st.binary(min_size=1, max_size=300))
+    isn = data.draw(st.integers(0, 2**32 - 1))
+    cuts = sorted(set(data.draw(st.lists(st.integers(1, len(payload)), max_size=12))) | {0, len(payload)})
+    pieces = [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1) if cuts[i] < cuts[i + 1]]
+    pieces += data.draw(st.lists(st.sampled_from(pieces), max_size=6))  # retransmissions
+    order = data.draw(st.permutations(pieces))
+    stream = Reassembler()
+    stream.syn(isn)
+    out = []
+    for start, end in order:
+        out += stream.add((isn + 1 + start) % 2**32, payload[start:end], 0, 0, 0)
+    out += stream.finish("end")
+    assert all(c.data is not None for c in out) and b"".join(c.data for c in out) == payload
+    assert [c.offset for c in out] == sorted(c.offset for c in out) and stream.conflicts == []
