@@ -21,6 +21,9 @@ META_COLUMNS = (
     ("path", "string"), ("offset", "int64"), ("length", "int64"), ("protocol", "string"),
     ("direction", "string"), ("message_type", "string"), ("error", "string"),
 )
+# The last column of every table: where a frame read out of a pcap / pcapng capture came from (its TCP
+# flow, which end sent it, the time and file offset of the packet holding its first byte); null for dumps.
+CAPTURE_COLUMN = "capture"
 _DECIMAL = re.compile(r"^decimal128\((\d+),\s*(\d+)\)$")
 
 
@@ -72,12 +75,17 @@ def _check_unique(owner: str, names: list[str]) -> None:
 
 
 @cache
-def frame_schema(protocol: str):
-    """The pyarrow.Schema of a protocol's frame table: META_COLUMNS, then the frame type's fields."""
+def frame_schema(protocol: str | None):
+    """The pyarrow.Schema of a protocol's frame table: META_COLUMNS, the frame type's fields, CAPTURE_COLUMN.
+
+    protocol None: the table of bytes no registered protocol describes (META_COLUMNS and CAPTURE_COLUMN).
+    """
     import pyarrow as pa
 
-    proto = protocols.get(protocol)
     fields = list(meta_schema())
+    if protocol is None:
+        return pa.schema(fields + [capture_field()])
+    proto = protocols.get(protocol)
     merged: dict = {}
     for frame_type in proto.frame_types:  # request and response layouts share one table
         for column in _message_fields(frame_type):
@@ -86,16 +94,37 @@ def frame_schema(protocol: str):
                                  f"request and response layouts")
             merged.setdefault(column.name, column)
     fields += merged.values()
+    fields.append(capture_field())
     _check_unique(f"protocol {protocol}", [f.name for f in fields])
     return pa.schema(fields)
 
 
 @cache
 def meta_schema():
-    """The pyarrow.Schema of the META_COLUMNS alone (rows of bytes no protocol was found for)."""
+    """The pyarrow.Schema of the META_COLUMNS alone."""
     import pyarrow as pa
 
     return pa.schema([pa.field(name, _plain_type(arrow)) for name, arrow in META_COLUMNS])
+
+
+@cache
+def capture_field():
+    """CAPTURE_COLUMN's field; its time is an instant (pcap stores UTC epoch times), unlike wire times."""
+    import pyarrow as pa
+
+    return pa.field(CAPTURE_COLUMN, pa.struct([
+        ("flow", pa.int64()), ("client", pa.string()), ("client_port", pa.int32()), ("server", pa.string()),
+        ("server_port", pa.int32()), ("sender", pa.string()), ("time", pa.timestamp("us", tz="UTC")),
+        ("packet_offset", pa.int64())]))
+
+
+def capture_value(item) -> tuple:
+    """The CAPTURE_COLUMN value of an inlong_proto.capture.CaptureFrame (sender: "client" or "server")."""
+    flow = item.flow
+    if flow is None:  # a broken stretch of the capture file itself
+        return (None, None, None, None, None, None, item.timestamp, item.file_offset)
+    return (flow.number, flow.client, flow.client_port, flow.server, flow.server_port,
+            "client" if item.direction == "request" else "server", item.timestamp, item.file_offset)
 
 
 def spark_schema(protocol: str):
@@ -115,33 +144,38 @@ def frame_row(path: str, frame) -> dict:
 
     A convenience for looking at one row; tables are built by frames_to_batch.
     """
-    return frames_to_batch(path, [frame], frame.protocol).to_pylist()[0]
+    protocol = frame.protocol if frame.protocol in protocols.names() else None
+    return frames_to_batch(path, [frame], protocol).to_pylist()[0]
 
 
-def frame_tuple(path: str, frame, protocol: str) -> tuple:
+def frame_tuple(path: str, frame, protocol: str | None, capture: tuple | None = None) -> tuple:
     """One Frame as a tuple in frame_schema(protocol) order (structs as tuples); missing columns are null.
 
-    Spark and Arrow take the tuples as they are. protocol None gives the META_COLUMNS only.
+    Spark and Arrow take the tuples as they are. capture: the frame's capture_value, if it has one.
     """
     message = frame.message
-    if protocol is None:
-        columns = ()
+    if message is None or protocol is None:
+        columns = _EMPTY[protocol]
     else:
-        columns = _EMPTY[protocol] if message is None else _row_function(protocol, type(message))(message)
+        columns = _row_function(protocol, type(message))(message)
     return (path, frame.offset, frame.length, frame.protocol, frame.direction, frame.message_type,
-            None if frame.error is None else str(frame.error)) + columns
+            None if frame.error is None else str(frame.error)) + columns + (capture,)
 
 
-def frames_to_batch(path: str, frames: Iterable, protocol: str):
+def frames_to_batch(path: str, frames: Iterable, protocol: str | None, captures: Iterable | None = None):
     """A pyarrow.RecordBatch of frame_schema(protocol) holding the given Frames (error spans included).
 
-    Built column by column from frame_tuple rows: pyarrow converts a list per column in C, which is
-    several times faster than from_pylist over one dict per row.
+    captures: each frame's capture_value, for frames read out of a capture. Built column by column from
+    frame_tuple rows: pyarrow converts a list per column in C, several times faster than from_pylist
+    over one dict per row.
     """
     import pyarrow as pa
 
-    schema = frame_schema(protocol) if protocol is not None else meta_schema()
-    rows = [frame_tuple(path, frame, protocol) for frame in frames]
+    schema = frame_schema(protocol)
+    if captures is None:
+        rows = [frame_tuple(path, frame, protocol) for frame in frames]
+    else:
+        rows = [frame_tuple(path, frame, protocol, capture) for frame, capture in zip(frames, captures)]
     columns = zip(*rows) if rows else ((),) * len(schema)
     return pa.RecordBatch.from_arrays([pa.array(column, type=field.type) for column, field
                                        in zip(columns, schema)], schema=schema)
@@ -151,7 +185,7 @@ class _EmptyColumns(dict):
     """protocol -> the all-null frame columns of an error row."""
 
     def __missing__(self, protocol):
-        self[protocol] = (None,) * (len(frame_schema(protocol)) - len(META_COLUMNS))
+        self[protocol] = (None,) * (len(frame_schema(protocol)) - len(META_COLUMNS) - 1)
         return self[protocol]
 
 
@@ -163,8 +197,8 @@ def _row_function(protocol: str, cls):
     """message -> its frame columns as a tuple in frame_schema(protocol) order, compiled once per class.
 
     The generated messages are tuples whose items follow FIELDS, so each column is an index expression;
-    the source is built from FIELDS and compiled with exec, as
-    dataclasses and attrs do. Columns of the protocol's other layout are None.
+    the source is built from FIELDS and compiled with exec, as dataclasses and attrs do. Columns of the
+    protocol's other layout are None.
     """
     names: dict[str, object] = {"_enum_name": _enum_name, "_decimal": _decimal, "_bytes": _bytes_or_none}
     functions: dict[type, str] = {}
@@ -204,7 +238,7 @@ def _row_function(protocol: str, cls):
     top = function_of(cls)
     own = [field.name for field in _message_fields(cls)]
     position = {name: index for index, name in enumerate(own)}
-    columns = frame_schema(protocol).names[len(META_COLUMNS):]
+    columns = frame_schema(protocol).names[len(META_COLUMNS):-1]
     picks = "".join(f"c[{position[column]}], " if column in position else "None, " for column in columns)
     lines.append(f"def _frame_columns(m):\n    c = {top}(m)\n    return ({picks})")
     exec("\n".join(lines), names)  # noqa: S102 - source built above from generated FIELDS only

@@ -13,6 +13,8 @@ import sys
 from typing import Sequence
 
 from . import arrow, protocols
+from .capture import iter_capture_frames
+from .capture.container import is_capture
 from .errors import DecodeError
 from .frames import _check_direction, _check_mode, iter_frames
 
@@ -46,10 +48,16 @@ def parse_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISS
     It takes either two scalar arguments, ``(path, content)``, or one table argument whose rows have
     ``path`` and ``content`` columns. direction is passed to iter_frames: frames of the other
     direction are malformed (error rows in PERMISSIVE, dropped in DROPMALFORMED, fatal in FAILFAST).
+    A pcap / pcapng file is reassembled instead (inlong_proto.capture), its rows carrying the capture
+    column; there the TCP direction of each frame decides and direction does not apply.
     """
     mode = _check(protocol, direction, mode)
 
     def rows(path, content):
+        if is_capture(content[:4]):  # pcap / pcapng: every TCP flow parsed as protocol, direction by TCP
+            for item in iter_capture_frames(content, protocol, mode):
+                yield arrow.frame_tuple(path, item.frame, protocol, arrow.capture_value(item))
+            return
         for frame in iter_frames(content, protocol, direction, mode):
             yield arrow.frame_tuple(path, frame, protocol)
 

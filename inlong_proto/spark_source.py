@@ -86,10 +86,11 @@ import json
 import os
 import re
 from functools import cache
-from typing import Iterable, Iterator, Sequence
+from typing import Container, Iterable, Iterator, Sequence
 from urllib.parse import unquote, urlparse
 
 from . import arrow, protocols
+from .capture.container import is_capture
 from .detect import HEAD_SIZE, SIGNATURES, candidates, detect
 from .errors import DecodeError, ValidationError
 from .frames import Frame, _check_direction, _check_mode, _decode_at, _decode_with, _Scanner
@@ -107,6 +108,7 @@ RELEASE_EVERY = 16 << 20  # a split's scan hands back the pages it is done with 
 SYNC_SLACK = 64 << 10
 BATCH_ROWS = 4096
 BATCH_BYTES = 16 << 20
+CAPTURE_CHUNK = 1 << 20  # bytes of a capture file fed to its decoder at a time
 ERROR, END = 0, -1  # _Walker.step results besides a frame size
 
 
@@ -435,12 +437,14 @@ def file_uri(path: str) -> str:
     return "file:" + os.path.abspath(path)
 
 
-def plan(files: Iterable[tuple[str, int]], split_size: int) -> list[list[tuple[str, int, int]]]:
+def plan(files: Iterable[tuple[str, int]], split_size: int,
+         captures: Container[str] = ()) -> list[list[tuple[str, int, int]]]:
     """Tasks: lists of (path, size, split index). A large file gives one task per split; small files
-    are packed together until a task holds split_size bytes. Empty files give no rows and no task."""
+    are packed together until a task holds split_size bytes. Empty files give no rows and no task.
+    A capture file (pcap / pcapng) is never split: its task reads it whole."""
     tasks, packed, packed_bytes = [], [], 0
     for path, size in files:
-        count = split_count(size, split_size)
+        count = 1 if path in captures else split_count(size, split_size)
         if count == 1:
             packed.append((path, size, 0))
             packed_bytes += size
@@ -456,51 +460,100 @@ def plan(files: Iterable[tuple[str, int]], split_size: int) -> list[list[tuple[s
 
 @cache
 def auto_schema():
-    """The pyarrow schema of protocol=auto: the meta columns, then one struct of frame columns per protocol."""
+    """The pyarrow schema of protocol=auto: the meta columns, one struct of frame columns per protocol,
+    then the capture column."""
     import pyarrow as pa
 
     meta = len(arrow.META_COLUMNS)
     fields = list(arrow.meta_schema())
     for name in protocols.names():
-        fields.append(pa.field(name, pa.struct(list(arrow.frame_schema(name))[meta:])))
-    return pa.schema(fields)
+        fields.append(pa.field(name, pa.struct(list(arrow.frame_schema(name))[meta:-1])))
+    return pa.schema(fields + [arrow.capture_field()])
 
 
-def auto_batch(path: str, frames: list[Frame], protocol: str | None):
-    """frames_to_batch of the detected protocol, its frame columns moved into that protocol's struct."""
+def auto_batch(path: str, frames: list[Frame], captures: list | None = None):
+    """An auto_schema batch: each frame's columns go into the struct of its own protocol (a capture mixes
+    protocols); frames of no registered protocol have the meta and capture columns only."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     schema, meta = auto_schema(), len(arrow.META_COLUMNS)
-    batch = arrow.frames_to_batch(path, frames, protocol)  # protocol None: the meta columns only
-    columns = batch.columns[:meta]
+    base = arrow.frames_to_batch(path, frames, None, captures)
+    columns = base.columns[:meta]
+    rows: dict[str, list[int]] = {}
+    for index, frame in enumerate(frames):
+        rows.setdefault(frame.protocol, []).append(index)
     for name in protocols.names():
         kind = schema.field(name).type
-        if name == protocol:
-            columns.append(pa.StructArray.from_arrays(batch.columns[meta:], fields=list(kind),
-                                                      mask=pc.is_valid(batch.column("error"))))
-        else:
-            columns.append(pa.nulls(batch.num_rows, kind))
+        where = rows.get(name)
+        if not where:
+            columns.append(pa.nulls(len(frames), kind))
+            continue
+        own = [frames[i] for i in where]
+        batch = arrow.frames_to_batch(path, own, name)
+        struct = pa.StructArray.from_arrays(batch.columns[meta:-1], fields=list(kind),
+                                            mask=pc.is_valid(batch.column("error")))
+        if len(where) != len(frames):  # scatter: row i takes item k of struct, or null
+            slot = dict(zip(where, range(len(where))))
+            struct = struct.take(pa.array([slot.get(i) for i in range(len(frames))], type=pa.int64()))
+        columns.append(struct)
+    columns.append(base.column(arrow.CAPTURE_COLUMN))
     return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
-def _batches(path: str, protocol: str, detected: str | None, frames: Iterator[Frame], rows: int):
+def _batches(path: str, protocol: str, frames: Iterator[Frame], rows: int):
     """Batches of at most `rows` frames and about BATCH_BYTES of frame bytes: big frames, small batches."""
     chunk, held = [], 0
     for frame in frames:
         chunk.append(frame)
         held += frame.length
         if len(chunk) >= rows or held >= BATCH_BYTES:
-            yield _batch(path, protocol, detected, chunk)
+            yield _batch(path, protocol, chunk)
             chunk, held = [], 0
     if chunk:
-        yield _batch(path, protocol, detected, chunk)
+        yield _batch(path, protocol, chunk)
 
 
-def _batch(path, protocol, detected, frames):
+def _batch(path, protocol, frames):
     if protocol == AUTO:
-        return auto_batch(path, frames, detected)
+        return auto_batch(path, frames)
     return arrow.frames_to_batch(path, frames, protocol)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Capture files (pcap / pcapng): one task reads the whole file, TCP reassembly being sequential
+
+
+def is_capture_file(path: str) -> bool:
+    with open(path, "rb") as file:
+        return is_capture(file.read(4))
+
+
+def capture_batches(src, path: str, protocol: str, mode: str, rows: int = BATCH_ROWS):
+    """The batches of one capture file: its packets fed to a CaptureDecoder a chunk at a time.
+
+    With a protocol every flow is parsed as that protocol; with auto each flow is classified (see
+    inlong_proto.capture). The direction option does not apply: a frame's TCP direction decides.
+    """
+    from .capture import CaptureDecoder
+
+    decoder = CaptureDecoder(protocol if protocol != AUTO else "auto", mode)
+    pending: list = []
+    for start in [*range(0, src.size, CAPTURE_CHUNK), None]:  # None: the end, close the decoder
+        try:
+            if start is None:
+                pending += decoder.close()
+            else:  # a copy: the decoder may keep slices of it, which must not pin the map
+                pending += decoder.feed(src.buffer[start:start + CAPTURE_CHUNK])
+                src.release(0, start)
+        except DecodeError as exc:
+            raise DumpDecodeError.of(path, exc) from None
+        while len(pending) >= rows or (pending and start is None):
+            chunk, pending = pending[:rows], pending[rows:]
+            frames = [item.frame for item in chunk]
+            captures = [arrow.capture_value(item) for item in chunk]
+            yield (auto_batch(path, frames, captures) if protocol == AUTO
+                   else arrow.frames_to_batch(path, frames, protocol, captures))
 
 
 class Options:
@@ -543,7 +596,8 @@ class InlongReader(DataSourceReader):
 
     def partitions(self):
         files = list_files(self.options.paths)
-        tasks = plan(files, self.options.split_size) or [[]]  # no file with bytes: one task, no rows
+        captures = {path for path, size in files if size and is_capture_file(path)}
+        tasks = plan(files, self.options.split_size, captures) or [[]]  # no file with bytes: one task, no rows
         return [InlongPartition(task) for task in tasks]
 
     def read(self, partition):
@@ -570,10 +624,14 @@ def read_partition(options: Options, pieces, rows: int = BATCH_ROWS):
     for path, _, index in pieces:
         uri = file_uri(path)
         with FileSource(path) as src:
-            detected, frames = read_split(src, uri, options.protocol, options.direction, options.mode,
-                                          options.split_size, index)
+            if is_capture(src.head(4)):
+                for batch in capture_batches(src, uri, options.protocol, options.mode, rows):
+                    yield batch.cast(target)
+                continue
+            _, frames = read_split(src, uri, options.protocol, options.direction, options.mode,
+                                   options.split_size, index)
             try:
-                for batch in _batches(uri, options.protocol, detected, frames, rows):
+                for batch in _batches(uri, options.protocol, frames, rows):
                     yield batch.cast(target)
             finally:
                 frames.close()
@@ -581,10 +639,10 @@ def read_partition(options: Options, pieces, rows: int = BATCH_ROWS):
 
 @cache
 def spark_arrow_schema(protocol: str):
-    """The Arrow form Spark wants the batches in (it reads TIMESTAMP_NTZ as microseconds)."""
+    """The Arrow form Spark wants the batches in (microseconds; TIMESTAMP values as UTC instants)."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    return to_arrow_schema(spark_schema(protocol))
+    return to_arrow_schema(spark_schema(protocol), timezone="UTC")
 
 
 def spark_schema(protocol: str):

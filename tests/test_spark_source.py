@@ -375,7 +375,7 @@ def test_spark_equals_read_dumps(spark, tmp_path):
 
 def test_spark_auto_on_a_mixed_directory(spark, mixed):
     df = _spark_rows(spark, mixed, protocol="auto", splitSize="1024")
-    assert df.columns[7:] == PROTOCOLS
+    assert df.columns[7:] == PROTOCOLS + ["capture"]
     files: dict[str, list] = {}
     for row in df.select("path", "offset", "length", "protocol", "error").collect():
         files.setdefault(Path(row.path.removeprefix("file:")).relative_to(mixed.resolve()).as_posix(), []).append(row)
