@@ -6,6 +6,7 @@ comes next (link type, EtherType, IP version, protocol number) and does the sequ
 from __future__ import annotations
 
 import bisect
+from functools import lru_cache
 from ipaddress import ip_address
 from typing import NamedTuple
 
@@ -92,9 +93,15 @@ def segment_of(linktype: int, data: bytes) -> Segment | None:
     if on_wire < 0:
         raise TruncatedError(len(payload), "tcp.options", "the IP length ends inside the TCP header")
     data = tcp.data[:on_wire]
-    return Segment(str(ip_address(ip.src_addr)), tcp.src_port, str(ip_address(ip.dst_addr)), tcp.dst_port,
+    return Segment(_address(ip.src_addr), tcp.src_port, _address(ip.dst_addr), tcp.dst_port,
                    tcp.seq_num, tcp.ack_num if tcp.ack else None, tcp.syn, tcp.fin, tcp.rst, data,
                    on_wire - len(data))
+
+
+@lru_cache(maxsize=4096)
+def _address(raw: bytes) -> str:
+    """An address as text; cached, as a capture repeats the same few endpoints in every packet."""
+    return str(ip_address(raw))
 
 
 class Chunk(NamedTuple):
