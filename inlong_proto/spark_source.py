@@ -23,6 +23,11 @@ table then has the meta columns (``protocol`` holds the detected name) and one s
 protocol holding that protocol's frame columns. A file no protocol matches becomes one error row
 covering the whole file (PERMISSIVE), is dropped (DROPMALFORMED) or fails the job (FAILFAST).
 
+A pcap / pcapng file (found by its magic when the tasks are planned) is never split, since TCP
+reassembly is sequential: its task streams it through ``capture.CaptureDecoder`` (capture_batches), and
+its rows fill the ``capture`` column. With protocol=auto a capture mixes protocols in one batch, so every
+frame's columns go into its own protocol's struct (auto_batch).
+
 How splits are stitched exactly once
 ------------------------------------
 The rows of a file are defined by the sequential scan of ``iter_frames`` (what read_dumps runs): from
