@@ -235,26 +235,15 @@ def spark_group():
 def spark_parse(source, output, protocol, direction, mode, output_format, split_size, cores):
     """Parse every dump under SOURCE into OUTPUT, partitioned by protocol and capture date."""
     from rich.console import Console
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from .spark import local_session
-    from .spark_job import parse
+    from .spark_job import run
 
-    console = Console(stderr=True)
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console) as bar:
-        task = bar.add_task("starting Spark", total=None)
-        spark = local_session("inlong-proto-parse", cores=cores)
-        spark.sparkContext.setLogLevel("ERROR")
-        try:
-            bar.update(task, description=f"parsing {source} -> {output} ({output_format})")
-            try:
-                summary = parse(spark, source, output, protocol=protocol, direction=direction, mode=mode,
-                                output_format=output_format, split_size=split_size)
-            except ValueError as exc:
-                raise click.ClickException(str(exc)) from None
-        finally:
-            spark.stop()
+    try:
+        summary = run(source, output, cores=cores, console=Console(stderr=True), protocol=protocol,
+                      direction=direction, mode=mode, output_format=output_format, split_size=split_size)
+    except (ValueError, FileNotFoundError) as exc:
+        raise click.ClickException(str(exc)) from None
     table = Table(title=f"{output} ({output_format}, partitioned by protocol and date)")
     for column in ("protocol", "message type", "frames", "error spans", "bytes"):
         table.add_column(column, justify="left" if column in ("protocol", "message type") else "right")

@@ -1,14 +1,18 @@
 """`inlong-proto spark parse INPUT OUTPUT`: a whole folder of captures to a partitioned table.
 
 The splitting data source reads the dumps (any protocol, or `auto`), each row gets the capture date
-(the dump file's modification date: raw dumps carry no clock of their own), and the rows are written
+(the UTC date of its packet for pcap / pcapng rows; else the dump file's modification date, raw dumps
+carrying no clock of their own), and the rows are written
 partitioned by protocol and date. A summary (frames per protocol and message type, error spans, bytes)
-is returned for printing, computed from what was written.
+is returned for printing, computed from what was written. `run` is the command: a local session and a
+progress bar of Spark's tasks around `parse`.
 """
 from __future__ import annotations
 
 import datetime as dt
 import os
+import threading
+import uuid
 from pathlib import Path
 
 FORMATS = ("parquet", "json", "delta")
@@ -47,7 +51,10 @@ def parse(spark, source: str, output: str, *, protocol: str = "auto", direction:
         reader = reader.option("direction", direction)
     frames = reader.load([path for path, _ in files])
     dates = spark.createDataFrame(sorted(capture_dates(files).items()), "path string, date string")
-    table = without_empty_structs(frames.join(F.broadcast(dates), "path", "left"))
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    packet_date = F.date_format(F.to_utc_timestamp(F.col("capture.time"), zone), "yyyy-MM-dd")  # UTC date
+    table = without_empty_structs(frames.join(F.broadcast(dates), "path", "left")
+                                  .withColumn("date", F.coalesce(packet_date, F.col("date"))))
     (table.write.mode("overwrite").partitionBy("protocol", "date").format(output_format)
      .save(str(Path(output).resolve())))
     written = spark.read.format(output_format).load(str(Path(output).resolve()))
@@ -84,3 +91,76 @@ def without_empty_structs(frame):
             if inner:
                 frame = frame.withColumn(column.name, F.col(column.name).dropFields(*inner))
     return frame
+
+
+def run(source: str, output: str, *, cores: int | None = None, console=None, **options) -> list[tuple]:
+    """What the command does: parse() on a local session, under a progress bar of Spark's tasks (on
+    `console`, a rich Console; a console that is not a terminal gets the final state only)."""
+    from rich.filesize import decimal
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .spark import local_session
+    from .spark_source import list_files
+
+    files = list_files(source)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("tasks"),
+               TimeElapsedColumn())
+    with Progress(*columns, console=console) as bar:
+        task = bar.add_task("starting Spark", total=None)
+        spark = local_session("inlong-proto-parse", cores=cores)
+        spark.sparkContext.setLogLevel("ERROR")
+        try:
+            bar.update(task, description=f"parsing {len(files)} files ({decimal(sum(size for _, size in files))})")
+            with TaskProgress(spark, bar, task):
+                return parse(spark, source, output, **options)
+        finally:
+            spark.stop()
+
+
+class TaskProgress:
+    """Feeds a rich progress task while the block runs: tasks completed out of the tasks of the jobs the
+    block starts (a job group of their own), read from Spark's status tracker by a polling thread.
+
+    A finished job counts the tasks that ran: stages Spark skipped (their shuffle output was already
+    there) never run, and counting them would leave the bar short of its end.
+    """
+
+    def __init__(self, spark, bar, task, interval: float = 0.2):
+        self.context, self.bar, self.task, self.interval = spark.sparkContext, bar, task, interval
+        self.group = f"inlong-proto-{uuid.uuid4().hex}"
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, name="inlong-proto-progress")
+
+    def __enter__(self) -> "TaskProgress":
+        self.context.setJobGroup(self.group, "inlong-proto spark parse")
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.update()
+        for key in ("spark.jobGroup.id", "spark.job.description"):
+            self.context.setLocalProperty(key, None)
+
+    def counts(self) -> tuple[int, int]:
+        """(completed, total) tasks of the group's jobs so far."""
+        tracker = self.context.statusTracker()
+        completed = total = 0
+        for job_id in tracker.getJobIdsForGroup(self.group):
+            job = tracker.getJobInfo(job_id)
+            if job is None:  # already dropped from the status store
+                continue
+            stages = [tracker.getStageInfo(stage_id) for stage_id in job.stageIds]
+            done = sum(stage.numCompletedTasks for stage in stages if stage)
+            completed += done
+            total += done if job.status == "SUCCEEDED" else sum(stage.numTasks for stage in stages if stage)
+        return completed, total
+
+    def update(self) -> None:
+        completed, total = self.counts()
+        self.bar.update(self.task, completed=completed, total=total or None)
+
+    def _poll(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.update()
