@@ -1,8 +1,8 @@
 """`make bench-spark`: throughput of the Spark readers, per protocol, on dumps built from the test vectors.
 
 For each protocol one dump of --megabytes is read five ways; MB/s, MB/s and frames/s per core are printed
-with the speed as a fraction of the ceiling (reading the file's bytes) and as a multiple of the plain loop,
-then the data source's scaling from 1 to all cores:
+with the time as a multiple of the ceiling's (reading the file's bytes) and the speed as a multiple of the
+plain loop's, then the data source's scaling from 1 to all cores:
   raw read          the file's bytes into memory (the ceiling)
   python loop       iter_frames over the file in this process (one core)
   binaryFile+UDTF   read_dumps: one file is one row, so one task
@@ -124,11 +124,11 @@ def main() -> int:
         ceiling, loop = results[name]["raw read"], results[name]["python loop"]
         print(f"\n{name}: {size:.1f} MB, {frames:,} frames")
         print(f"{'reader':<28} {'cores':>5} {'MB/s':>9} {'MB/s/core':>10} {'frames/s/core':>14} "
-              f"{'vs raw read':>12} {'vs loop':>8}")
+              f"{'x raw read time':>16} {'x loop speed':>13}")
         for label, seconds in results[name].items():
             cores = reader_cores(label)
             print(f"{label:<28} {cores:>5} {size / seconds:>9.1f} {size / seconds / cores:>10.1f} "
-                  f"{frames / seconds / cores:>14,.0f} {ceiling / seconds:>12.3f} {loop / seconds:>8.2f}")
+                  f"{frames / seconds / cores:>14,.0f} {seconds / ceiling:>16,.0f} {loop / seconds:>13.2f}")
         one, every = (results[name].get(f"inlong source, {n} core(s)") for n in (1, cores_all))
         if cores_all > 1:
             print(f"inlong source scaling 1 -> {cores_all} cores: {one / every:.2f}x "
