@@ -255,18 +255,19 @@ class StreamDecoder:
 
     FAILFAST raises the first DecodeError (frames decoded before it in the same feed are returned first,
     and the error is raised by the next call). PERMISSIVE returns error Frames for malformed spans and
-    resynchronises; DROPMALFORMED resynchronises silently. Call close() at end of stream.
+    resynchronises; DROPMALFORMED resynchronises silently. Call close() at end of stream. offset: the
+    stream offset of the first byte fed, for a decoder restarted mid-stream (after a capture's gap).
     """
 
     def __init__(self, protocol: str, direction: str | None = None, *, mode: str = "FAILFAST",
-                 max_frame_size: int | None = None):
+                 max_frame_size: int | None = None, offset: int = 0):
         _check_direction(direction)
         self.proto = protocols.get(protocol)
         self.mode = _check_mode(mode)
         self.max_frame_size = max_frame_size or self.proto.max_frame_size
         self._scanner = _Scanner(self.proto, direction, self.mode, self.max_frame_size)
         self._buf = bytearray()
-        self._base = 0  # stream offset of _buf[0]
+        self._base = offset  # stream offset of _buf[0]
         self._error: DecodeError | None = None
         self._resume = 0  # buffer position where scanning continues
 

@@ -102,3 +102,29 @@ def test_a_cut_capture_keeps_every_byte_as_frames_or_errors(spark, tmp_path):
         source(spark, cut, "dataproxy", mode="FAILFAST").count()
     dropped = table(source(spark, cut, "dataproxy", mode="DROPMALFORMED"))
     assert dropped == [row for row in rows if row["error"] is None]
+
+
+def test_auto_reads_a_capture_of_every_protocol(spark, tmp_path):
+    """One flow per protocol, interleaved: each flow's rows carry its protocol (EventMesh HTTP and gRPC
+    rows the meta and capture columns only) and tile both of its streams."""
+    data, flows = vectors.mixed_capture()
+    (tmp_path / "mixed.pcap").write_bytes(data)
+    rows = table(source(spark, tmp_path, "auto"))
+    items = list(iter_capture_frames(data, "auto", "PERMISSIVE"))
+    assert len(rows) == len(items)
+    structs = ("broadcast", "dataproxy", "eventmesh", "tubemq")
+    for number, (protocol, client, server) in flows.items():
+        for sender, stream in (("client", client), ("server", server)):
+            own = [row for row in rows if row["capture"]["flow"] == number and row["capture"]["sender"] == sender]
+            want = [i.frame for i in items if i.flow.number == number and i.direction == {"client": "request",
+                                                                                        "server": "response"}[sender]]
+            assert [(r["offset"], r["length"], r["message_type"]) for r in own] == \
+                sorted((f.offset, f.length, f.message_type) for f in want)
+            assert {r["protocol"] for r in own} == {protocol}
+            assert [r["offset"] for r in own] == [0] + [r["offset"] + r["length"] for r in own[:-1]]
+            assert sum(r["length"] for r in own) == len(stream)
+            assert all(r[name] is None for r in own for name in structs if name != protocol)
+            if protocol in structs:
+                assert all(r[protocol] is not None for r in own if r["error"] is None)
+            if protocol == "eventmesh-http":
+                assert own and all(r["error"] is None and r["message_type"] for r in own)

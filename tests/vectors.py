@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from inlong_proto.capture.writer import Conversation, pcap_file
+
 ROOT = Path(__file__).parent / "vectors"
 
 
@@ -30,3 +32,60 @@ def valid_frames(directions=None) -> dict[str, list[bytes]]:
             if directions is None or vector.get("direction") in directions:
                 out.setdefault(vector.get("protocol") or default, []).append(bytes.fromhex(vector["hex"]))
     return out
+
+
+# ------------------------------------------------------------------ captures of the vectors (capture writer)
+T0 = 1_700_000_000 * 10**9
+SERVER = "10.0.0.2"  # of every flow the captures below hold
+
+
+def http_streams() -> dict[str, bytes]:
+    """The valid EventMesh HTTP vectors pipelined: requests (and pushes) as one client stream, responses as
+    one server stream; the read-to-close HTTP/1.0 reply goes last, as it ends its stream."""
+    out = {"request": [], "response": []}
+    for path in sorted((ROOT / "eventmesh" / "http").glob("*.json")):
+        vector = json.loads(path.read_text())
+        if vector["kind"] != "valid":
+            continue
+        text = vector["text"].encode("utf-8")
+        out["response" if text.startswith(b"HTTP/") else "request"].append((path.stem == "http10_read_to_close", text))
+    return {d: b"".join(t for _, t in sorted(items, key=lambda item: item[0])) for d, items in out.items()}
+
+
+HTTP_STREAMS = http_streams()
+_SENT = {"request": valid_frames(["request"]), "response": valid_frames(["response"])}
+_TCP = valid_frames([None])["eventmesh"]
+# protocol -> (client stream, server stream): every valid vector, pipelined
+STREAMS = {
+    "eventmesh-http": (HTTP_STREAMS["request"], HTTP_STREAMS["response"]),
+    "tubemq": (b"".join(_SENT["request"]["tubemq"]), b"".join(_SENT["response"]["tubemq"])),
+    "dataproxy": (b"".join(_SENT["request"]["dataproxy"]), b"".join(_SENT["response"]["dataproxy"])),
+    "broadcast": (next(f for f in _SENT["request"]["broadcast"] if len(f) == 37),
+                  b"".join(f for f in _SENT["response"]["broadcast"] if len(f) == 38)),
+    "eventmesh": (b"".join(_TCP[::2]), b"".join(_TCP[1::2])),
+    "eventmesh-grpc": (b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes(range(40)), bytes(9) + b"\x04"),
+}
+
+
+def talk(client: bytes, server: bytes, port: int, *, host: str = "10.0.0.1", client_port: int = 40000,
+         mss: int = 97, t0: int = T0, turns: int = 4) -> list:
+    """One connection: the client's and the server's streams in `turns` alternating pieces, 1 ms apart."""
+    conv = Conversation((host, client_port), (SERVER, port), mss=mss)
+    packets = conv.open(t0)
+    for turn in range(turns):
+        for index, (side, data) in enumerate((("client", client), ("server", server))):
+            piece = data[len(data) * turn // turns:len(data) * (turn + 1) // turns]
+            packets += conv.send(side, piece, t0 + (2 * turn + index + 1) * 10**6)
+    return packets + conv.close(t0 + (2 * turns + 1) * 10**6)
+
+
+def mixed_capture() -> tuple[bytes, dict[int, tuple[str, bytes, bytes]]]:
+    """A pcap of one flow per protocol of STREAMS on its default port (broadcast, which has none, on 9000),
+    started 0.5 ms apart so that their packets interleave; also {flow number: (protocol, client, server)}."""
+    ports = {"eventmesh-http": 10105, "tubemq": 8715, "dataproxy": 46801, "broadcast": 9000, "eventmesh": 10000,
+             "eventmesh-grpc": 10205}
+    packets, flows = [], {}
+    for number, (protocol, (client, server)) in enumerate(STREAMS.items()):
+        packets += talk(client, server, ports[protocol], client_port=41000 + number, t0=T0 + number * 10**6 // 2)
+        flows[number] = (protocol, client, server)
+    return pcap_file(sorted(packets), nano=True), flows

@@ -22,7 +22,6 @@ protocol the flow speaks, and each direction's bytes through the protocol's stre
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import importlib
 from datetime import datetime, timedelta, timezone
 from typing import Iterator, NamedTuple
@@ -107,10 +106,11 @@ class _Framer:
     def _new(self):
         if self.protocol in protocols.STREAM_PROTOCOLS:
             module = importlib.import_module(protocols.STREAM_PROTOCOLS[self.protocol])
-            return module.HttpStreamDecoder(self.direction, mode=self.mode)
+            return module.HttpStreamDecoder(self.direction, mode=self.mode, offset=self.base)
         if self.protocol in protocols.names():
             directional = protocols.get(self.protocol).directional
-            return StreamDecoder(self.protocol, self.direction if directional else None, mode=self.mode)
+            return StreamDecoder(self.protocol, self.direction if directional else None, mode=self.mode,
+                                 offset=self.base)
         return None  # unrecognised or gRPC: every byte is an error span
 
     @property
@@ -122,7 +122,7 @@ class _Framer:
             why = ("EventMesh gRPC (HTTP/2) is recognised but not decoded" if self.protocol == GRPC
                    else "no known protocol was recognised in this flow")
             return self._span(chunk.offset, chunk.length, ValidationError(chunk.offset, "", why), chunk.data)
-        return self._shift(self.decoder.feed(chunk.data))
+        return self.decoder.feed(chunk.data)
 
     def gap(self, chunk: Chunk) -> list:
         out = self.close()
@@ -133,27 +133,12 @@ class _Framer:
         return out
 
     def close(self) -> list:
-        return self._shift(self.decoder.close()) if self.decoder is not None else []
+        return self.decoder.close() if self.decoder is not None else []
 
     def _span(self, offset: int, length: int, error: DecodeError, raw: bytes) -> list:
         if self.mode == "FAILFAST":
             raise error
         return [_error_frame(self.protocol, offset, length, error, raw)] if self.mode == "PERMISSIVE" else []
-
-    def _shift(self, items: list) -> list:
-        if not self.base:
-            return items
-        out = []
-        for item in items:
-            if isinstance(item, Frame):
-                error = item.error.shifted(self.base) if item.error is not None else None
-                out.append(item._replace(offset=item.offset + self.base, error=error))
-            else:  # an EventMesh HTTP message or error span (dataclasses)
-                changes = {"offset": item.offset + self.base}
-                if getattr(item, "error", None) is not None:
-                    changes["error"] = item.error.shifted(self.base)
-                out.append(dataclasses.replace(item, **changes))
-        return out
 
 
 class _Side:

@@ -284,6 +284,8 @@ class HttpRequest:
     warnings: tuple[str, ...] = ()
     direction = "request"
     error = None  # as on frames.Frame: only HttpError spans carry one
+    protocol = PROTOCOL  # as on frames.Frame, so that frame tables (Spark's auto) hold these rows:
+    message = None  # meta columns only, since HTTP has no generated frame columns
 
     @property
     def message_type(self) -> str:
@@ -333,6 +335,8 @@ class HttpResponse:
     warnings: tuple[str, ...] = ()
     direction = "response"
     error = None
+    protocol = PROTOCOL
+    message = None
 
     @property
     def message_type(self) -> str:
@@ -379,6 +383,8 @@ class HttpError:
     raw: bytes
     direction: str | None
     message_type = None
+    protocol = PROTOCOL
+    message = None
 
     def to_dict(self) -> dict:
         return {"protocol": PROTOCOL, "offset": self.offset, "length": self.length, "message_type": None,
@@ -626,17 +632,18 @@ class HttpStreamDecoder:
     Modes as in frames.StreamDecoder: FAILFAST raises the first DecodeError (messages decoded before it in
     the same call come first); PERMISSIVE yields an HttpError for a malformed span and resumes at the next
     plausible message start (the spec's resync patterns); DROPMALFORMED resumes silently. Blank lines
-    between messages are skipped, as RFC 7230 3.5 allows.
+    between messages are skipped, as RFC 7230 3.5 allows. offset: the stream offset of the first byte
+    fed, for a decoder restarted mid-stream (after a capture's gap).
     """
 
-    def __init__(self, direction: str | None = None, *, mode: str = "FAILFAST"):
+    def __init__(self, direction: str | None = None, *, mode: str = "FAILFAST", offset: int = 0):
         if direction is not None and direction not in DIRECTIONS:
             raise ValueError(f"direction must be request, response or None, not {direction!r}")
         if mode.upper() not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.direction, self.mode = direction, mode.upper()
         self._buf = bytearray()
-        self._base = 0  # stream offset of _buf[0]
+        self._base = offset  # stream offset of _buf[0]
         self._start = 0  # buffer index where the current message starts
         self._conn: h11.Connection | None = None
         self._bad_start: int | None = None  # an open malformed span

@@ -6,9 +6,9 @@ import struct
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from capture_packets import CLIENT, LINK_SLL, SERVER, conversation, pcap_file, segment, sll
 from inlong_proto import DecodeError
 from inlong_proto.capture import CaptureDecoder, GapError, iter_capture_frames, iter_packets
+from inlong_proto.capture.writer import LINK_RAW, LINK_SLL, Conversation, pcap_file, segment, sll
 from inlong_proto.capture.tcp import Reassembler
 from tools.make_captures import pcapng_file
 from vectors import valid_frames
@@ -16,6 +16,15 @@ from vectors import valid_frames
 BROADCAST = valid_frames()["broadcast"]
 REQUEST = next(f for f in BROADCAST if len(f) == 37)
 RESPONSES = b"".join(f for f in BROADCAST if len(f) == 38) * 2
+CLIENT, SERVER = ("10.0.0.1", 40000), ("10.0.0.2", 9000)
+
+
+def conversation(request, response, *, isn=(1000, 5000), split=7, server=SERVER):
+    """Handshake, request, response (segments of `split` bytes), close: bare packets, stamped 1 s apart
+    by pcap_file so that tests can drop and reorder them by index."""
+    conv = Conversation(CLIENT, server, isn=isn, mss=split)
+    talk = conv.open(0) + conv.send("client", request, 0) + conv.send("server", response, 0) + conv.close(0)
+    return [packet for _, packet in talk]
 
 
 def run(packets, mode="PERMISSIVE", protocol="auto", **kw):
@@ -29,7 +38,7 @@ def by_direction(items, direction):
 
 
 def test_in_order_conversation_decodes_with_roles_and_times():
-    packets = [p for _, p in conversation(REQUEST, RESPONSES)]
+    packets = conversation(REQUEST, RESPONSES)
     decoder, items = run(packets, "FAILFAST")
     assert [f.message_type for f in by_direction(items, "request")] == ["data_request"]
     assert b"".join(f.raw or b"" for f in by_direction(items, "response")) == b""
@@ -42,10 +51,9 @@ def test_in_order_conversation_decodes_with_roles_and_times():
 
 
 def test_out_of_order_and_retransmitted_segments():
-    talk = conversation(REQUEST, RESPONSES, split=5)
-    packets = [p for _, p in talk]
-    data = packets[3:-2]
-    shuffled = packets[:3] + data[::-1] + data[:4] + packets[-2:]  # reversed, then four repeated
+    packets = conversation(REQUEST, RESPONSES, split=5)
+    data = packets[3:-3]
+    shuffled = packets[:3] + data[::-1] + data[:4] + packets[-3:]  # reversed, then four repeated
     decoder, items = run(shuffled, "FAILFAST")
     assert b"".join(encode_all(by_direction(items, "response"))) == RESPONSES
     assert not [i for i in items if i.frame.error]
@@ -62,7 +70,7 @@ def test_overlap_with_different_bytes_is_reported_and_first_copy_kept():
     c = 1001
     altered = bytearray(REQUEST)
     altered[-1] ^= 0xFF
-    packets = [p for _, p in base[:4]] + [segment(CLIENT, SERVER, c, bytes(altered), ack=5001)] + [p for _, p in base[4:]]
+    packets = base[:4] + [segment(CLIENT, SERVER, c, bytes(altered), ack=5001)] + base[4:]
     decoder, items = run(packets)
     errors = [i.frame for i in items if i.frame.error]
     assert len(errors) == 1 and errors[0].length == 0 and "differ" in errors[0].error.reason
@@ -74,7 +82,7 @@ def test_overlap_with_different_bytes_is_reported_and_first_copy_kept():
 def test_gap_is_an_error_span_and_the_framer_resyncs():
     talk = conversation(REQUEST, RESPONSES, split=38)
     lost = 3 + 1 + 2  # the third response segment
-    packets = [p for index, (_, p) in enumerate(talk) if index != lost]
+    packets = [p for index, p in enumerate(talk) if index != lost]
     decoder, items = run(packets)
     responses = by_direction(items, "response")
     gaps = [f for f in responses if isinstance(f.error, GapError)]
@@ -88,7 +96,7 @@ def test_gap_is_an_error_span_and_the_framer_resyncs():
 def test_gap_inside_a_frame_makes_a_truncated_span_then_the_gap():
     talk = conversation(REQUEST, RESPONSES, split=25)
     lost = 3 + 2 + 1  # after 2 request segments: response bytes 25..50
-    packets = [p for index, (_, p) in enumerate(talk) if index != lost]
+    packets = [p for index, p in enumerate(talk) if index != lost]
     _, items = run(packets)
     spans = [(f.offset, f.length, f.error.kind if f.error else f.message_type) for f in by_direction(items, "response")]
     assert spans[:3] == [(0, 25, "truncated"), (25, 25, "gap"), (50, 26, "invalid")]
@@ -98,28 +106,28 @@ def test_gap_inside_a_frame_makes_a_truncated_span_then_the_gap():
 def test_snap_length_cut_is_a_gap_where_the_bytes_fall():
     talk = conversation(REQUEST, b"", split=37)
     cut = segment(CLIENT, SERVER, 1001, REQUEST, ack=5001, cut=10)
-    packets = [p for _, p in talk[:3]] + [cut] + [p for _, p in talk[4:]]
+    packets = talk[:3] + [cut] + talk[4:]
     _, items = run(packets)
     spans = [(f.offset, f.length, f.error.kind if f.error else f.message_type) for f in by_direction(items, "request")]
     assert spans == [(0, 27, "truncated"), (27, 10, "gap")]
 
 
 def test_sequence_wraparound():
-    packets = [p for _, p in conversation(REQUEST, RESPONSES, isn=(2**32 - 20, 2**32 - 100), split=9)]
+    packets = conversation(REQUEST, RESPONSES, isn=(2**32 - 20, 2**32 - 100), split=9)
     _, items = run(packets, "FAILFAST")
     assert b"".join(encode_all(by_direction(items, "response"))) == RESPONSES
 
 
 def test_mid_stream_start_without_handshake_uses_the_known_server_port():
     talk = conversation(REQUEST, RESPONSES, split=38)
-    _, items = run([p for _, p in talk[3:]], "FAILFAST")
+    _, items = run(talk[3:], "FAILFAST")
     assert items[0].flow.server_port == 9000 and items[0].flow.client_port == 40000  # higher port is the client
     assert len(by_direction(items, "response")) == len(RESPONSES) // 38
 
 
 def test_connection_reuse_after_close_is_a_new_flow():
-    once = [p for _, p in conversation(REQUEST, RESPONSES[:38])]
-    again = [p for _, p in conversation(REQUEST, RESPONSES[38:76], isn=(7000, 9000))]
+    once = conversation(REQUEST, RESPONSES[:38])
+    again = conversation(REQUEST, RESPONSES[38:76], isn=(7000, 9000))
     decoder, items = run(once + again, "FAILFAST")
     assert sorted({i.flow.number for i in items}) == [0, 1]
     assert len(decoder.flows) == 2 and all(f["closed"] for f in decoder.flows.values())
@@ -127,25 +135,22 @@ def test_connection_reuse_after_close_is_a_new_flow():
 
 def test_reset_closes_the_connection():
     talk = conversation(REQUEST, RESPONSES[:38])
-    packets = [p for _, p in talk[:-2]] + [segment(CLIENT, SERVER, 1001 + 37, rst=True)]
+    packets = talk[:-3] + [segment(CLIENT, SERVER, 1001 + 37, rst=True)]
     decoder, items = run(packets, "FAILFAST")
     assert decoder.flows[0]["closed"] and len(items) == 2
 
 
 def test_unrecognised_flow_is_error_spans_covering_its_bytes():
     garbage = bytes(range(256)) * 2
-    packets = [p for _, p in conversation(garbage, b"")]
+    packets = conversation(garbage, b"")
     decoder, items = run(packets)
     assert decoder.flows[0]["protocol"] == "unknown"
     assert sum(i.frame.length for i in items) == len(garbage) and all(i.frame.error for i in items)
 
 
-def test_content_wins_over_port_and_grpc_is_flagged(monkeypatch):
-    import capture_packets
-
-    monkeypatch.setattr(capture_packets, "SERVER", ("10.0.0.2", 46801))  # DataProxy's port
-    packets = [p for _, p in capture_packets.conversation(REQUEST, RESPONSES[:38])]
-    grpc = [p for _, p in capture_packets.conversation(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", b"")]
+def test_content_wins_over_port_and_grpc_is_flagged():
+    packets = conversation(REQUEST, RESPONSES[:38], server=("10.0.0.2", 46801))  # DataProxy's port
+    grpc = conversation(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", b"")
     decoder, items = run(packets)
     assert decoder.flows[0]["protocol"] == "broadcast" and not [i for i in items if i.frame.error]
     decoder, items = run(grpc)
@@ -157,17 +162,16 @@ def test_content_wins_over_port_and_grpc_is_flagged(monkeypatch):
 @pytest.mark.parametrize("nano", [True, False])
 def test_pcap_byte_orders_and_resolutions(le, nano):
     stamp = 1_700_000_000_123_456_789
-    data = pcap_file([(stamp, segment(CLIENT, SERVER, 1, b"x", ack=1))], le=le, nano=nano)
+    data = pcap_file([(stamp, segment(CLIENT, SERVER, 1, b"x", ack=1))], le=le, nano=nano, linktype=LINK_RAW)
     (packet,) = iter_packets(data)
     assert packet.timestamp_ns == (stamp if nano else stamp // 1000 * 1000)
     assert packet.file_offset == 24 and packet.linktype == 101
 
 
 def test_linux_sll_and_ipv6():
-    packets = [sll(p) for _, p in conversation(REQUEST, RESPONSES)]
-    _, items = run(packets, "FAILFAST", linktype=LINK_SLL)
+    _, items = run(conversation(REQUEST, RESPONSES), "FAILFAST", linktype=LINK_SLL)
     assert len(by_direction(items, "response")) == len(RESPONSES) // 38
-    v6 = [segment(("::1", 40000), ("::2", 9000), 10, REQUEST, v6=True)]
+    v6 = [segment(("::1", 40000), ("::2", 9000), 10, REQUEST)]
     _, items = run(v6, "FAILFAST")
     assert items[0].flow.client == "::1" and items[0].frame.message_type == "data_request"
 
@@ -221,7 +225,7 @@ def test_truncated_and_garbage_files(mode):
 
 
 def test_incremental_feeding_matches_whole_file():
-    data = pcap_file([p for _, p in conversation(REQUEST, RESPONSES, split=11)])
+    data = pcap_file(conversation(REQUEST, RESPONSES, split=11))
     whole = list(iter_capture_frames(data, mode="FAILFAST"))
     decoder = CaptureDecoder("auto", "FAILFAST")
     items = []

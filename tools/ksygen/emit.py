@@ -900,6 +900,10 @@ class TypeEmitter:
                         gen.code.add(f"if type({var}) is {self.module.type_ref(case_type, '')} and "
                                      f"{given} not in ({keys},):")
                         gen.fail("", attr.id, reason(f"{case_type.name} needs {attr.switch_on.value if on else 'the discriminator'} in ({keys}), got ", E(given)))
+                    # raw bytes decode back only when the discriminator names no case (the decoder's fallback)
+                    keys = ", ".join(gen.expr(scope, k) for k, _ in attr.case_types)
+                    gen.code.add(f"if isinstance({var}, (bytes, bytearray)) and {given} in ({keys},):")
+                    gen.fail("", attr.id, reason(f"raw bytes need {attr.switch_on.value if on else 'the discriminator'} outside the cases ({keys}), got ", E(given)))
                 for key, case_type in _first_key_per_case(attr):
                     case_cls = self.module.type_ref(case_type, "")
                     gen.code.add(f"{keyword} type({var}) is {case_cls}:")
@@ -911,6 +915,9 @@ class TypeEmitter:
                     if isinstance(on, str) and on in self.derived:
                         gen.code.add(f"    {scope.var(on)} = {gen.expr(scope, key)}")
                     keyword = "elif"
+                if on not in self.derived:
+                    gen.code.add(f"elif isinstance({var}, (bytes, bytearray)):")
+                    gen.code.add(f"    {var}__bytes = bytes({var})")
                 gen.code.add("else:")
                 gen.fail("", attr.id, reason(f"no case of {attr.switch_on.value} carries ",
                                              E(f"type({var}).__name__", True)))

@@ -116,8 +116,12 @@ def encode_ethernet_frame(obj, path=''):
     src_mac__bytes = src_mac
     if type(body) is VlanTagged and ether_type not in (33024, 34984,):
         raise EncodeError(path + 'body', 'vlan_tagged needs ether_type in (33024, 34984), got ' + repr(ether_type))
+    if isinstance(body, (bytes, bytearray)) and ether_type in (33024, 34984,):
+        raise EncodeError(path + 'body', 'raw bytes need ether_type outside the cases (33024, 34984), got ' + repr(ether_type))
     if type(body) is VlanTagged:
         body__bytes = encode_vlan_tagged(body, path + 'body.')
+    elif isinstance(body, (bytes, bytearray)):
+        body__bytes = bytes(body)
     else:
         raise EncodeError(path + 'body', 'no case of ether_type carries ' + str(type(body).__name__))
     if len(dst_mac__bytes) != 6:
@@ -169,8 +173,12 @@ def encode_vlan_tagged(obj, path=''):
     body = obj.body
     if type(body) is VlanTagged and ether_type not in (33024, 34984,):
         raise EncodeError(path + 'body', 'vlan_tagged needs ether_type in (33024, 34984), got ' + repr(ether_type))
+    if isinstance(body, (bytes, bytearray)) and ether_type in (33024, 34984,):
+        raise EncodeError(path + 'body', 'raw bytes need ether_type outside the cases (33024, 34984), got ' + repr(ether_type))
     if type(body) is VlanTagged:
         body__bytes = encode_vlan_tagged(body, path + 'body.')
+    elif isinstance(body, (bytes, bytearray)):
+        body__bytes = bytes(body)
     else:
         raise EncodeError(path + 'body', 'no case of ether_type carries ' + str(type(body).__name__))
     if not isinstance(priority, int) or not 0 <= priority < 8:

@@ -152,12 +152,16 @@ def encode_dataproxy_request(obj, path=''):
         raise EncodeError(path + 'body', 'bin_message needs base_type in (7), got ' + repr(base_type))
     if type(body) is _dataproxy_dataproxy_common.BinHeartbeat and base_type not in (8,):
         raise EncodeError(path + 'body', 'bin_heartbeat needs base_type in (8), got ' + repr(base_type))
+    if isinstance(body, (bytes, bytearray)) and base_type in (1, 2, 3, 4, 5, 6, 7, 8,):
+        raise EncodeError(path + 'body', 'raw bytes need base_type outside the cases (1, 2, 3, 4, 5, 6, 7, 8), got ' + repr(base_type))
     if type(body) is _dataproxy_dataproxy_common.TextMessage:
         body__bytes = _dataproxy_dataproxy_common.encode_text_message(body, path + 'body.')
     elif type(body) is BinMessage:
         body__bytes = encode_bin_message(body, path + 'body.')
     elif type(body) is _dataproxy_dataproxy_common.BinHeartbeat:
         body__bytes = _dataproxy_dataproxy_common.encode_bin_heartbeat(body, path + 'body.')
+    elif isinstance(body, (bytes, bytearray)):
+        body__bytes = bytes(body)
     else:
         raise EncodeError(path + 'body', 'no case of base_type carries ' + str(type(body).__name__))
     total_len = (len(body__bytes) + 1)
