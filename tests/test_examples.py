@@ -1,5 +1,6 @@
-"""examples/analyse_dumps.py end to end: its printed and saved answers equal what plain Python (iter_frames,
-records, pair_calls; no Spark) computes from the dumps it generated, and its figure is a real PNG."""
+"""examples/analyse_dumps.py end to end: its printed and saved answers equal what plain Python
+(iter_capture_frames, records, pair_calls; no Spark) computes from the captures it generated, and its
+figure is a real PNG."""
 import csv
 import os
 import struct
@@ -7,12 +8,13 @@ import subprocess
 import sys
 from collections import Counter, defaultdict
 from datetime import datetime, timezone
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from inlong_proto import iter_frames
+from inlong_proto.capture import iter_capture_frames
 from inlong_proto.dataproxy.payload import payload
 from inlong_proto.dataproxy.records import records
 from inlong_proto.tubemq.rpc import pair_calls
@@ -37,30 +39,29 @@ def table(path: Path) -> list[dict]:
         return list(csv.DictReader(file))
 
 
-def minute(at: datetime | float) -> str:
-    """The text pandas writes for the minute holding `at` (a naive UTC datetime or epoch seconds)."""
-    if not isinstance(at, datetime):
-        at = datetime.fromtimestamp(at, timezone.utc).replace(tzinfo=None)
-    return at.replace(second=0, microsecond=0).isoformat(sep=" ")
+def minute(at: datetime) -> str:
+    """The text pandas writes for the UTC minute holding `at`."""
+    return at.astimezone(timezone.utc).replace(tzinfo=None, second=0, microsecond=0).isoformat(sep=" ")
 
 
-def frames(dumps: Path, folder: str, protocol: str, direction=None):
-    """(file relative to dumps, frame) of every frame under dumps/folder."""
-    for path in sorted((dumps / folder).glob("*.bin")):
-        for frame in iter_frames(path.read_bytes(), protocol, direction, "FAILFAST"):
-            yield path.relative_to(dumps).as_posix(), frame
+@cache
+def items(folder: Path) -> tuple:
+    """(file name, CaptureFrame) of every frame of every capture the example wrote (FAILFAST: none is bad)."""
+    return tuple((path.name, item) for path in sorted((folder / "captures").glob("*.pcap"))
+                 for item in iter_capture_frames(path.read_bytes(), "auto", "FAILFAST"))
 
 
-def capture_times(dumps: Path) -> dict[tuple[str, int], float]:
-    return {(row["file"], int(row["offset"])): float(row["time"]) for row in table(dumps / "capture_times.csv")}
+def flat(stdout: str) -> str:
+    return " ".join(stdout.split())
 
 
 def test_rates_per_group_and_stream(run):
     out, stdout = run
     expected = Counter()
-    for _, frame in frames(out / "dumps", "dataproxy/requests", "dataproxy", "request"):
-        for _, record in records([frame]):
-            expected[minute(record.data_time), record.group_id, record.stream_id] += 1
+    for _, item in items(out):
+        if item.frame.protocol == "dataproxy" and item.direction == "request":
+            for _, record in records([item.frame]):
+                expected[minute(item.timestamp), record.group_id, record.stream_id] += 1
     found = {(row["minute"], row["group_id"], row["stream_id"]): int(row["records"]) for row in table(out / "rates.csv")}
     assert found == expected
     assert {group for _, group, _ in expected} == {"orders", "clicks", "logs"}
@@ -68,21 +69,25 @@ def test_rates_per_group_and_stream(run):
     for (_, group, stream), count in expected.items():
         totals[group, stream] += count
     for (group, stream), total in totals.items():
-        assert f" {group} {stream} {total} " in " ".join(stdout.split()), (group, stream, total)
+        assert f" {group} {stream} {total} " in flat(stdout), (group, stream, total)
+
+
+def tubemq_calls(out: Path) -> list:
+    by_flow = defaultdict(list)
+    for name, item in items(out):
+        if item.frame.protocol == "tubemq":
+            by_flow[name, item.flow.number].append(item)
+    # nanoseconds: exact, where float seconds since 1970 would blur microseconds
+    return [call for flow in by_flow.values()
+            for call in pair_calls([item.frame for item in flow], [item.timestamp_ns for item in flow])]
 
 
 def test_tubemq_latency_by_method(run):
     out, stdout = run
-    dumps = out / "dumps"
-    times = capture_times(dumps)
-    by_file = defaultdict(list)
-    for file, frame in frames(dumps, "tubemq", "tubemq"):
-        by_file[file].append(frame)
     latencies, failed = defaultdict(list), Counter()
-    for file, connection in by_file.items():
-        for call in pair_calls(connection, [times[file, frame.offset] for frame in connection]):
-            latencies[call.method].append(call.latency * 1000)
-            failed[call.method] += call.failed
+    for call in tubemq_calls(out):
+        latencies[call.method].append(call.latency / 1e6)
+        failed[call.method] += call.failed
     rows = {row["method"]: row for row in table(out / "latency.csv")}
     assert rows.keys() == latencies.keys() and len(rows) == 5
     for method, values in latencies.items():
@@ -91,31 +96,54 @@ def test_tubemq_latency_by_method(run):
         assert (int(row["calls"]), int(row["failed"]), int(row["unanswered"])) == (len(values), failed[method], 0)
         assert float(row["p50_ms"]) == pytest.approx(p50, rel=1e-9)
         assert float(row["p95_ms"]) == pytest.approx(p95, rel=1e-9)
-        line = f"{method} {len(values)} {failed[method]} 0 {p50:.2f} {p95:.2f}"
-        assert line in " ".join(stdout.split()), line
+        assert f"{method} {len(values)} {failed[method]} 0 {p50:.2f} {p95:.2f}" in flat(stdout)
     assert failed["producerHeartbeatP2M"] > 0  # the master fail-over
+
+
+def answer_codes(out: Path):
+    """(protocol, client, capture time, code) of every DataProxy batch answer and EventMesh publish ack."""
+    for _, item in items(out):
+        frame = item.frame
+        if frame.protocol == "dataproxy" and frame.message_type == "bin_response":
+            yield "dataproxy", item.flow.client, item.timestamp, int(payload(frame).error_code)
+        elif frame.protocol == "eventmesh" and frame.message_type == "ASYNC_MESSAGE_TO_SERVER_ACK":
+            yield "eventmesh", item.flow.client, item.timestamp, frame.payload.header.code
 
 
 def test_error_codes_per_minute(run):
     out, stdout = run
-    dumps = out / "dumps"
-    expected = Counter()
-    for _, frame in frames(dumps, "dataproxy/responses", "dataproxy", "response"):
-        if frame.message_type == "bin_response":
-            content = payload(frame)
-            expected[minute(int(content.attr("rtms")) / 1000), "dataproxy", int(content.error_code)] += 1
-    times = capture_times(dumps)
-    refused = 0
-    for file, frame in frames(dumps, "eventmesh", "eventmesh"):
-        if frame.message_type == "ASYNC_MESSAGE_TO_SERVER_ACK":
-            code = frame.payload.header.code
-            expected[minute(times[file, frame.offset]), "eventmesh", code] += 1
-            refused += code != 0
+    expected = Counter((minute(at), protocol, code) for protocol, _, at, code in answer_codes(out))
     found = {(row["minute"], row["protocol"], int(row["code"])): int(row["responses"])
              for row in table(out / "errors.csv")}
     assert found == expected
     assert {code for _, _, code in expected} == {0, 1, 114}
-    assert f"Abnormal propKey: traceId {refused}" in " ".join(stdout.split())
+    refused = sum(count for (_, protocol, code), count in expected.items() if protocol == "eventmesh" and code)
+    assert f"Abnormal propKey: traceId {refused}" in flat(stdout)
+
+
+def test_clients(run):
+    out, stdout = run
+    connections, frames, sent, streams = defaultdict(set), Counter(), Counter(), defaultdict(set)
+    for name, item in items(out):
+        if item.direction == "request":
+            key = item.flow.client, item.frame.protocol
+            connections[key].add((name, item.flow.number))
+            frames[key] += 1
+            sent[key] += item.frame.length
+            streams[key].update(f"{r.group_id}/{r.stream_id}" for _, r in records([item.frame]))
+    refused = Counter((client, protocol) for protocol, client, _, code in answer_codes(out) if code)
+    for _, item in items(out):
+        if item.frame.protocol == "tubemq" and item.direction == "response" and item.frame.payload.exception:
+            refused[item.flow.client, "tubemq"] += 1
+    found = {(row["client"], row["protocol"]): (int(row["connections"]), int(row["frames"]), int(row["bytes"]),
+                                                row["streams"], int(row["refused"]))
+             for row in table(out / "clients.csv")}
+    assert found == {key: (len(connections[key]), frames[key], sent[key], " ".join(sorted(streams[key])),
+                           refused[key]) for key in frames}
+    assert [int(row["bytes"]) for row in table(out / "clients.csv")] == sorted(sent.values(), reverse=True)
+    assert len({client for client, _ in found}) == 7 and refused[("10.2.0.7", "tubemq")] > 0
+    top = max(sent, key=sent.get)
+    assert f"{top[0]} {top[1]} {len(connections[top])} {frames[top]} {sent[top]}" in flat(stdout)
 
 
 def test_figure_is_a_png(run):
@@ -123,5 +151,5 @@ def test_figure_is_a_png(run):
     data = (out / "analysis.png").read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
     width, height = struct.unpack(">II", data[16:24])
-    assert (width, height) == (990, 1080)  # 11 x 12 inches at 90 dpi
-    assert len(data) > 30_000  # three drawn panels, not an empty canvas
+    assert (width, height) == (990, 1440)  # 11 x 16 inches at 90 dpi
+    assert len(data) > 40_000  # four drawn panels, not an empty canvas

@@ -1,9 +1,9 @@
 """The records of DataProxy data requests, from decoded frames, in Python or as a Spark table.
 
 ``records(frames)`` turns any iterable of Frames (``iter_frames``, ``StreamDecoder``) into (Frame, Record)
-pairs. ``read_records`` reads dump files with Spark: binaryFile, then an Arrow-optimized Python UDTF
-(the machinery of ``inlong_proto.spark``) yielding one row per record. pyspark and pyarrow are imported
-inside the functions, so the core package works without the ``spark`` extra.
+pairs. ``read_records`` reads dump files and pcap / pcapng captures with Spark: binaryFile, then an
+Arrow-optimized Python UDTF (the machinery of ``inlong_proto.spark``) yielding one row per record. pyspark
+and pyarrow are imported inside the functions, so the core package works without the ``spark`` extra.
 """
 from __future__ import annotations
 
@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Iterable, Iterator, Sequence
 
+from .. import arrow
+from ..capture import iter_capture_frames
+from ..capture.container import is_capture
 from ..errors import DecodeError, ValidationError
 from ..frames import Frame, iter_frames
 from .payload import Pairs, Record, payload
@@ -102,16 +105,35 @@ def record_rows(frames: Iterable[Frame], mode: str = "PERMISSIVE") -> Iterator[R
                             record.data, record.text, record.attrs, message_type, None)
 
 
+def capture_record_rows(data: bytes, mode: str = "PERMISSIVE") -> Iterator[tuple[RecordRow, tuple]]:
+    """(RecordRow, arrow.capture_value) of the data requests in the DataProxy flows of a pcap / pcapng file.
+
+    Flows are classified as with protocol="auto" and only what DataProxy clients sent is read, so the
+    other flows of a mixed capture (and their errors) are no concern of the records; mode applies to the
+    DataProxy request streams (gaps included) and to a broken container, which may have cut them.
+    frame_offset is then the offset in the flow's request stream; the capture value says which flow.
+    """
+    for item in iter_capture_frames(data, "auto", "PERMISSIVE"):
+        frame = item.frame
+        if item.flow is None:  # the container itself: its error row stands for what it may have held
+            frame = frame._replace(protocol=PROTOCOL)
+        elif frame.protocol != PROTOCOL or item.direction != "request":
+            continue
+        for row in record_rows((frame,), mode):
+            yield row, arrow.capture_value(item)
+
+
 # ---------------------------------------------------------------------------------------------------
 # Spark
 
 RECORD_COLUMNS = ("path", "frame_offset", "record_index", "group_id", "stream_id", "data_time", "data",
-                  "text", "record_attrs", "message_type", "error")
+                  "text", "record_attrs", "message_type", "error", arrow.CAPTURE_COLUMN)
 
 
 def record_schema():
     """The pyarrow.Schema of the records table. record_attrs keeps order and repeated keys, so it is a
-    list of {key, value} structs rather than a map."""
+    list of {key, value} structs rather than a map. capture is the frame's, as in the frame tables (null
+    for dumps)."""
     import pyarrow as pa
 
     pair = pa.struct([pa.field("key", pa.string()), pa.field("value", pa.string())])
@@ -121,21 +143,21 @@ def record_schema():
         pa.field("data_time", pa.timestamp("ms")),  # no zone: naive UTC, TIMESTAMP_NTZ in Spark
         pa.field("data", pa.binary()), pa.field("text", pa.string()),
         pa.field("record_attrs", pa.list_(pair)), pa.field("message_type", pa.string()),
-        pa.field("error", pa.string()),
+        pa.field("error", pa.string()), arrow.capture_field(),
     ])
 
 
 def record_spark_schema():
-    """record_schema as a Spark StructType (data_time as TIMESTAMP_NTZ)."""
+    """record_schema as a Spark StructType (data_time as TIMESTAMP_NTZ, capture.time as TIMESTAMP)."""
     from pyspark.sql.pandas.types import from_arrow_schema
 
     return from_arrow_schema(record_schema(), prefer_timestamp_ntz=True)
 
 
-def _row_tuple(path: str, row: RecordRow) -> tuple:
+def _row_tuple(path: str, row: RecordRow, capture: tuple | None = None) -> tuple:
     return (path, row.frame_offset, row.record_index, row.group_id, row.stream_id, row.data_time, row.data,
             row.text, [{"key": key, "value": value} for key, value in row.record_attrs], row.message_type,
-            None if row.error is None else str(row.error))
+            None if row.error is None else str(row.error), capture)
 
 
 def records_udtf(direction: str | None = None, mode: str = "PERMISSIVE"):
@@ -143,13 +165,18 @@ def records_udtf(direction: str | None = None, mode: str = "PERMISSIVE"):
 
     Called like ``inlong_proto.spark.parse_udtf``: two scalar arguments or one TABLE argument with path
     and content columns. direction is passed to iter_frames (None: both layouts, ambiguous frames
-    inferred; "request" for dumps of what SDKs sent).
+    inferred; "request" for dumps of what SDKs sent). A pcap / pcapng file gives the records its DataProxy
+    clients sent (capture_record_rows); there TCP says who sent what and direction does not apply.
     """
     from ..spark import _check, dump_udtf
 
     mode = _check(PROTOCOL, direction, mode)
 
     def rows(path, content):
+        if is_capture(content[:4]):
+            for row, capture in capture_record_rows(content, mode):
+                yield _row_tuple(path, row, capture)
+            return
         for row in record_rows(iter_frames(content, PROTOCOL, direction, mode), mode):
             yield _row_tuple(path, row)
 
@@ -166,7 +193,9 @@ def register_records_udtf(spark, direction: str | None = None, mode: str = "PERM
 def read_records(spark, path: str | Sequence[str], mode: str = "PERMISSIVE", direction: str | None = None):
     """A DataFrame with one row per record of every DataProxy data request in the dump file(s) at path.
 
-    path: a file, a glob, a directory (read recursively) or a list of them. Columns: RECORD_COLUMNS.
+    path: a file, a glob, a directory (read recursively) or a list of them; pcap / pcapng files among
+    them give the records of their DataProxy flows, with the capture column (flow, client, packet time).
+    Columns: RECORD_COLUMNS.
     PERMISSIVE keeps what cannot be read as rows with error set (malformed spans, bad payloads, encrypted
     bodies); DROPMALFORMED leaves them out; FAILFAST fails the job with the first, naming file and offset.
     """

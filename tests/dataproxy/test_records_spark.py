@@ -1,16 +1,22 @@
-"""records() over decoded frames, and read_records on a local Spark: one row per record, nothing lost."""
-from datetime import datetime
+"""records() over decoded frames, and read_records on a local Spark: one row per record, nothing lost; from
+dumps and from pcap captures, where only what the DataProxy flows' clients sent is read."""
+from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
 
 import inlong_proto as ip
+from inlong_proto import arrow
+from inlong_proto.capture.writer import Conversation, pcap_file
 from inlong_proto.dataproxy import (MsgType, bin_request, bin_response, heartbeat_request, legacy_heartbeat_request,
                                     record_rows, records, text_request, text_response)
+from inlong_proto.dataproxy.records import capture_record_rows
 from inlong_proto.errors import DecodeError, ValidationError
 from inlong_proto.generated.codec.dataproxy import dataproxy_common as common
 from inlong_proto.generated.codec.dataproxy import dataproxy_request as req
+
+import vectors
 
 T = datetime(2023, 11, 14, 22, 13, 20)
 MS = 1_700_000_000_000
@@ -52,6 +58,48 @@ for _name, _data in PARTS:
 
 def frames(mode="PERMISSIVE"):
     return ip.iter_frames(DUMP, "dataproxy", mode=mode)
+
+
+def conversation(client, server, exchanges, at_us: int) -> list:
+    """The packets of one TCP connection: (sender, bytes) sent 1 ms apart from at_us (epoch microseconds)."""
+    conv = Conversation(client=client, server=server)
+    packets = conv.open(at_us * 1000)
+    for index, (sender, data) in enumerate(exchanges, 1):
+        packets += conv.send(sender, data, (at_us + 1000 * index) * 1000)
+    return packets + conv.close((at_us + 1000 * (len(exchanges) + 1)) * 1000)
+
+
+# A capture of two connections: an SDK's (text and bin batches, an encrypted one, the answers) and a TubeMQ
+# client's whose server sends garbage: its error spans are no concern of the records.
+AT = 1_795_000_000_000_000  # epoch microseconds
+SDK, DATAPROXY = ("10.0.0.1", 40000), ("10.0.0.2", 46801)
+CAPTURE = pcap_file(sorted(
+    conversation(SDK, DATAPROXY, [("client", ip.encode(TEXT)), ("server", ip.encode(text_response(TEXT, dp_ip="x"))),
+                                  ("client", ip.encode(BIN)), ("client", ip.encode(SECRET))], AT)
+    + conversation(("10.0.0.3", 40001), ("10.0.0.4", 8123),
+                   [("client", vectors.valid_frames()["tubemq"][0]), ("server", b"\xde\xad" * 8)], AT + 500),
+    key=lambda packet: packet[0]))
+BIN_AT, SECRET_AT = len(ip.encode(TEXT)), len(ip.encode(TEXT)) + len(ip.encode(BIN))
+
+
+def sent_at(index: int) -> datetime:
+    """The capture time of the index-th exchange of the SDK's connection."""
+    return datetime.fromtimestamp((AT + 1000 * index) / 1e6, timezone.utc)
+
+
+def test_capture_record_rows_read_what_dataproxy_clients_sent():
+    rows = list(capture_record_rows(CAPTURE))
+    assert [(row.frame_offset, row.record_index, row.data, row.error is None) for row, _ in rows] == [
+        (0, 0, b"alpha", True), (0, 1, b"beta", True), (BIN_AT, 0, b"one", True), (BIN_AT, 1, b"\xff\xfe", True),
+        (SECRET_AT, None, SECRET.body.body, False)]
+    assert "encrypted" in str(rows[-1][0].error)
+    captures = [capture for _, capture in rows]  # flow, its ends, sender, packet time, packet offset
+    assert [capture[:-1] for capture in captures] == [(0, *SDK, *DATAPROXY, "client", sent_at(index))
+                                                      for index in (1, 1, 3, 3, 4)]
+    assert 0 < captures[0][-1] < captures[2][-1] < captures[4][-1] < len(CAPTURE)
+    assert len(list(capture_record_rows(CAPTURE, "DROPMALFORMED"))) == 4  # the TubeMQ garbage is not read
+    with pytest.raises(ValidationError, match="encrypted"):
+        list(capture_record_rows(CAPTURE, "FAILFAST"))
 
 
 def test_records_yields_data_request_records_only():
@@ -129,6 +177,28 @@ def test_read_records_permissive(spark, dumps):
 def test_read_records_failfast_names_the_file(spark, dumps):
     with pytest.raises(Exception, match="mixed.bin"):
         read_records(spark, str(dumps / "mixed.bin"), mode="FAILFAST").collect()
+
+
+@pytest.fixture(scope="module")
+def captures(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("dataproxy_captures")
+    (root / "sdk.pcap").write_bytes(CAPTURE)
+    (root / "only_text.bin").write_bytes(ip.encode(TEXT))
+    return root
+
+
+def test_read_records_from_captures_and_dumps(spark, captures):
+    rows = sorted(read_records(spark, str(captures)).toArrow().to_pylist(),
+                  key=lambda row: (row["path"], row["frame_offset"], row["record_index"] or 0))
+    dump = [(row["record_index"], row["data"], row["capture"]) for row in rows if row["path"].endswith(".bin")]
+    assert dump == [(0, b"alpha", None), (1, b"beta", None)]
+    found = [(row["frame_offset"], row["record_index"], row["group_id"], row["data"], row["error"] is None,
+              row["capture"]) for row in rows if row["path"].endswith(".pcap")]
+    names = [field.name for field in arrow.capture_field().type]
+    assert found == [(row.frame_offset, row.record_index, row.group_id, row.data, row.error is None,
+                      dict(zip(names, capture))) for row, capture in capture_record_rows(CAPTURE)]
+    with pytest.raises(Exception, match="sdk.pcap"):
+        read_records(spark, str(captures / "sdk.pcap"), mode="FAILFAST").collect()
 
 
 def test_records_udtf_in_sql_dropmalformed(spark, dumps):
