@@ -156,6 +156,32 @@ def capture(protocol, mode, file):
     Console().print(table)
 
 
+def _endpoint(value: str) -> tuple[str, int]:
+    host, _, port = value.rpartition(":")
+    if not host or not port.isdigit():
+        raise click.BadParameter(f"{value!r} is not HOST:PORT")
+    return host.strip("[]"), int(port)
+
+
+@main.command("write-pcap")
+@PROTOCOL
+@click.option("--client", default="10.0.0.1:40000", show_default=True, help="The client end, HOST:PORT.")
+@click.option("--server", default=None, help="The server end, HOST:PORT (default 10.0.0.2 on the protocol's port).")
+@click.argument("dump")
+@click.argument("output")
+def write_pcap(protocol, client, server, dump, output):
+    """Write a raw DUMP as one TCP conversation in a pcap OUTPUT (requests from the client, responses
+    from the server, 1 ms apart), to open dumps with packet tools or read them as captures."""
+    from .capture import SERVER_PORTS
+    from .capture.writer import dump_to_pcap
+
+    protocols.get(protocol)
+    port = next((p for p, name in sorted(SERVER_PORTS.items()) if name == protocol), 9000)
+    ends = {"client": _endpoint(client), "server": _endpoint(server) if server else ("10.0.0.2", port)}
+    with open(output, "wb") as handle:
+        handle.write(dump_to_pcap(_read(dump), protocol, **ends))
+
+
 @main.command()
 @PROTOCOL
 @DIRECTION

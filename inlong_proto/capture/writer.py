@@ -131,3 +131,22 @@ class Conversation:
         return [(ts_ns, self._segment("client", c, fin=True, ack=s)),
                 (ts_ns, self._segment("server", s, fin=True, ack=c + 1)),
                 (ts_ns, self._segment("client", c + 1, ack=s + 1))]
+
+
+def dump_to_pcap(data: bytes, protocol: str, *, client: tuple[str, int] = ("10.0.0.1", 40000),
+                 server: tuple[str, int] = ("10.0.0.2", 46801), start_ns: int = 0, step_ns: int = 1_000_000,
+                 linktype: int = LINK_ETHERNET) -> bytes:
+    """A raw dump as one TCP conversation in a pcap, so that packet tools (tcpdump, Wireshark) and the
+    capture readers can take it: each frame is sent by the side its direction names (responses by the
+    server, everything else, error spans included, by the client), one frame per step_ns, since a dump
+    has no clock. The frames come back byte for byte from iter_capture_frames."""
+    from ..frames import iter_frames
+
+    conversation = Conversation(client, server)
+    ts = start_ns
+    packets = conversation.open(ts)
+    for frame in iter_frames(data, protocol, mode="PERMISSIVE"):
+        ts += step_ns
+        side = "server" if frame.direction == "response" else "client"
+        packets += conversation.send(side, data[frame.offset:frame.offset + frame.length], ts)
+    return pcap_file(packets + conversation.close(ts + step_ns), linktype=linktype)

@@ -79,3 +79,38 @@ def test_tcpdump_reads_the_file(tmp_path, linktype, v6):
     assert sum("Flags [S]" in line for line in lines) == 2 and sum("Flags [S.]" in line for line in lines) == 2
     assert all(("IP6 " if v6 else "IP ") in line for line in lines)
     assert sum(line.endswith("length 37") for line in lines) == 3  # b's requests; a's (mss 10) are split
+
+
+@pytest.mark.parametrize("protocol", ["broadcast", "dataproxy", "tubemq", "eventmesh"])
+def test_a_dump_becomes_a_conversation_that_reads_back(protocol):
+    from inlong_proto import iter_frames
+    from inlong_proto.capture.writer import dump_to_pcap
+
+    dump = b"".join(valid_frames()[protocol]) + b"\xffjunk"
+    frames = list(iter_frames(dump, protocol, mode="PERMISSIVE"))
+    items = list(iter_capture_frames(dump_to_pcap(dump, protocol, server=("10.0.0.2", 9000), start_ns=T0),
+                                     protocol, "PERMISSIVE"))
+    assert {item.flow.server_port for item in items} == {9000}
+    for side in ("request", "response"):  # responses from the server, the rest (junk too) from the client
+        mine = [f for f in frames if (f.direction == "response") == (side == "response")]
+        got = [item.frame for item in items if item.direction == side]
+        assert sum(f.length for f in got) == sum(f.length for f in mine)
+        assert [(f.message_type, f.message) for f in got if f.error is None] == \
+            [(f.message_type, f.message) for f in mine if f.error is None]
+
+
+def test_write_pcap_command(tmp_path):
+    from click.testing import CliRunner
+
+    from inlong_proto.cli import main
+
+    dump = tmp_path / "dump.bin"
+    dump.write_bytes(b"".join(valid_frames()["dataproxy"]))
+    out = tmp_path / "dump.pcap"
+    result = CliRunner().invoke(main, ["write-pcap", "-p", "dataproxy", "--client", "192.0.2.7:5555", str(dump), str(out)])
+    assert result.exit_code == 0, result.output
+    (item, *_) = iter_capture_frames(out.read_bytes(), "auto", "FAILFAST")
+    assert (item.flow.client, item.flow.client_port, item.flow.server_port, item.frame.protocol) == \
+        ("192.0.2.7", 5555, 46801, "dataproxy")
+    bad = CliRunner().invoke(main, ["write-pcap", "-p", "dataproxy", "--client", "nohost", str(dump), str(out)])
+    assert bad.exit_code == 2 and "HOST:PORT" in bad.output
