@@ -22,13 +22,11 @@ from . import protocols
 from .errors import DecodeError
 from .frames import _decode_at
 
-# Leading bytes every frame of these protocols starts with (the specs' `contents` of the first field;
-# tests/test_detect.py checks them against the generated codecs and the test vectors).
-SIGNATURES = {
-    "eventmesh": b"EventMesh",
-    "eventmesh_legacy": b"EventMesh",
-    "tubemq": b"\xff\x7f\xf4\xfe",
-}
+# Leading bytes every frame of a protocol starts with: the `contents` of its frame types' first field,
+# as the generator emits it (LEADING); protocols without one are found by their length headers.
+SIGNATURES = {name: types[0].LEADING for name in protocols.names()
+              if (types := protocols.get(name).frame_types)
+              and len({getattr(t, "LEADING", None) for t in types}) == 1 and hasattr(types[0], "LEADING")}
 ORDER = ("eventmesh", "eventmesh_legacy", "tubemq", "dataproxy", "broadcast")
 PROBE_FRAMES = 4
 HEAD_SIZE = 1 << 20  # what a caller should pass when it has more: enough for several frames of any protocol

@@ -47,8 +47,7 @@ READ_SIZE = 65536
 # The integrity mark of a MsgType 7 request (specs/dataproxy/dataproxy_request.ksy, bin_message.magic).
 # Only used to re-read the other fields of a frame whose mark is wrong, so that the error-94 reply can
 # echo its UniqueId the way the real server does; never written to the wire from here.
-_BIN_MAGIC = b"\xee\x01"
-_BIN_MAGIC_VALUE = 0xEE01
+_BIN_MAGIC = BinMessage.CONTENTS["magic"]
 
 
 @dataclass(frozen=True)
@@ -163,7 +162,7 @@ class DataProxySession:
                 message = None
             if message is not None and isinstance(message.body, BinMessage):
                 code, text = ErrCode.field_magic_not_equal, (
-                    f"magicInMsg({int.from_bytes(found, 'big')}) != {_BIN_MAGIC_VALUE}")
+                    f"magicInMsg({int.from_bytes(found, 'big')}) != {int.from_bytes(_BIN_MAGIC, 'big')}")
                 reply = builders.bin_response(message, dp_ip=self.dp_ip, err_code=int(code), err_msg=text)
                 return Outcome(reply=reply, err_code=int(code), err_msg=text,
                                reason=f"{where}: MsgType 7 with a wrong magic: {exc.reason}")

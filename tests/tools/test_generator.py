@@ -106,6 +106,7 @@ def test_generated_codec_derives_lengths_and_round_trips(tmp_path):
     assert decoded == message and end == len(data)
     assert (decoded.name_length, decoded.blob_length, decoded.kind) == (6, 3, 7)
     assert demo.decode_demo(data[:-1] + b"\x02")[0].kind is demo.Kind.two
+    assert demo.Demo.CONTENTS == {"magic": b"DM"} and demo.Demo.LEADING == b"DM"  # the runtime's constants
 
 
 def test_generated_codec_errors_name_field_and_offset(tmp_path):

@@ -816,7 +816,15 @@ class TypeEmitter:
                 rows.append(f"    FieldInfo({attr.id!r}, 'list', 'list', {self._info(attr, 'item', False)}, {derived}),")
             else:
                 rows.append(f"    {self._info(attr, attr.id, derived)},")
-        return "\n".join([f"{self.cls}.FIELDS = ("] + rows + [")"])
+        lines = [f"{self.cls}.FIELDS = ("] + rows + [")"]
+        # Fixed bytes (magics, separators) by field name: the runtime's one source for them.
+        constants = [f"{attr.id!r}: {attr.contents!r}, " for attr in self.type_spec.seq if attr.kind == "contents"]
+        if constants:
+            lines.append(f"{self.cls}.CONTENTS = {{{''.join(constants)}}}")
+        first = self.type_spec.seq[0] if self.type_spec.seq else None
+        if first is not None and first.kind == "contents":  # what every value starts with (detection)
+            lines.append(f"{self.cls}.LEADING = {first.contents!r}")
+        return "\n".join(lines)
 
     def _info(self, attr: Attr, name: str, derived: bool) -> str:
         """FieldInfo(...) source for one field, or for the element of a repeated field."""

@@ -210,6 +210,8 @@ SectionHeaderBlock.FIELDS = (
     FieldInfo('body', 'struct', 'struct', SectionHeaderBody, False),
     FieldInfo('block_total_length_trailer', 'bytes', 'binary', None, False),
 )
+SectionHeaderBlock.CONTENTS = {'block_type': b'\n\r\r\n', }
+SectionHeaderBlock.LEADING = b'\n\r\r\n'
 
 
 SectionHeaderBody.FIELDS = (

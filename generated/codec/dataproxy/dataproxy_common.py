@@ -218,6 +218,7 @@ BinHeartbeat.FIELDS = (
     FieldInfo('attr', 'str', 'string', None, False),
     FieldInfo('trailing', 'bytes', 'binary', None, False, b''),
 )
+BinHeartbeat.CONTENTS = {'magic': b'\xee\x01', }
 
 
 ExtField.FIELDS = (

@@ -87,6 +87,7 @@ BinMessage.FIELDS = (
     FieldInfo('attr', 'str', 'string', None, False),
     FieldInfo('trailing', 'bytes', 'binary', None, False, b''),
 )
+BinMessage.CONTENTS = {'magic': b'\xee\x01', }
 
 
 def decode_dataproxy_request(buf, pos=0, end=None, path=''):

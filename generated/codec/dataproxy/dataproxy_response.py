@@ -85,6 +85,7 @@ BinResponse.FIELDS = (
     FieldInfo('attr', 'str', 'string', None, False),
     FieldInfo('trailing', 'bytes', 'binary', None, False, b''),
 )
+BinResponse.CONTENTS = {'magic': b'\xee\x01', }
 
 
 def decode_dataproxy_response(buf, pos=0, end=None, path=''):

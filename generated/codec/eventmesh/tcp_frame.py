@@ -49,6 +49,8 @@ TcpFrame.FIELDS = (
     FieldInfo('package_length', 'int', 'int32', None, True),
     FieldInfo('package', 'struct', 'struct', Package, False),
 )
+TcpFrame.CONTENTS = {'magic': b'EventMesh', 'version': b'0000', }
+TcpFrame.LEADING = b'EventMesh'
 
 
 Package.FIELDS = (

@@ -33,6 +33,8 @@ TcpFrameLegacy.FIELDS = (
     FieldInfo('package_length', 'int', 'int32', None, True),
     FieldInfo('package', 'struct', 'struct', _eventmesh_tcp_frame.Package, False),
 )
+TcpFrameLegacy.CONTENTS = {'magic': b'EventMesh', 'version': b'0000', }
+TcpFrameLegacy.LEADING = b'EventMesh'
 
 
 def decode_tcp_frame_legacy(buf, pos=0, end=None, path=''):

@@ -50,6 +50,8 @@ TubemqFrame.FIELDS = (
     FieldInfo('list_size', 'int', 'int32', None, True),
     FieldInfo('blocks', 'list', 'list', FieldInfo('item', 'struct', 'struct', Block, False), False),
 )
+TubemqFrame.CONTENTS = {'begin_token': b'\xff\x7f\xf4\xfe', }
+TubemqFrame.LEADING = b'\xff\x7f\xf4\xfe'
 
 
 Block.FIELDS = (
