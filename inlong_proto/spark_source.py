@@ -507,16 +507,21 @@ def auto_batch(path: str, frames: list[Frame], captures: list | None = None):
 
 
 def _batches(path: str, protocol: str, frames: Iterator[Frame], rows: int):
-    """Batches of at most `rows` frames and about BATCH_BYTES of frame bytes: big frames, small batches."""
+    for chunk in _bounded(frames, rows, lambda frame: frame.length):
+        yield _batch(path, protocol, chunk)
+
+
+def _bounded(items: Iterable, rows: int, length) -> Iterator[list]:
+    """Lists of at most `rows` items and about BATCH_BYTES of frame bytes: big frames, small batches."""
     chunk, held = [], 0
-    for frame in frames:
-        chunk.append(frame)
-        held += frame.length
+    for item in items:
+        chunk.append(item)
+        held += length(item)
         if len(chunk) >= rows or held >= BATCH_BYTES:
-            yield _batch(path, protocol, chunk)
+            yield chunk
             chunk, held = [], 0
     if chunk:
-        yield _batch(path, protocol, chunk)
+        yield chunk
 
 
 def _batch(path, protocol, frames):
@@ -543,22 +548,23 @@ def capture_batches(src, path: str, protocol: str, mode: str, rows: int = BATCH_
     from .capture import CaptureDecoder
 
     decoder = CaptureDecoder(protocol if protocol != AUTO else "auto", mode)
-    pending: list = []
-    for start in [*range(0, src.size, CAPTURE_CHUNK), None]:  # None: the end, close the decoder
-        try:
-            if start is None:
-                pending += decoder.close()
-            else:  # a copy: the decoder may keep slices of it, which must not pin the map
-                pending += decoder.feed(src.buffer[start:start + CAPTURE_CHUNK])
-                src.release(0, start)
-        except DecodeError as exc:
-            raise DumpDecodeError.of(path, exc) from None
-        while len(pending) >= rows or (pending and start is None):
-            chunk, pending = pending[:rows], pending[rows:]
-            frames = [item.frame for item in chunk]
-            captures = [arrow.capture_value(item) for item in chunk]
-            yield (auto_batch(path, frames, captures) if protocol == AUTO
-                   else arrow.frames_to_batch(path, frames, protocol, captures))
+
+    def items():
+        for start in [*range(0, src.size, CAPTURE_CHUNK), None]:  # None: the end, close the decoder
+            try:
+                if start is None:
+                    yield from decoder.close()
+                else:  # a copy: the decoder may keep slices of it, which must not pin the map
+                    yield from decoder.feed(src.buffer[start:start + CAPTURE_CHUNK])
+                    src.release(0, start)
+            except DecodeError as exc:
+                raise DumpDecodeError.of(path, exc) from None
+
+    for chunk in _bounded(items(), rows, lambda item: item.frame.length):
+        frames = [item.frame for item in chunk]
+        captures = [arrow.capture_value(item) for item in chunk]
+        yield (auto_batch(path, frames, captures) if protocol == AUTO
+               else arrow.frames_to_batch(path, frames, protocol, captures))
 
 
 class Options:

@@ -4,8 +4,9 @@ The issue's bar: a 4 GiB capture parses with < 1 GiB RSS per executor. A DataPro
 (bodies from 100 bytes to 60 KiB, under the protocol's 64 KiB frame limit) is written to a temporary
 folder, read by the data source on all cores at the default split size, and the peak RSS (VmHWM) of the
 JVM and of every Python worker Spark started is printed. The mapped file's pages count in RSS while a
-task reads them; the reader hands them back as it goes, which is what this checks. Exit status 1 if a
-Python worker or the JVM went over --limit-mib.
+task reads them; the reader hands them back as it goes, which is what this checks. With --capture the same
+frames travel in TCP connections of a pcap (capture.writer), read through the capture path. Exit status 1
+if a Python worker or the JVM went over --limit-mib.
 """
 from __future__ import annotations
 
@@ -40,23 +41,51 @@ def sample_block(seed: int = 7) -> tuple[bytes, int]:
     return b"".join(frames), len(frames)
 
 
+def sample_frames(seed: int = 7) -> list[bytes]:
+    block, _ = sample_block(seed)
+    from inlong_proto import iter_frames
+
+    return [block[f.offset:f.offset + f.length] for f in iter_frames(block, "dataproxy", "request")]
+
+
+def write_capture(out, frames: list[bytes], copies: int) -> None:
+    """copies TCP connections from distinct clients, each sending the frames, as one pcap (writer)."""
+    from inlong_proto.capture.writer import Conversation, pcap_file
+
+    header = len(pcap_file([]))  # the file header; each conversation's records follow it
+    for copy in range(copies):
+        client = (f"10.{copy >> 16 & 255}.{copy >> 8 & 255}.{copy & 255}", 40000 + copy % 20000)
+        conversation = Conversation(client, ("10.255.0.1", 46801))
+        ts = 1_700_000_000_000_000_000 + copy * 10**9
+        packets = conversation.open(ts)
+        for index, frame in enumerate(frames):
+            packets += conversation.send("client", frame, ts + index * 1000)
+        data = pcap_file(packets + conversation.close(ts + len(frames) * 1000))
+        out.write(data if copy == 0 else data[header:])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gib", type=float, default=4.0, help="dump size in GiB (default 4)")
     parser.add_argument("--limit-mib", type=float, default=1024.0, help="RSS bar per process (default 1024)")
     parser.add_argument("--folder", help="where to write the dump (default: a temporary folder, removed after)")
+    parser.add_argument("--capture", action="store_true",
+                        help="a pcap of TCP connections carrying the same frames instead of a raw dump; a capture "
+                             "is one task (reassembly is sequential), so expect minutes per GiB")
     args = parser.parse_args()
     from inlong_proto.spark import local_session
     from inlong_proto.spark_source import register
 
     folder = Path(args.folder or tempfile.mkdtemp(prefix="inlong-memory-"))
     folder.mkdir(parents=True, exist_ok=True)
-    dump = folder / "dataproxy.bin"
+    dump = folder / ("dataproxy.pcap" if args.capture else "dataproxy.bin")
     block, per_block = sample_block()
     copies = int(args.gib * 2**30 // len(block))
     started = time.perf_counter()
     with dump.open("wb") as out:
-        for _ in range(copies):
+        if args.capture:
+            write_capture(out, sample_frames(), copies)
+        for _ in range(0 if args.capture else copies):
             out.write(block)
     print(f"wrote {dump} ({dump.stat().st_size / 2**30:.2f} GiB, {copies * per_block:,} frames) "
           f"in {time.perf_counter() - started:.1f} s")
@@ -78,7 +107,7 @@ def main() -> int:
         spark.stop()
         if not args.folder:
             shutil.rmtree(folder, ignore_errors=True)
-    size = copies * len(block)
+    size = copies * len(block)  # frame bytes (a capture's file also holds the packet headers)
     print(f"parsed {rows.frames:,} frames ({rows.errors} errors, {rows.bytes:,} bytes of {size:,}) on {cores} "
           f"cores in {seconds:.1f} s: {size / 2**20 / seconds:.0f} MB/s")
     assert (rows.frames, rows.errors, rows.bytes) == (copies * per_block, 0, size), "frames lost or invented"
