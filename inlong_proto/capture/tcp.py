@@ -105,7 +105,8 @@ def _address(raw: bytes) -> str:
 
 
 class Chunk(NamedTuple):
-    """Reassembled output of one direction: data at a stream offset, or a gap (data is None)."""
+    """A stretch of one direction's stream: data at a stream offset, or a gap (data is None). The
+    reassembler's output, and also what it holds while earlier bytes are missing."""
 
     offset: int
     length: int
@@ -133,8 +134,7 @@ class Reassembler:
         self.next_seq: int | None = None  # sequence number of the next expected byte
         self.offset = 0  # stream offset of next_seq
         self.max_pending, self.recent_limit = max_pending, recent
-        # (offset, data or None for a known gap, length, ts, file offset, reason), sorted by offset
-        self._pending: list[tuple] = []
+        self._pending: list[Chunk] = []  # what waits for the bytes before it (data None: a known gap), by offset
         self.pending_bytes = 0
         self._recent = bytearray()  # the last bytes delivered, to compare retransmissions with
         self.conflicts: list[tuple[int, int]] = []  # (stream offset, length) of retransmitted bytes that differ
@@ -176,8 +176,8 @@ class Reassembler:
     def _hole(self, why: str) -> list[Chunk]:
         """Declare the hole before the first pending piece a gap, then deliver what follows it."""
         first = self._pending[0]
-        self._pending.insert(0, (self.offset, None, first[0] - self.offset, first[3], first[4],
-                                 f"bytes missing from the capture ({why})"))
+        self._pending.insert(0, Chunk(self.offset, first.offset - self.offset, None, first.timestamp_ns,
+                                      first.file_offset, f"bytes missing from the capture ({why})"))
         return self._drain()
 
     def _insert(self, start: int, data: bytes | None, length: int, ts: int, file_offset: int, reason: str) -> None:
@@ -189,16 +189,17 @@ class Reassembler:
             start = self.offset
             if length <= 0:
                 return
-        index = bisect.bisect_left(self._pending, start, key=lambda p: p[0])
-        if index and self._pending[index - 1][0] + self._pending[index - 1][2] > start:
+        index = bisect.bisect_left(self._pending, start, key=lambda piece: piece.offset)
+        if index and self._pending[index - 1].offset + self._pending[index - 1].length > start:
             index -= 1
         while length > 0 and index < len(self._pending):
-            other, other_data, other_length = self._pending[index][:3]
+            other, other_length, other_data = self._pending[index][:3]
             if other >= start + length:
                 break
             if other > start:  # the part before the other piece is new
                 head = other - start
-                self._put(index, (start, data[:head] if data is not None else None, head, ts, file_offset, reason))
+                self._put(index, Chunk(start, head, data[:head] if data is not None else None, ts, file_offset,
+                                       reason))
                 data = data[head:] if data is not None else None
                 start, length, index = other, length - head, index + 1
                 continue
@@ -209,23 +210,24 @@ class Reassembler:
             data = data[overlap:] if data is not None else None
             start, length, index = start + overlap, length - overlap, index + 1
         if length > 0:
-            self._put(index, (start, data, length, ts, file_offset, reason))
+            self._put(index, Chunk(start, length, data, ts, file_offset, reason))
 
-    def _put(self, index: int, piece: tuple) -> None:
+    def _put(self, index: int, piece: Chunk) -> None:
         self._pending.insert(index, piece)
-        if piece[1] is not None:
-            self.pending_bytes += piece[2]
+        if piece.data is not None:
+            self.pending_bytes += piece.length
 
     def _compare(self, start: int, data: bytes) -> None:
         kept_from = self.offset - len(self._recent)
         lo = max(start, kept_from)
-        if lo < start + len(data) and bytes(self._recent[lo - kept_from:]) [:start + len(data) - lo] != data[lo - start:]:
+        if lo < start + len(data) and self._recent[lo - kept_from:start + len(data) - kept_from] != data[lo - start:]:
             self.conflicts.append((lo, start + len(data) - lo))
 
     def _drain(self) -> list[Chunk]:
         out = []
-        while self._pending and self._pending[0][0] <= self.offset:
-            start, data, length, ts, file_offset, reason = self._pending.pop(0)
+        while self._pending and self._pending[0].offset <= self.offset:
+            piece = self._pending.pop(0)
+            start, length, data = piece[:3]
             if data is not None:
                 self.pending_bytes -= length
             skip = self.offset - start  # a piece inside a gap already declared
@@ -237,7 +239,7 @@ class Reassembler:
                 del self._recent[:max(0, len(self._recent) - self.recent_limit)]
             else:
                 self._recent.clear()
-            out.append(Chunk(self.offset, length - skip, data, ts, file_offset, reason))
+            out.append(piece._replace(offset=self.offset, length=length - skip, data=data))
             self.offset += length - skip
             self.next_seq = (self.next_seq + length - skip) % SEQ_MOD
         return out
