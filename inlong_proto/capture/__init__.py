@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import bisect
 import importlib
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
+from itertools import takewhile
 from typing import Iterator, NamedTuple
 
 from .. import protocols
 from ..detect import detect
 from ..errors import DecodeError, TruncatedError, ValidationError
 from ..frames import Frame, StreamDecoder, _check_mode
-from .container import ContainerError, Packet, PacketReader, is_capture, iter_packets
+from .container import ContainerError, Packet, PacketReader, is_capture, iter_packets, ns_datetime
 from .tcp import Chunk, Reassembler, Segment, segment_of
 
 __all__ = ["CaptureDecoder", "CaptureFrame", "Flow", "GapError", "Packet", "PacketReader", "SERVER_PORTS",
@@ -44,7 +45,6 @@ GRPC = "eventmesh-grpc"  # recognised, not decoded: HTTP/2 framing is out of sco
 UNKNOWN = "unknown"
 DETECT_BYTES = 4096
 _H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"  # RFC 9113 section 3.4
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 class GapError(TruncatedError):
@@ -81,7 +81,7 @@ class CaptureFrame(NamedTuple):
 
     @property
     def timestamp(self) -> datetime | None:
-        return None if self.timestamp_ns is None else _EPOCH + timedelta(microseconds=self.timestamp_ns // 1000)
+        return None if self.timestamp_ns is None else ns_datetime(self.timestamp_ns)
 
     def to_dict(self) -> dict:
         out = {"flow": self.flow.to_dict() if self.flow else None, "stream": self.direction,
@@ -154,7 +154,6 @@ class _Side:
         self.origins: list[tuple[int, int]] = []  # (timestamp ns, file offset) of those chunks
         self.end = 0
         self.conflicts_seen = 0
-        self.frames = self.errors = 0
 
     def origin(self, offset: int) -> tuple[int, int]:
         index = max(0, bisect.bisect_right(self.starts, offset) - 1)
@@ -320,7 +319,9 @@ class CaptureDecoder:
 
     def _classified(self, conn: _Connection) -> list[CaptureFrame]:
         """Decide the flow's protocol from what both sides sent so far, then frame what waited."""
-        heads = {d: b"".join(c.data for c in _leading(s.waiting)) for d, s in conn.sides.items()}
+        # what each side sent before its first gap (content detection looks at nothing past one)
+        heads = {d: b"".join(c.data for c in takewhile(lambda c: c.data is not None, s.waiting))
+                 for d, s in conn.sides.items()}
         conn.protocol = _classify(heads["request"][:DETECT_BYTES], heads["response"][:DETECT_BYTES],
                                   conn.flow.server_port)
         self.flows[conn.flow.number]["protocol"] = conn.protocol
@@ -370,16 +371,6 @@ class CaptureDecoder:
         conn.finished = True
         conn.sides = {}  # its buffers are no longer needed; stray packets of it are ignored
         return out
-
-
-def _leading(chunks: list[Chunk]) -> list[Chunk]:
-    """The chunks before the first gap (what content detection may look at)."""
-    out = []
-    for chunk in chunks:
-        if chunk.data is None:
-            break
-        out.append(chunk)
-    return out
 
 
 def iter_capture_frames(data: bytes, protocol: str = "auto", mode: str = "FAILFAST") -> Iterator[CaptureFrame]:

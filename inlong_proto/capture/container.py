@@ -33,7 +33,12 @@ class Packet(NamedTuple):
 
     @property
     def timestamp(self) -> datetime:
-        return _EPOCH + timedelta(microseconds=self.timestamp_ns // 1000)
+        return ns_datetime(self.timestamp_ns)
+
+
+def ns_datetime(ns: int) -> datetime:
+    """A capture time (ns since 1970, UTC) as an aware datetime; datetime holds microseconds only."""
+    return _EPOCH + timedelta(microseconds=ns // 1000)
 
 
 class ContainerError(NamedTuple):
@@ -76,7 +81,6 @@ class PacketReader:
         self._nano = False
         self._linktype = 0
         self._interfaces: list[tuple[int, int, tuple[int, int]]] = []  # (linktype, snaplen, ns factor)
-        self.packets = 0
 
     def feed(self, data: bytes) -> list:
         if self._done:
@@ -145,7 +149,6 @@ class PacketReader:
             record, stop = pcap.decode_packet(view, pos, end, "packet.", le=self._le)
             ns = record.ts_sec * 10 ** 9 + record.ts_frac * (1 if self._nano else 1000)
             out.append(Packet(ns, self._linktype, record.data, record.orig_len, self._base + pos))
-            self.packets += 1
             return stop
         if bytes(view[pos:pos + 4]) == PCAPNG_MAGIC:
             shb, stop = pcapng.decode_section_header_block(view, pos, end, "section_header.")
@@ -162,13 +165,11 @@ class PacketReader:
             ts = _to_ns(body.timestamp_high << 32 | body.timestamp_low, factor)
             out.append(Packet(ts, linktype, body.packet_data, body.original_packet_length, self._base + pos,
                               body.interface_id))
-            self.packets += 1
         elif isinstance(body, pcapng.SimplePacketBlock):
             linktype, snaplen, _ = self._interface(0, pos)
             kept = min(body.original_packet_length, snaplen or body.original_packet_length)
             out.append(Packet(0, linktype, body.packet_data[:kept], body.original_packet_length,
                               self._base + pos))
-            self.packets += 1
         return stop
 
     def _interface(self, index: int, pos: int) -> tuple:
