@@ -24,9 +24,12 @@ from .frames import _decode_at
 
 # Leading bytes every frame of a protocol starts with: the `contents` of its frame types' first field,
 # as the generator emits it (LEADING); protocols without one are found by their length headers.
-SIGNATURES = {name: types[0].LEADING for name in protocols.names()
-              if (types := protocols.get(name).frame_types)
-              and len({getattr(t, "LEADING", None) for t in types}) == 1 and hasattr(types[0], "LEADING")}
+def _signature(name: str) -> bytes | None:
+    leading = {getattr(frame_type, "LEADING", None) for frame_type in protocols.get(name).frame_types}
+    return leading.pop() if len(leading) == 1 else None  # None: no layout, or layouts that differ
+
+
+SIGNATURES = {name: signature for name in protocols.names() if (signature := _signature(name)) is not None}
 ORDER = ("eventmesh", "eventmesh_legacy", "tubemq", "dataproxy", "broadcast")
 PROBE_FRAMES = 4
 HEAD_SIZE = 1 << 20  # what a caller should pass when it has more: enough for several frames of any protocol
