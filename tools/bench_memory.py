@@ -27,8 +27,8 @@ from inlong_proto import encode  # noqa: E402
 from inlong_proto.dataproxy import builders  # noqa: E402
 
 
-def sample_block(seed: int = 7) -> tuple[bytes, int]:
-    """About 4 MiB of DataProxy text requests of mixed sizes, and how many frames it holds."""
+def sample_frames(seed: int = 7) -> list[bytes]:
+    """About 4 MiB of DataProxy text requests of mixed sizes."""
     rng = random.Random(seed)
     frames = []
     for index in range(256):
@@ -38,14 +38,7 @@ def sample_block(seed: int = 7) -> tuple[bytes, int]:
                                                    stream_id=f"stream_{index % 3}", message_id=index,
                                                    data_time_ms=1_700_000_000_000 + index,
                                                    report_time_ms=None)))
-    return b"".join(frames), len(frames)
-
-
-def sample_frames(seed: int = 7) -> list[bytes]:
-    block, _ = sample_block(seed)
-    from inlong_proto import iter_frames
-
-    return [block[f.offset:f.offset + f.length] for f in iter_frames(block, "dataproxy", "request")]
+    return frames
 
 
 def write_capture(out, frames: list[bytes], copies: int) -> None:
@@ -79,12 +72,13 @@ def main() -> int:
     folder = Path(args.folder or tempfile.mkdtemp(prefix="inlong-memory-"))
     folder.mkdir(parents=True, exist_ok=True)
     dump = folder / ("dataproxy.pcap" if args.capture else "dataproxy.bin")
-    block, per_block = sample_block()
+    frames = sample_frames()
+    block, per_block = b"".join(frames), len(frames)
     copies = int(args.gib * 2**30 // len(block))
     started = time.perf_counter()
     with dump.open("wb") as out:
         if args.capture:
-            write_capture(out, sample_frames(), copies)
+            write_capture(out, frames, copies)
         for _ in range(0 if args.capture else copies):
             out.write(block)
     print(f"wrote {dump} ({dump.stat().st_size / 2**30:.2f} GiB, {copies * per_block:,} frames) "
