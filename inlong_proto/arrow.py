@@ -1,8 +1,14 @@
 """Arrow (and Spark) tables of decoded frames, walked from the FIELDS metadata the generator emits.
 
 Nothing here knows a protocol: every column comes from a frame type's FIELDS, so a new spec gets a
-table schema for free. One row per Frame; error spans keep their location and reason and leave the
-message columns null, so a PERMISSIVE read still accounts for every byte of a dump.
+table schema for free. One row per Frame; error spans keep their location, reason and bytes (the
+corrupt-record column, as Spark's JSON and CSV readers name it) and leave the message columns null, so
+a PERMISSIVE read still accounts for every byte of a dump.
+
+Times: a timestamp the wire writes as zone-less wall-clock text (broadcast's bracketed
+``[yyyy-MM-dd HH:mm:ss.SSS]``) is an Arrow timestamp without zone, TIMESTAMP_NTZ in Spark; an instant
+(an epoch count: a pcap packet time, DataProxy's ``dt`` attribute) is an Arrow timestamp in UTC,
+TIMESTAMP in Spark (shown in the session time zone). spark_schema maps one to the other.
 
 pyarrow (and pyspark, for the Spark schema) are imported inside the functions: the core package must
 work without the optional ``spark`` extra.
@@ -16,10 +22,13 @@ from typing import Iterable
 
 from . import protocols
 
+# The column holding an error row's raw bytes (null for frames), named as Spark's JSON and CSV readers name
+# theirs; the readers rename it after their columnNameOfCorruptRecord option (with_corrupt_record).
+CORRUPT_RECORD = "_corrupt_record"
 # Columns every protocol's table starts with, in order; the frame type's own fields follow.
 META_COLUMNS = (
     ("path", "string"), ("offset", "int64"), ("length", "int64"), ("protocol", "string"),
-    ("direction", "string"), ("message_type", "string"), ("error", "string"),
+    ("direction", "string"), ("message_type", "string"), ("error", "string"), (CORRUPT_RECORD, "binary"),
 )
 # The last column of every table: where a frame read out of a pcap / pcapng capture came from (its TCP
 # flow, which end sent it, the time and file offset of the packet holding its first byte); null for dumps.
@@ -35,7 +44,7 @@ def _plain_type(arrow: str):
     if match:
         return pa.decimal128(int(match[1]), int(match[2]))
     if arrow == "timestamp[ms]":
-        return pa.timestamp("ms")  # no zone: the wire carries local wall-clock times
+        return pa.timestamp("ms")  # no zone: the generator's datetimes are zone-less wall-clock text
     return pa.type_for_alias(arrow)
 
 
@@ -127,16 +136,47 @@ def capture_value(item) -> tuple:
             "client" if item.direction == "request" else "server", item.timestamp, item.file_offset)
 
 
-def spark_schema(protocol: str):
-    """The Spark StructType of frame_schema (timestamps as TIMESTAMP_NTZ: the wire has no zone)."""
+def spark_schema(protocol: str, corrupt_record: str = CORRUPT_RECORD):
+    """The Spark StructType of frame_schema, the corrupt-record column named corrupt_record.
+
+    Zone-less Arrow timestamps (wall-clock text on the wire) become TIMESTAMP_NTZ, UTC ones (instants such
+    as capture.time) TIMESTAMP.
+    """
+    return to_spark_schema(frame_schema(protocol), corrupt_record)
+
+
+def to_spark_schema(schema, corrupt_record: str = CORRUPT_RECORD):
+    """A pyarrow schema of this module's tables as a Spark StructType: zone-less timestamps as
+    TIMESTAMP_NTZ, UTC ones as TIMESTAMP, and CORRUPT_RECORD renamed to corrupt_record."""
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    return from_arrow_schema(frame_schema(protocol), prefer_timestamp_ntz=True)
+    return with_corrupt_record(from_arrow_schema(schema, prefer_timestamp_ntz=True), corrupt_record)
 
 
-def spark_ddl(protocol: str) -> str:
+def with_corrupt_record(schema, name: str):
+    """A Spark StructType with its CORRUPT_RECORD field renamed to name (columnNameOfCorruptRecord)."""
+    from pyspark.sql.types import StructField, StructType
+
+    name = check_corrupt_record(name, schema.fieldNames())
+    if name == CORRUPT_RECORD:
+        return schema
+    return StructType([StructField(name, field.dataType, field.nullable, field.metadata)
+                       if field.name == CORRUPT_RECORD else field for field in schema.fields])
+
+
+def check_corrupt_record(name, columns) -> str:
+    """name, if it can name the corrupt-record column of a table with these columns (no clash)."""
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"columnNameOfCorruptRecord must be a non-empty column name, not {name!r}")
+    if name != CORRUPT_RECORD and name.lower() in {column.lower() for column in columns}:
+        raise ValueError(f"columnNameOfCorruptRecord {name!r} is already a column of the table")
+    return name
+
+
+def spark_ddl(protocol: str, corrupt_record: str = CORRUPT_RECORD) -> str:
     """spark_schema as a DDL string, e.g. for a UDTF returnType; needs no running SparkContext."""
-    return ", ".join(f"`{field.name}` {field.dataType.simpleString()}" for field in spark_schema(protocol))
+    return ", ".join(f"`{field.name}` {field.dataType.simpleString()}"
+                     for field in spark_schema(protocol, corrupt_record))
 
 
 def frame_row(path: str, frame) -> dict:
@@ -151,15 +191,19 @@ def frame_row(path: str, frame) -> dict:
 def frame_tuple(path: str, frame, protocol: str | None, capture: tuple | None = None) -> tuple:
     """One Frame as a tuple in frame_schema(protocol) order (structs as tuples); missing columns are null.
 
-    Spark and Arrow take the tuples as they are. capture: the frame's capture_value, if it has one.
+    Spark and Arrow take the tuples as they are. capture: the frame's capture_value, if it has one. An
+    error row's CORRUPT_RECORD is its Frame.raw (null for frames).
     """
-    message = frame.message
+    message, error = frame.message, frame.error
     if message is None or protocol is None:
         columns = _EMPTY[protocol]
     else:
         columns = _row_function(protocol, type(message))(message)
+    if error is None:
+        return (path, frame.offset, frame.length, frame.protocol, frame.direction, frame.message_type,
+                None, None) + columns + (capture,)
     return (path, frame.offset, frame.length, frame.protocol, frame.direction, frame.message_type,
-            None if frame.error is None else str(frame.error)) + columns + (capture,)
+            str(error), _bytes_or_none(frame.raw)) + columns + (capture,)
 
 
 def frames_to_batch(path: str, frames: Iterable, protocol: str | None, captures: Iterable | None = None):

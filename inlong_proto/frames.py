@@ -89,8 +89,12 @@ def _decode_with(codec: protocols.Codec, view, pos: int, end: int, limit: int):
     """(message, size) of the frame at pos; (None, size or None) if more bytes are needed.
 
     The generated decoder runs first, bounded by the frame's own length fields; the header probe runs
-    only when it stops short, to tell "wait for more bytes" from "a field overruns its frame".
+    only when it stops short, to tell "wait for more bytes" from "a field overruns its frame". It sees no
+    more than limit + 1 bytes: whatever a length field claims, the outcome at pos depends on
+    [pos, pos + limit + 1) alone, so a reader holding that window (a remote split) decides as one holding
+    the whole file, and a hostile length never makes a decoder walk further.
     """
+    end = min(end, pos + limit + 1)
     try:
         message, stop = codec.module.decode(view, pos, end)
     except TruncatedError as exc:
@@ -195,9 +199,12 @@ class _Scanner:
         self.keep_from = 0  # first buffer position still needed after scan()
         self.stopped_at = 0  # where scan() stopped waiting for more bytes
 
-    def scan(self, view, pos: int, base: int, final: bool) -> Iterator[Frame]:
+    def scan(self, view, pos: int, base: int, final: bool, horizon: int | None = None) -> Iterator[Frame]:
+        """horizon: decide no position past it yet (stop there as if waiting for bytes); a reader whose
+        view ends short of the file passes its end minus limit + 1, where every decision is final."""
         end = len(view)
-        while pos < end:
+        last = end if horizon is None else min(end, horizon + 1)
+        while pos < last:
             try:
                 frame, size = _decode_at(self.proto, self.candidates, view, pos, end, self.limit, base,
                                          self.direction)

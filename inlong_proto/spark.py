@@ -2,9 +2,10 @@
 
 A dump file is read whole by Spark's ``binaryFile`` source and handed, as (path, content), to an
 Arrow-optimized Python UDTF that runs ``iter_frames`` over it. The UDTF is also registered for SQL.
-The table's columns are those of ``inlong_proto.arrow.frame_schema``.
+The table's columns are those of ``inlong_proto.arrow.frame_schema`` (read_dumps lists them).
 
-pyspark is imported inside the functions so the core package works without the ``spark`` extra.
+pyspark is imported inside the functions so the core package works without the ``spark`` extra; the
+readers say so (require_spark) when it is missing.
 """
 from __future__ import annotations
 
@@ -17,6 +18,21 @@ from .capture import iter_capture_frames
 from .capture.container import is_capture
 from .errors import DecodeError
 from .frames import _check_direction, _check_mode, iter_frames
+
+
+SPARK_EXTRA = "pip install 'inlong-proto[spark]'"
+
+
+def require_spark() -> None:
+    """Import what the Spark readers need (pyspark, pyarrow, pandas), or raise an ImportError that names
+    the extra bringing them, rather than a bare ModuleNotFoundError from deep inside a call."""
+    try:
+        import pandas  # noqa: F401
+        import pyarrow  # noqa: F401
+        import pyspark  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(f"the Spark readers of inlong-proto need pyspark, pyarrow and pandas ({exc}); "
+                          f"install the spark extra: {SPARK_EXTRA}", name=exc.name) from exc
 
 
 class DumpDecodeError(DecodeError):
@@ -42,16 +58,20 @@ def _check(protocol: str, direction: str | None, mode: str) -> str:
     return _check_mode(mode)
 
 
-def parse_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISSIVE"):
+def parse_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISSIVE",
+               corrupt_record_column: str = arrow.CORRUPT_RECORD):
     """An Arrow-optimized Python UDTF turning (path, content) into frame rows of ``protocol``.
 
     It takes either two scalar arguments, ``(path, content)``, or one table argument whose rows have
     ``path`` and ``content`` columns. direction is passed to iter_frames: frames of the other
     direction are malformed (error rows in PERMISSIVE, dropped in DROPMALFORMED, fatal in FAILFAST).
     A pcap / pcapng file is reassembled instead (inlong_proto.capture), its rows carrying the capture
-    column; there the TCP direction of each frame decides and direction does not apply.
+    column; there the TCP direction of each frame decides and direction does not apply. Its columns
+    are read_dumps', the error rows' bytes in the column corrupt_record_column.
     """
+    require_spark()
     mode = _check(protocol, direction, mode)
+    return_type = arrow.spark_schema(protocol, corrupt_record_column)
 
     def rows(path, content):
         if is_capture(content[:4]):  # pcap / pcapng: every TCP flow parsed as protocol, direction by TCP
@@ -61,7 +81,7 @@ def parse_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISS
         for frame in iter_frames(content, protocol, direction, mode):
             yield arrow.frame_tuple(path, frame, protocol)
 
-    return dump_udtf(f"parse_{protocol}", rows, arrow.spark_schema(protocol))
+    return dump_udtf(f"parse_{protocol}", rows, return_type)
 
 
 def dump_udtf(name: str, rows, return_type):
@@ -71,6 +91,7 @@ def dump_udtf(name: str, rows, return_type):
     ``path`` and ``content`` columns; one whole file per eval call, so frames never straddle files.
     A DecodeError fails the task naming the file (FAILFAST).
     """
+    require_spark()
     from pyspark.sql.functions import udtf
 
     class ParseDump:
@@ -94,7 +115,7 @@ def dump_udtf(name: str, rows, return_type):
 
 
 def register_udtf(spark, protocol: str, direction: str | None = None, mode: str = "PERMISSIVE",
-                  name: str | None = None):
+                  name: str | None = None, corrupt_record_column: str = arrow.CORRUPT_RECORD):
     """Register parse_udtf(protocol, ...) for SQL as ``name`` (default ``parse_<protocol>``).
 
     Either call form works, with the columns of ``spark.read.format("binaryFile")``::
@@ -103,22 +124,55 @@ def register_udtf(spark, protocol: str, direction: str | None = None, mode: str 
         SELECT * FROM parse_broadcast(TABLE(SELECT path, content FROM dumps));
         SELECT p.* FROM dumps, LATERAL parse_broadcast(path, content) p WHERE p.error IS NULL;
 
-    direction and mode are fixed at registration; register several names for several settings.
+    direction, mode and corrupt_record_column are fixed at registration; register several names for
+    several settings.
     """
-    function = parse_udtf(protocol, direction, mode)
+    function = parse_udtf(protocol, direction, mode, corrupt_record_column)
     return spark.udtf.register(name or f"parse_{protocol}", function)
 
 
 def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str | None = None,
-               mode: str = "PERMISSIVE"):
+               mode: str = "PERMISSIVE", corrupt_record_column: str = arrow.CORRUPT_RECORD):
     """A DataFrame of every frame in the dump file(s) at path: a file, a glob, a directory or a list.
 
-    Directories are read recursively. Columns are those of arrow.frame_schema(protocol); ``path`` is
-    the file's URI as Spark reports it. PERMISSIVE keeps malformed spans as rows with ``error`` set
-    (frames and spans then tile each file exactly), DROPMALFORMED leaves them out, and FAILFAST makes
-    the job fail with the first DecodeError, its message naming the file and the offset.
+    Directories are read recursively; pcap / pcapng files among them are reassembled (capture column).
+    PERMISSIVE keeps malformed spans as rows with ``error`` set (frames and spans then tile each file
+    exactly), DROPMALFORMED leaves them out, and FAILFAST makes the job fail with the first
+    DecodeError, its message naming the file and the offset.
+
+    Columns (arrow.frame_schema(protocol), with Spark types):
+
+    - ``path`` STRING: the file's URI as Spark's binaryFile reports it
+    - ``offset`` BIGINT, ``length`` BIGINT: where the frame or malformed span is in the file (for a
+      capture: in its TCP direction's reassembled stream)
+    - ``protocol`` STRING, ``direction`` STRING (request, response, or null when the bytes are valid
+      either way), ``message_type`` STRING (null for an error row)
+    - ``error`` STRING: null for a frame, what is wrong (offset, field, reason) for an error row
+    - ``_corrupt_record`` BINARY (named by corrupt_record_column, as Spark's columnNameOfCorruptRecord):
+      null for a frame, the error span's raw bytes for an error row (empty for a gap in a capture,
+      where no bytes were captured)
+    - the protocol's frame columns, from its generated FIELDS: header fields, then one STRUCT per
+      message type, null unless the row is one (enums are STRING names, uint64 is DECIMAL(20,0);
+      decoded times are TIMESTAMP_NTZ, as the wire writes them as zone-less wall-clock text):
+
+      - broadcast: ``total_length`` INT, ``command_id`` STRING, ``data_request`` STRUCT<last_timestamp:
+        TIMESTAMP_NTZ, last_data: INT>, ``data_response`` STRUCT<status: STRING, timestamp:
+        TIMESTAMP_NTZ, data: INT>
+      - dataproxy: ``total_len`` BIGINT, ``auth`` BOOLEAN, ``encrypted`` BOOLEAN, ``compressed``
+        BOOLEAN, ``base_type`` STRING, ``text_message`` STRUCT, ``bin_message`` STRUCT,
+        ``bin_heartbeat`` STRUCT, ``legacy_heartbeat_reply`` STRUCT (no fields), ``bin_response`` STRUCT
+        (epoch counts stay the wire's integers here, e.g. ``bin_message.data_time`` BIGINT seconds and
+        the ``dt`` milliseconds inside ``attr``; read_records turns them into TIMESTAMP instants)
+      - eventmesh and eventmesh_legacy: ``package_length`` INT, ``package`` STRUCT<header_length: INT,
+        header: STRING, body: BINARY>
+      - tubemq: ``serial_no`` INT, ``list_size`` INT, ``blocks`` ARRAY<STRUCT<block_len: INT, data: BINARY>>
+    - ``capture`` STRUCT<flow: BIGINT, client: STRING, client_port: INT, server: STRING,
+      server_port: INT, sender: STRING, time: TIMESTAMP, packet_offset: BIGINT>: null for a dump; for
+      a frame of a pcap / pcapng file its TCP flow, which end sent it, the capture time of the packet
+      holding its first byte (an instant: TIMESTAMP, shown in the session time zone) and that
+      packet's offset in the file
     """
-    return parse_udtf(protocol, direction, mode)(dump_files(spark, path))
+    return parse_udtf(protocol, direction, mode, corrupt_record_column)(dump_files(spark, path))
 
 
 def dump_files(spark, path: str | Sequence[str]):
@@ -134,6 +188,7 @@ def local_session(app_name: str = "inlong-proto", cores: int | None = None):
 
     Small settings suited to tests and laptops: no UI, few shuffle partitions, Arrow on.
     """
+    require_spark()
     from pyspark.sql import SparkSession
 
     os.environ["PYSPARK_PYTHON"] = sys.executable

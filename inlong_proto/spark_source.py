@@ -8,7 +8,11 @@
           .option("direction", "request")            # optional, as for read_dumps
           .option("mode", "PERMISSIVE")              # PERMISSIVE (default), DROPMALFORMED, FAILFAST
           .option("splitSize", "64m")                # bytes per split (k/m/g suffixes; default 128m)
+          .option("columnNameOfCorruptRecord", "_corrupt_record")  # error rows' raw bytes (the default)
           .load("captures/"))                        # a file, a directory (recursive), a glob, or a list
+
+Option names are case-insensitive, as Spark's; an unknown or misspelt one fails at load() with the list
+of valid ones (``Options``). The columns and their types are listed in ``InlongDataSource``'s doc.
 
 The rows are exactly those of ``spark.read_dumps`` on the same files (same columns from
 ``arrow.frame_schema``, same offsets, lengths and error texts), but a file is not one ``binaryFile``
@@ -99,6 +103,7 @@ from .capture.container import is_capture
 from .detect import HEAD_SIZE, SIGNATURES, candidates, detect
 from .errors import DecodeError, ValidationError
 from .frames import Frame, _check_direction, _check_mode, _decode_at, _decode_with, _Scanner
+from .sources import BytesSource, FileSource, file_uri, list_files, open_source  # noqa: F401 (re-exported)
 from .spark import DumpDecodeError
 
 try:
@@ -118,65 +123,6 @@ ERROR, END = 0, -1  # _Walker.step results besides a frame size
 
 
 # ---------------------------------------------------------------------------------------------------
-# Byte sources: an absolutely indexed buffer over a file, paged in on demand
-
-
-class BytesSource:
-    """A source over bytes in memory (tests, small inputs)."""
-
-    def __init__(self, data: bytes):
-        self.buffer, self.size = bytes(data), len(data)
-
-    def head(self, n: int) -> bytes:
-        return self.buffer[:n]
-
-    def release(self, lo: int, hi: int) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-
-class FileSource(BytesSource):
-    """A local file mapped read-only: buffer[i] is byte i of the file, read by the OS page by page only
-    when a decoder touches it. Nothing is copied up front, and release() hands pages a split is done with
-    back, so a task holds its current frames' pages, not its split, let alone the file."""
-
-    def __init__(self, path: str):
-        import mmap
-
-        self.size = os.path.getsize(path)
-        self._map = None
-        self.buffer = b""
-        if self.size:
-            with open(path, "rb") as file:
-                self._map = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-            self.buffer = self._map
-            self.size = len(self._map)  # what was mapped, should the file have grown meanwhile
-            if hasattr(mmap, "MADV_SEQUENTIAL"):
-                self._map.madvise(mmap.MADV_SEQUENTIAL)
-
-    def release(self, lo: int, hi: int) -> None:
-        import mmap
-
-        page = mmap.ALLOCATIONGRANULARITY
-        lo, hi = -(-lo // page) * page, hi // page * page
-        if self._map is not None and hi > lo and hasattr(mmap, "MADV_DONTNEED"):
-            self._map.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
-
-    def close(self) -> None:
-        if self._map is not None:
-            self._map.close()
-            self._map = None
-
-
-# ---------------------------------------------------------------------------------------------------
 # The sequential scan's walk, position by position: sync points
 
 
@@ -189,6 +135,7 @@ class _Walker:
         self.direction = direction
         self.limit = self.proto.max_frame_size
         self.size = src.size
+        self.src = src
         self.buffer = src.buffer  # has find(); the decoders get a memoryview, as in iter_frames
         self.view = view
         self.signature = SIGNATURES.get(protocol)
@@ -200,6 +147,7 @@ class _Walker:
 
     def step(self, p: int) -> int:
         """The size of the frame at p, ERROR (the scan moves on by one byte) or END (the scan stops)."""
+        self.src.ensure(p, p + self.limit + 1)  # all that decides the outcome at p (frames._decode_with)
         try:
             frame, size = _decode_at(self.proto, self.codecs, self.view, p, self.size, self.limit, 0,
                                      self.direction)
@@ -210,6 +158,7 @@ class _Walker:
     def reach(self, q: int) -> int | None:
         """An upper bound of next(q) from the structural decode alone (no payload layer), or None."""
         best = q + 1
+        self.src.ensure(q, q + self.limit + 1)
         for codec in self.codecs:
             try:
                 message, size = _decode_with(codec, self.view, q, self.size, self.limit)
@@ -229,6 +178,7 @@ class _Walker:
         if p > safe:
             return p
         upto = min(stop, safe + 1)  # starts in [p, upto) can be judged without decoding
+        self.src.ensure(p, upto + self.header)
         if self.signature is not None:
             found = self.buffer.find(self.signature, p, upto + len(self.signature) - 1)
             return found if found >= 0 else upto
@@ -331,7 +281,7 @@ def split_frames(src, protocol: str, direction: str | None, split_size: int, ind
         proto = protocols.get(protocol)
         scanner = _Scanner(proto, direction, "PERMISSIVE", proto.max_frame_size)
         expected = released = start
-        rows = scanner.scan(view, start, 0, final=True)
+        rows = _scan(src, view, scanner, start, stop)
         try:
             for frame in rows:
                 if frame.offset != expected:
@@ -349,6 +299,28 @@ def split_frames(src, protocol: str, direction: str | None, split_size: int, ind
             raise RuntimeError(f"split {index}: rows end at {expected}, not at the sync point {stop}")
     finally:
         view.release()
+
+
+def _scan(src, view, scanner: _Scanner, start: int, stop: int) -> Iterator[Frame]:
+    """The scanner's rows from start (the caller stops at stop). A source that fetches by range
+    (``ahead``) is scanned in windows: each one reaches limit + 1 bytes past the last position decided in
+    it, so every decision is the one a scan of the whole file makes (frames._decode_with looks no
+    further), and none reaches past what the rows up to stop need."""
+    ahead, pos = getattr(src, "ahead", None), start
+    while True:
+        end = src.size if ahead is None else min(src.size, min(pos + ahead, stop) + scanner.limit + 1)
+        src.ensure(pos if scanner.bad_start is None else scanner.bad_start, end)
+        final = end == src.size
+        window = view[:end]
+        rows = scanner.scan(window, pos, 0, final, None if final else end - scanner.limit - 1)
+        try:
+            yield from rows
+        finally:
+            rows.close()
+            window.release()
+        if final:
+            return
+        pos = scanner.stopped_at
 
 
 def undetected(size: int) -> Frame:
@@ -401,47 +373,6 @@ def parse_size(value) -> int:
     return size
 
 
-def _local(path: str) -> str:
-    if path.startswith("file:"):
-        return unquote(urlparse(path).path)
-    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", path):
-        raise ValueError(f"{path}: only local paths are supported (other filesystems would need fsspec)")
-    return path
-
-
-def _hidden(name: str) -> bool:
-    return name.startswith((".", "_"))
-
-
-def list_files(paths: str | Sequence[str]) -> list[tuple[str, int]]:
-    """(absolute path, size) of every file at paths (files, directories recursively, globs), sorted."""
-    paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
-    found: dict[str, int] = {}
-    for given in paths:
-        local = _local(os.fspath(given))
-        matches = sorted(glob.glob(local, recursive=True)) if glob.has_magic(local) else [local]
-        matches = [m for m in matches if os.path.exists(m)]
-        if not matches:
-            raise FileNotFoundError(f"path does not exist: {given}")
-        for match in matches:
-            if os.path.isdir(match):
-                for root, dirs, names in os.walk(match):
-                    dirs[:] = sorted(d for d in dirs if not _hidden(d))
-                    for name in names:
-                        if not _hidden(name):
-                            full = os.path.abspath(os.path.join(root, name))
-                            found[full] = os.path.getsize(full)
-            else:
-                full = os.path.abspath(match)
-                found[full] = os.path.getsize(full)
-    return sorted(found.items())
-
-
-def file_uri(path: str) -> str:
-    """The path as Spark's binaryFile reports it (so that rows equal read_dumps's): file:/abs/path."""
-    return "file:" + os.path.abspath(path)
-
-
 def plan(files: Iterable[tuple[str, int]], split_size: int,
          captures: Container[str] = ()) -> list[list[tuple[str, int, int]]]:
     """Tasks: lists of (path, size, split index). A large file gives one task per split; small files
@@ -465,8 +396,8 @@ def plan(files: Iterable[tuple[str, int]], split_size: int,
 
 @cache
 def auto_schema():
-    """The pyarrow schema of protocol=auto: the meta columns, one struct of frame columns per protocol,
-    then the capture column."""
+    """The pyarrow schema of protocol=auto: the meta columns (the corrupt-record column among them), one
+    struct of frame columns per protocol, then the capture column."""
     import pyarrow as pa
 
     meta = len(arrow.META_COLUMNS)
@@ -478,7 +409,8 @@ def auto_schema():
 
 def auto_batch(path: str, frames: list[Frame], captures: list | None = None):
     """An auto_schema batch: each frame's columns go into the struct of its own protocol (a capture mixes
-    protocols); frames of no registered protocol have the meta and capture columns only."""
+    protocols); frames of no registered protocol have the meta and capture columns only. The meta columns,
+    the corrupt-record bytes among them, are arrow.frame_tuple's."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -534,9 +466,9 @@ def _batch(path, protocol, frames):
 # Capture files (pcap / pcapng): one task reads the whole file, TCP reassembly being sequential
 
 
-def is_capture_file(path: str) -> bool:
-    with open(path, "rb") as file:
-        return is_capture(file.read(4))
+def is_capture_file(path: str, fs_options=None) -> bool:
+    with open_source(path, fs_options) as src:
+        return is_capture(src.head(4))
 
 
 def capture_batches(src, path: str, protocol: str, mode: str, rows: int = BATCH_ROWS):
@@ -555,7 +487,7 @@ def capture_batches(src, path: str, protocol: str, mode: str, rows: int = BATCH_
                 if start is None:
                     yield from decoder.close()
                 else:  # a copy: the decoder may keep slices of it, which must not pin the map
-                    yield from decoder.feed(src.buffer[start:start + CAPTURE_CHUNK])
+                    yield from decoder.feed(src.read(start, CAPTURE_CHUNK))
                     src.release(0, start)
             except DecodeError as exc:
                 raise DumpDecodeError.of(path, exc) from None
@@ -568,10 +500,22 @@ def capture_batches(src, path: str, protocol: str, mode: str, rows: int = BATCH_
 
 
 class Options:
-    """The data source's options, checked (on the driver, before any task runs)."""
+    """The data source's options, checked (on the driver, before any task runs).
+
+    Names are case-insensitive, as Spark's are. An unknown name fails with the list of valid ones (and
+    the closest match), rather than being ignored. OPTIONS are the names a user sets; Spark's load()
+    passes the path(s) as ``path`` / ``paths``; ``fs.<name>`` keys are kept, without the prefix, in
+    fs_options.
+    """
+
+    OPTIONS = ("protocol", "direction", "mode", "splitSize", "columnNameOfCorruptRecord")
+    FROM_SPARK = ("path", "paths")
+    FS_PREFIX = "fs."
 
     def __init__(self, options):
-        get = {str(k).lower(): v for k, v in dict(options).items()}.get
+        options = dict(options)
+        self._check_names(options)
+        get = {str(k).lower(): v for k, v in options.items()}.get
         protocol = (get("protocol") or "").strip()
         if not protocol:
             raise ValueError(f"format {FORMAT!r} needs option('protocol', ...): one of "
@@ -590,6 +534,26 @@ class Options:
         if not paths:
             raise ValueError(f"format {FORMAT!r} needs a path: load(path)")
         self.paths = paths
+        columns = (auto_schema() if self.protocol == AUTO else arrow.frame_schema(self.protocol)).names
+        self.corrupt_record = arrow.check_corrupt_record(get("columnnameofcorruptrecord") or arrow.CORRUPT_RECORD,
+                                                         columns)
+        # fs.<name>: keyword arguments of the path's pyarrow filesystem (sources.filesystem)
+        self.fs_options = {str(k)[len(self.FS_PREFIX):]: v for k, v in options.items()
+                           if str(k).lower().startswith(self.FS_PREFIX)}
+
+    @classmethod
+    def _check_names(cls, options: dict) -> None:
+        import difflib
+
+        known = {name.lower(): name for name in cls.OPTIONS + cls.FROM_SPARK}
+        for key in options:
+            name = str(key)
+            if name.lower() in known or name.lower().startswith(cls.FS_PREFIX):
+                continue
+            close = difflib.get_close_matches(name.lower(), list(known), n=1, cutoff=0.6)
+            hint = f" (did you mean {known[close[0]]!r}?)" if close else ""
+            raise ValueError(f"format {FORMAT!r} has no option {name!r}{hint}; its options are "
+                             f"{', '.join(cls.OPTIONS)} and {cls.FS_PREFIX}<name> (filesystem settings)")
 
 
 class InlongPartition(InputPartition):
@@ -606,8 +570,8 @@ class InlongReader(DataSourceReader):
         self.options = options
 
     def partitions(self):
-        files = list_files(self.options.paths)
-        captures = {path for path, size in files if size and is_capture_file(path)}
+        files = list_files(self.options.paths, self.options.fs_options)
+        captures = {path for path, size in files if size and is_capture_file(path, self.options.fs_options)}
         tasks = plan(files, self.options.split_size, captures) or [[]]  # no file with bytes: one task, no rows
         return [InlongPartition(task) for task in tasks]
 
@@ -616,55 +580,91 @@ class InlongReader(DataSourceReader):
 
 
 class InlongDataSource(DataSource):
-    """spark.read.format("inlong"): dumps split into byte ranges parsed in parallel (module doc)."""
+    """spark.read.format("inlong"): dumps split into byte ranges parsed in parallel (module doc).
+
+    Options (Options; case-insensitive, an unknown one fails at load() with the valid ones): protocol,
+    direction, mode, splitSize, columnNameOfCorruptRecord, fs.<name>.
+
+    Columns, with Spark types. With a protocol they are read_dumps' (inlong_proto.spark.read_dumps lists
+    the protocol's frame columns); with protocol=auto:
+
+    - ``path`` STRING: the file's URI (``file:/...`` for a local file)
+    - ``offset`` BIGINT, ``length`` BIGINT: where the frame or malformed span is in the file (for a
+      capture: in its TCP direction's reassembled stream)
+    - ``protocol`` STRING: the detected protocol (null for a file none recognises), ``direction`` STRING
+      (request, response, or null when the bytes are valid either way), ``message_type`` STRING
+    - ``error`` STRING: null for a frame, what is wrong (offset, field, reason) for an error row
+    - ``_corrupt_record`` BINARY (named by the columnNameOfCorruptRecord option): null for a frame, the
+      error span's raw bytes for an error row (empty for a gap in a capture, where no bytes were
+      captured; null for a file no protocol recognises, whose bytes are the file)
+    - one STRUCT per protocol holding its frame columns (read_dumps'), null unless the row is a frame of
+      that protocol: ``broadcast`` STRUCT, ``dataproxy`` STRUCT, ``eventmesh`` STRUCT,
+      ``eventmesh_legacy`` STRUCT, ``tubemq`` STRUCT
+    - ``capture`` STRUCT<flow: BIGINT, client: STRING, client_port: INT, server: STRING,
+      server_port: INT, sender: STRING, time: TIMESTAMP, packet_offset: BIGINT>: null for a dump; for
+      a frame of a pcap / pcapng file its TCP flow, which end sent it, the capture time of the packet
+      holding its first byte (an instant: TIMESTAMP) and that packet's offset in the file
+    """
 
     @classmethod
     def name(cls):
         return FORMAT
 
     def schema(self):
-        return spark_schema(Options(self.options).protocol)
+        options = Options(self.options)
+        return spark_schema(options.protocol, options.corrupt_record)
 
     def reader(self, schema):
         return InlongReader(Options(self.options))
 
 
 def read_partition(options: Options, pieces, rows: int = BATCH_ROWS):
-    """The Arrow batches of one task (what the reader's read() yields), typed as Spark expects them."""
-    target = spark_arrow_schema(options.protocol)
+    """The Arrow batches of one task (what the reader's read() yields), typed as Spark expects them, the
+    corrupt-record column named by columnNameOfCorruptRecord (a rename costs no copy)."""
+    import pyarrow as pa
+
+    typed = spark_arrow_schema(options.protocol)
+    target = spark_arrow_schema(options.protocol, options.corrupt_record)
+
+    def spark_form(batch):
+        batch = batch.cast(typed)
+        return batch if target is typed else pa.RecordBatch.from_arrays(batch.columns, schema=target)
+
     for path, _, index in pieces:
         uri = file_uri(path)
-        with FileSource(path) as src:
+        with open_source(path, options.fs_options) as src:
             if is_capture(src.head(4)):
                 for batch in capture_batches(src, uri, options.protocol, options.mode, rows):
-                    yield batch.cast(target)
+                    yield spark_form(batch)
                 continue
             _, frames = read_split(src, uri, options.protocol, options.direction, options.mode,
                                    options.split_size, index)
             try:
                 for batch in _batches(uri, options.protocol, frames, rows):
-                    yield batch.cast(target)
+                    yield spark_form(batch)
             finally:
                 frames.close()
 
 
 @cache
-def spark_arrow_schema(protocol: str):
+def spark_arrow_schema(protocol: str, corrupt_record: str = arrow.CORRUPT_RECORD):
     """The Arrow form Spark wants the batches in (microseconds; TIMESTAMP values as UTC instants)."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    return to_arrow_schema(spark_schema(protocol), timezone="UTC")
+    return to_arrow_schema(spark_schema(protocol, corrupt_record), timezone="UTC")
 
 
-def spark_schema(protocol: str):
-    """The Spark schema of format inlong for a protocol (or auto)."""
+def spark_schema(protocol: str, corrupt_record: str = arrow.CORRUPT_RECORD):
+    """The Spark schema of format inlong for a protocol (or auto); InlongDataSource lists the columns.
+    Zone-less timestamps (wall-clock text on the wire) are TIMESTAMP_NTZ, instants TIMESTAMP."""
     if protocol == AUTO:
-        from pyspark.sql.pandas.types import from_arrow_schema
-
-        return from_arrow_schema(auto_schema(), prefer_timestamp_ntz=True)
-    return arrow.spark_schema(protocol)
+        return arrow.to_spark_schema(auto_schema(), corrupt_record)
+    return arrow.spark_schema(protocol, corrupt_record)
 
 
 def register(spark) -> None:
     """Make spark.read.format("inlong") available in this session."""
+    from .spark import require_spark
+
+    require_spark()
     spark.dataSource.register(InlongDataSource)

@@ -10,7 +10,18 @@ import pytest  # noqa: E402
 
 
 @pytest.fixture(scope="session")
-def spark():
+def s3():
+    """A moto S3 server for the whole run, with its bucket, and the AWS variables pointing at it. They are
+    set before the SparkSession starts, so that its Python workers inherit them as a user's would."""
+    from tools import s3server
+
+    with s3server.s3_server() as env, s3server.environment(env):
+        s3server.make_bucket(env)
+        yield env
+
+
+@pytest.fixture(scope="session")
+def spark(s3):
     """One local SparkSession for the whole run (starting one costs ~20 s); workers use this interpreter."""
     from inlong_proto.spark import local_session
 

@@ -1,9 +1,10 @@
 """The job tests/test_spark_cluster.py runs twice: in the test process on local Spark, and here, as a
 driver script given to spark-submit against a standalone cluster.
 
-As a script (``spark-submit cluster_job.py DUMPS PACKAGE RESULT``) it first checks that neither the
+As a script (``spark-submit cluster_job.py DUMPS PACKAGE RESULT REMOTE``) it first checks that neither the
 driver nor the executors can import inlong_proto, then ships PACKAGE with addPyFile, as a user would,
-runs the job and writes a JSON report to RESULT. inlong_proto is imported only after shipping.
+runs the job and writes a JSON report to RESULT. inlong_proto is imported only after shipping. REMOTE is
+an s3:// copy of DUMPS, read through the AWS variables the cluster's processes were started with.
 """
 import json
 import os
@@ -24,8 +25,9 @@ def canonical(rows, drop: str | None = None) -> list[str]:
     return sorted(out)
 
 
-def frames(spark, dumps: str) -> dict[str, object]:
-    """name -> DataFrame: read_dumps of some protocol folders, and the splitting source over them all."""
+def frames(spark, dumps: str, remote: str) -> dict[str, object]:
+    """name -> DataFrame: read_dumps of some protocol folders, and the splitting source over them all,
+    from the local folder and from the bucket."""
     from inlong_proto.spark import read_dumps
     from inlong_proto.spark_source import register
 
@@ -34,12 +36,14 @@ def frames(spark, dumps: str) -> dict[str, object]:
            for name in READ_DUMPS}
     out["format(inlong)/auto"] = (spark.read.format("inlong").option("protocol", "auto")
                                   .option("splitSize", SPLIT_SIZE).load(dumps))
+    out["format(inlong)/s3"] = (spark.read.format("inlong").option("protocol", "auto")
+                                .option("splitSize", SPLIT_SIZE).load(remote))
     return out
 
 
-def run(spark, dumps: str) -> dict[str, list[str]]:
+def run(spark, dumps: str, remote: str) -> dict[str, list[str]]:
     """The job on a local session: name -> canonical rows."""
-    return {name: canonical(df.collect()) for name, df in frames(spark, dumps).items()}
+    return {name: canonical(df.collect()) for name, df in frames(spark, dumps, remote).items()}
 
 
 def _importable(_=None) -> str:
@@ -59,7 +63,7 @@ def _wait_for_executors(sc, count: int, timeout: float = 60) -> None:
         time.sleep(0.2)
 
 
-def main(dumps: str, package: str, result: str) -> None:
+def main(dumps: str, package: str, result: str, remote: str) -> None:
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
@@ -75,7 +79,7 @@ def main(dumps: str, package: str, result: str) -> None:
         # The executor's working directory is work/<app id>/<executor id>: which executor ran a row.
         executor = F.udf(lambda: os.path.basename(os.getcwd()), "string")
         report["rows"], report["executors_used"] = {}, {}
-        for name, df in frames(spark, dumps).items():
+        for name, df in frames(spark, dumps, remote).items():
             rows = df.withColumn("_executor", executor()).collect()
             report["rows"][name] = canonical(rows, drop="_executor")
             report["executors_used"][name] = sorted({row["_executor"] for row in rows})

@@ -19,9 +19,10 @@ REQUEST = b.BroadcastFrame(body=b.DataRequest(last_timestamp=datetime(1970, 1, 1
 def test_broadcast_schema():
     schema = frame_schema("broadcast")
     assert schema.names == ["path", "offset", "length", "protocol", "direction", "message_type", "error",
-                            "total_length", "command_id", "data_request", "data_response", "capture"]
-    assert [schema.field(n).type for n in ("path", "offset", "length", "error")] == \
-        [pa.string(), pa.int64(), pa.int64(), pa.string()]
+                            "_corrupt_record", "total_length", "command_id", "data_request", "data_response",
+                            "capture"]
+    assert [schema.field(n).type for n in ("path", "offset", "length", "error", "_corrupt_record")] == \
+        [pa.string(), pa.int64(), pa.int64(), pa.string(), pa.binary()]
     assert schema.field("total_length").type == pa.int32()
     assert schema.field("command_id").type == pa.string()  # enum member name
     assert schema.field("data_request").type == pa.struct([("last_timestamp", pa.timestamp("ms")),

@@ -21,6 +21,7 @@ from pathlib import Path
 import pyspark
 import pytest
 
+from tools import s3server
 import spark_cluster_job
 import vectors
 
@@ -152,7 +153,7 @@ def kill_group(process: subprocess.Popen, sig: int) -> None:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory, bare_python):
+def cluster(tmp_path_factory, bare_python, s3):  # s3: the AWS variables are set before the daemons start
     tmp = tmp_path_factory.mktemp("cluster")
     cluster = Cluster(tmp, spark_env(tmp, bare_python), workers=2)
     try:
@@ -207,11 +208,20 @@ class Driver:
         assert returncode == 0, f"driver failed:\n{self.log.read_text(errors='replace')[-6000:]}\n{self.cluster.logs()}"
 
 
-def test_cluster_job_equals_local_mode(spark, cluster, dumps, package, tmp_path):
+@pytest.fixture(scope="module")
+def remote(dumps, s3) -> str:
+    """The dumps, copied to the S3 server's bucket."""
+    prefix = f"s3://{s3server.BUCKET}/cluster"
+    for path in sorted(dumps.rglob("*.bin")):
+        s3server.upload(path, f"{prefix}/{path.relative_to(dumps).as_posix()}")
+    return prefix
+
+
+def test_cluster_job_equals_local_mode(spark, cluster, dumps, remote, package, tmp_path):
     result = tmp_path / "result.json"
-    driver = Driver(cluster, spark_cluster_job.__file__, str(dumps), str(package), str(result))
+    driver = Driver(cluster, spark_cluster_job.__file__, str(dumps), str(package), str(result), remote)
     try:
-        local = spark_cluster_job.run(spark, str(dumps))  # meanwhile
+        local = spark_cluster_job.run(spark, str(dumps), remote)  # meanwhile
     finally:
         driver.wait(timeout=120)
     report = json.loads(result.read_text())
@@ -228,3 +238,12 @@ def test_cluster_job_equals_local_mode(spark, cluster, dumps, package, tmp_path)
     auto = [json.loads(row) for row in local["format(inlong)/auto"]]
     assert {row["protocol"] for row in auto} >= {"broadcast", "dataproxy", "tubemq", "eventmesh"}
     assert {Path(row["path"]).name for row in auto if row["error"]} == {"damaged.bin"}
+    # the bucket holds the same files: the same rows but for the path
+    assert report["executors_used"]["format(inlong)/s3"] == ["0", "1"]
+    from_bucket = [json.loads(row) for row in report["rows"]["format(inlong)/s3"]]
+    assert all(row["path"].startswith(remote + "/") for row in from_bucket)
+
+    def relative(rows, root):
+        return sorted(json.dumps({**row, "path": row["path"].removeprefix(root)}, sort_keys=True) for row in rows)
+
+    assert relative(from_bucket, remote + "/") == relative(auto, f"file:{dumps}/")

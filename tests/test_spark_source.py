@@ -307,8 +307,8 @@ def test_listing_planning_and_options(mixed, tmp_path):
     assert len(list_files(str(mixed / "**" / "*.bin"))) == len(PROTOCOLS) + 4
     with pytest.raises(FileNotFoundError):
         list_files(str(tmp_path / "missing"))
-    with pytest.raises(ValueError, match="fsspec"):
-        list_files("s3://bucket/dumps")
+    with pytest.raises(ValueError, match="fs.* options apply to"):  # remote URIs: tests/test_spark_s3.py
+        list_files("ftp://host/dumps", {"region": "x"})
     tasks = plan([("a", 10), ("big", 250), ("b", 30), ("c", 70), ("e", 0)], 100)
     assert tasks == [[("big", 250, 0)], [("big", 250, 1)], [("big", 250, 2)],
                      [("a", 10, 0), ("b", 30, 0), ("c", 70, 0)]]  # an empty file has no rows: no task
@@ -375,7 +375,7 @@ def test_spark_equals_read_dumps(spark, tmp_path):
 
 def test_spark_auto_on_a_mixed_directory(spark, mixed):
     df = _spark_rows(spark, mixed, protocol="auto", splitSize="1024")
-    assert df.columns[7:] == PROTOCOLS + ["capture"]
+    assert df.columns[8:] == PROTOCOLS + ["capture"]  # after the meta columns (error, _corrupt_record)
     files: dict[str, list] = {}
     for row in df.select("path", "offset", "length", "protocol", "error").collect():
         files.setdefault(Path(row.path.removeprefix("file:")).relative_to(mixed.resolve()).as_posix(), []).append(row)

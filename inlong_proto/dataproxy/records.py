@@ -8,7 +8,7 @@ and pyarrow are imported inside the functions, so the core package works without
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Iterable, Iterator, Sequence
 
 from .. import arrow
@@ -48,7 +48,8 @@ def records(frames: Iterable[Frame], *, on_error: str = "raise") -> Iterator[tup
 @dataclass(frozen=True, slots=True)
 class RecordRow:
     """One row of the records table: a record, or (record_index None, error set) a frame or payload that
-    could not be read, so that a PERMISSIVE read loses nothing without a word."""
+    could not be read, so that a PERMISSIVE read loses nothing without a word. data_time is naive UTC
+    (an instant: the wire counts from the epoch)."""
 
     frame_offset: int
     record_index: int | None
@@ -131,32 +132,44 @@ RECORD_COLUMNS = ("path", "frame_offset", "record_index", "group_id", "stream_id
 
 
 def record_schema():
-    """The pyarrow.Schema of the records table. record_attrs keeps order and repeated keys, so it is a
-    list of {key, value} structs rather than a map. capture is the frame's, as in the frame tables (null
-    for dumps)."""
+    """The pyarrow.Schema of the records table (read_records lists the columns).
+
+    data_time is an instant, the wire's epoch count (DataProxy's ``dt`` attribute in milliseconds, a
+    MsgType 7 DataTime in seconds): a UTC timestamp, TIMESTAMP in Spark, like capture.time. record_attrs
+    is a map; a key a record repeats keeps its first value, as attr_value reads attributes. capture is
+    the frame's, as in the frame tables (null for dumps)."""
     import pyarrow as pa
 
-    pair = pa.struct([pa.field("key", pa.string()), pa.field("value", pa.string())])
     return pa.schema([
         pa.field("path", pa.string()), pa.field("frame_offset", pa.int64()), pa.field("record_index", pa.int32()),
         pa.field("group_id", pa.string()), pa.field("stream_id", pa.string()),
-        pa.field("data_time", pa.timestamp("ms")),  # no zone: naive UTC, TIMESTAMP_NTZ in Spark
+        pa.field("data_time", pa.timestamp("ms", tz="UTC")),
         pa.field("data", pa.binary()), pa.field("text", pa.string()),
-        pa.field("record_attrs", pa.list_(pair)), pa.field("message_type", pa.string()),
+        pa.field("record_attrs", pa.map_(pa.string(), pa.string())), pa.field("message_type", pa.string()),
         pa.field("error", pa.string()), arrow.capture_field(),
     ])
 
 
 def record_spark_schema():
-    """record_schema as a Spark StructType (data_time as TIMESTAMP_NTZ, capture.time as TIMESTAMP)."""
+    """record_schema as a Spark StructType (data_time and capture.time as TIMESTAMP, record_attrs as
+    MAP<STRING, STRING>)."""
     from pyspark.sql.pandas.types import from_arrow_schema
 
     return from_arrow_schema(record_schema(), prefer_timestamp_ntz=True)
 
 
+def _attr_map(pairs: Pairs) -> dict[str, str]:
+    """A record's attributes as the record_attrs map: the first value of a repeated key (attr_value's)."""
+    out: dict[str, str] = {}
+    for key, value in pairs:
+        out.setdefault(key, value)
+    return out
+
+
 def _row_tuple(path: str, row: RecordRow, capture: tuple | None = None) -> tuple:
-    return (path, row.frame_offset, row.record_index, row.group_id, row.stream_id, row.data_time, row.data,
-            row.text, [{"key": key, "value": value} for key, value in row.record_attrs], row.message_type,
+    data_time = None if row.data_time is None else row.data_time.replace(tzinfo=timezone.utc)
+    return (path, row.frame_offset, row.record_index, row.group_id, row.stream_id, data_time, row.data,
+            row.text, _attr_map(row.record_attrs), row.message_type,
             None if row.error is None else str(row.error), capture)
 
 
@@ -168,8 +181,9 @@ def records_udtf(direction: str | None = None, mode: str = "PERMISSIVE"):
     inferred; "request" for dumps of what SDKs sent). A pcap / pcapng file gives the records its DataProxy
     clients sent (capture_record_rows); there TCP says who sent what and direction does not apply.
     """
-    from ..spark import _check, dump_udtf
+    from ..spark import _check, dump_udtf, require_spark
 
+    require_spark()
     mode = _check(PROTOCOL, direction, mode)
 
     def rows(path, content):
@@ -195,9 +209,30 @@ def read_records(spark, path: str | Sequence[str], mode: str = "PERMISSIVE", dir
 
     path: a file, a glob, a directory (read recursively) or a list of them; pcap / pcapng files among
     them give the records of their DataProxy flows, with the capture column (flow, client, packet time).
-    Columns: RECORD_COLUMNS.
     PERMISSIVE keeps what cannot be read as rows with error set (malformed spans, bad payloads, encrypted
     bodies); DROPMALFORMED leaves them out; FAILFAST fails the job with the first, naming file and offset.
+
+    Columns (RECORD_COLUMNS, record_schema, with Spark types):
+
+    - ``path`` STRING: the file's URI as Spark's binaryFile reports it
+    - ``frame_offset`` BIGINT: the offset of the record's frame in the file (for a capture: in the
+      flow's request stream)
+    - ``record_index`` INT: the record's position in its frame; null for an error row
+    - ``group_id`` STRING, ``stream_id`` STRING: the frame's group and stream (names, or the numbers of
+      a numeric-id frame as text)
+    - ``data_time`` TIMESTAMP: the frame's data time, an instant (the wire counts from the epoch:
+      milliseconds in the ``dt`` attribute, seconds in a MsgType 7 header), shown in the session time
+      zone
+    - ``data`` BINARY: the record's bytes; for an error row the bytes that could not be read (the
+      malformed span, or an encrypted body), null when the payload layer failed
+    - ``text`` STRING: data as UTF-8 text, null when it is not valid UTF-8
+    - ``record_attrs`` MAP<STRING, STRING>: the record's own attributes (MsgType 7 with ExtField
+      bit 0), empty otherwise; a repeated key keeps its first value
+    - ``message_type`` STRING: the frame's MsgType name
+    - ``error`` STRING: null for a record, what could not be read otherwise
+    - ``capture`` STRUCT<flow: BIGINT, client: STRING, client_port: INT, server: STRING,
+      server_port: INT, sender: STRING, time: TIMESTAMP, packet_offset: BIGINT>: null for a dump, the
+      frame's capture column (read_dumps) for a pcap / pcapng file
     """
     from ..spark import dump_files
 
