@@ -22,6 +22,22 @@ from .frames import _check_direction, _check_mode, iter_frames
 
 SPARK_EXTRA = "pip install 'inlong-proto[spark]'"
 
+# binaryFile holds a whole file in one row of the JVM's memory, several copies of it on its way to Python:
+# with the default 1 GiB heap a 63 MB file reads and a 127 MB one kills the JVM (OutOfMemoryError). So a
+# file may use a sixteenth of the heap; larger files go to format("inlong").
+HEAP_SHARE = 16
+
+
+def default_max_file_size(spark) -> int:
+    """The largest file read_dumps accepts by default: a sixteenth of the heap that reads it (the driver's
+    in local mode, spark.executor.memory on a cluster)."""
+    sc = spark.sparkContext
+    if sc.master.startswith("local"):
+        heap = sc._jvm.java.lang.Runtime.getRuntime().maxMemory()
+    else:
+        heap = sc._jsc.sc().executorMemory() << 20  # MiB
+    return heap // HEAP_SHARE
+
 
 def require_spark() -> None:
     """Import what the Spark readers need (pyspark, pyarrow, pandas), or raise an ImportError that names
@@ -132,13 +148,17 @@ def register_udtf(spark, protocol: str, direction: str | None = None, mode: str 
 
 
 def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str | None = None,
-               mode: str = "PERMISSIVE", corrupt_record_column: str = arrow.CORRUPT_RECORD):
+               mode: str = "PERMISSIVE", corrupt_record_column: str = arrow.CORRUPT_RECORD,
+               max_file_size: int | None = None):
     """A DataFrame of every frame in the dump file(s) at path: a file, a glob, a directory or a list.
 
     Directories are read recursively; pcap / pcapng files among them are reassembled (capture column).
     PERMISSIVE keeps malformed spans as rows with ``error`` set (frames and spans then tile each file
     exactly), DROPMALFORMED leaves them out, and FAILFAST makes the job fail with the first
-    DecodeError, its message naming the file and the offset.
+    DecodeError, its message naming the file and the offset. A file over max_file_size bytes (default:
+    a sixteenth of the JVM heap that reads it, 64 MiB for Spark's default 1 GiB) is refused at call
+    time, since binaryFile holds each file in one row of JVM memory: read large files with
+    spark.read.format("inlong").
 
     Columns (arrow.frame_schema(protocol), with Spark types):
 
@@ -172,14 +192,27 @@ def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str |
       holding its first byte (an instant: TIMESTAMP, shown in the session time zone) and that
       packet's offset in the file
     """
-    return parse_udtf(protocol, direction, mode, corrupt_record_column)(dump_files(spark, path))
+    return parse_udtf(protocol, direction, mode, corrupt_record_column)(dump_files(spark, path, max_file_size))
 
 
-def dump_files(spark, path: str | Sequence[str]):
-    """The (path, content) table of the dump file(s) at path, as a UDTF's TABLE argument."""
+def dump_files(spark, path: str | Sequence[str], limit: int | None = None):
+    """The (path, content) table of the dump file(s) at path, as a UDTF's TABLE argument.
+
+    Files over limit (default: default_max_file_size) are refused up front, from the listing (no content
+    is read), with a ValueError that names the file and points to the splitting reader."""
+    from pyspark.sql import functions as F
+
+    limit = default_max_file_size(spark) if limit is None else limit
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true")
              .load([os.fspath(p) for p in paths]))
+    too_big = files.select("path", "length").where(F.col("length") > limit).limit(1).collect()
+    if too_big:
+        name, size = too_big[0]
+        raise ValueError(f"{name}: {size:,} bytes, over the {limit:,} bytes a binaryFile row may hold "
+                         f"here (max_file_size): Spark's binaryFile reads a whole file into one row of JVM "
+                         f"memory. Read large files with spark.read.format(\"inlong\"), which splits them "
+                         f"into byte ranges (inlong_proto.spark_source).")
     return files.select("path", "content").asTable()
 
 

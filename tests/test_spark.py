@@ -147,3 +147,27 @@ def test_sql_udtf(spark, dumps):
                         "LATERAL parse_broadcast_valid(f.path, f.content) p "
                         "WHERE f.path LIKE '%responses.bin' ORDER BY p.offset").collect()
     assert [(r.offset, r.data) for r in lateral] == [(0, 1), (38, 2), (76, 3)]
+
+
+def test_a_file_too_big_for_one_binaryfile_row_is_refused_up_front(spark, tmp_path):
+    """Issue 11 reproducer: read_dumps on one 200 MB file killed the JVM (OutOfMemoryError: Java heap
+    space) under local_session; now it is refused from the listing, before any content is read."""
+    from inlong_proto.dataproxy.records import read_records
+
+    big = tmp_path / "big" / "dump.bin"
+    big.parent.mkdir()
+    with open(big, "wb") as out:
+        out.truncate(200 << 20)  # sparse: no disk, no reading
+    for call in (lambda: read_dumps(spark, str(big.parent), "dataproxy"),
+                 lambda: read_records(spark, str(big))):
+        with pytest.raises(ValueError, match=r'dump\.bin: 209,715,200 bytes.*format\("inlong"\)'):
+            call()
+    from inlong_proto.spark import default_max_file_size
+
+    heap = spark.sparkContext._jvm.java.lang.Runtime.getRuntime().maxMemory()
+    assert default_max_file_size(spark) == heap // 16  # 63 MB read and 127 MB died with a 1 GiB heap
+    small = tmp_path / "small.bin"
+    small.write_bytes(bytes(100))
+    assert read_dumps(spark, str(small), "broadcast", max_file_size=100).count() >= 1
+    with pytest.raises(ValueError, match="max_file_size"):
+        read_dumps(spark, str(small), "broadcast", max_file_size=99)
