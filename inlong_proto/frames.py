@@ -209,7 +209,11 @@ class _Scanner:
                 frame, size = _decode_at(self.proto, self.candidates, view, pos, end, self.limit, base,
                                          self.direction)
                 if frame is None:
-                    break
+                    if not final:
+                        break  # wait for the rest of the frame (at most limit bytes)
+                    # The input ends inside what pos claims: malformed, and the bytes after pos are
+                    # scanned on, so that a damaged length never swallows the frames behind it.
+                    raise self._truncated(view, pos, end)
             except DecodeError as exc:
                 error = exc.shifted(base)
                 if self.mode == "FAILFAST":
@@ -227,18 +231,16 @@ class _Scanner:
             pos += size
         self.stopped_at = pos
         if final:
-            if pos < end and self.bad_start is None:
-                size = _probe_size(self.proto, view, pos, end, self.limit)
-                error = TruncatedError(base + end, "", f"input ends inside a frame: {end - pos} of "
-                                       f"{size if size is not None else 'at least ' + str(self.proto.header_size)}"
-                                       f" bytes present")
-                if self.mode == "FAILFAST":
-                    raise error
-                self.bad_start, self.bad_error = pos, error
             if self.bad_start is not None:
                 yield from self._close_bad(view, end, base)
             pos = end
         self.keep_from = self.bad_start if self.bad_start is not None else pos
+
+    def _truncated(self, view, pos: int, end: int) -> TruncatedError:
+        size = _probe_size(self.proto, view, pos, end, self.limit)
+        return TruncatedError(end, "", f"input ends inside a frame: {end - pos} of "
+                              f"{size if size is not None else 'at least ' + str(self.proto.header_size)}"
+                              f" bytes present")
 
     def _close_bad(self, view, pos: int, base: int) -> Iterator[Frame]:
         start, error = self.bad_start, self.bad_error

@@ -55,8 +55,8 @@ like headers, even whole valid frames inside a payload, at worst make the walks 
 verification, accepting an offset when N frames decode back to back from it, was rejected for that
 reason: a payload carrying N frames, e.g. a record holding a captured frame, would silently duplicate
 or lose rows.) A boundary has no sync point when the walks have not merged and decoded a frame before
-the end of its split or S + 2 * max_frame_size + 64 KiB, or when one of them runs into the end of the
-file (the scan would stop there).
+the end of its split or S + 2 * max_frame_size + 64 KiB. (A position whose claim runs past the end of
+the file is malformed, as for iter_frames, so the walks go on there too.)
 
 Split i owns the walk's positions in [M(S_i), M(S_j)), S_j being the next boundary that has a sync
 point (split 0 starts at 0; the last one ends at the end of the file): it runs iter_frames' own
@@ -119,7 +119,7 @@ SYNC_SLACK = 64 << 10
 BATCH_ROWS = 4096
 BATCH_BYTES = 16 << 20
 CAPTURE_CHUNK = 1 << 20  # bytes of a capture file fed to its decoder at a time
-ERROR, END = 0, -1  # _Walker.step results besides a frame size
+ERROR = 0  # _Walker.step's result for a malformed position
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -146,14 +146,15 @@ class _Walker:
         self.probes = None if any(p is None for p in probes) else probes
 
     def step(self, p: int) -> int:
-        """The size of the frame at p, ERROR (the scan moves on by one byte) or END (the scan stops)."""
+        """The size of the frame at p, or ERROR: the scan moves on by one byte (also when the file ends
+        inside what p claims: frames._Scanner at the end of its input)."""
         self.src.ensure(p, p + self.limit + 1)  # all that decides the outcome at p (frames._decode_with)
         try:
             frame, size = _decode_at(self.proto, self.codecs, self.view, p, self.size, self.limit, 0,
                                      self.direction)
         except DecodeError:
             return ERROR
-        return END if frame is None else size
+        return ERROR if frame is None else size
 
     def reach(self, q: int) -> int | None:
         """An upper bound of next(q) from the structural decode alone (no payload layer), or None."""
@@ -206,8 +207,6 @@ class _Walker:
             bound = self.reach(q)
             if bound is None or bound > start:
                 size = self.step(q)
-                if size == END:
-                    return None
                 if q + size > start:
                     entries.add(q + size)
             q = self.candidate(q + 1, start)
@@ -219,8 +218,6 @@ class _Walker:
             if p >= horizon:
                 return None
             size = self.step(p)
-            if size == END:
-                return None
             if size == ERROR:
                 following = self.candidate(p + 1, live[0] if live else horizon)
             else:
