@@ -1,19 +1,59 @@
-"""What every protocol's reference endpoints share: CLI options, logging, one connection's lifetime,
-recording exact frame bytes."""
+"""What every protocol's reference endpoints share: CLI options, logging, one connection's lifetime and its
+defences against hostile peers, recording exact frame bytes.
+
+The three reference servers (broadcast, DataProxy, EventMesh TCP) run every connection through one `Link`,
+so they defend themselves the same way, with one implementation:
+
+* a deadline: a connection that makes no progress for `idle_timeout` seconds is closed. Progress is a whole
+  frame received, or (while the server waits for the peer to read) the peer reading enough of what it was
+  sent for the write buffer to fall back under its low-water mark. Bytes that do not complete a frame are
+  not progress, so a peer that trickles one byte per second is closed all the same.
+* a cap on unread bytes: a write that would leave more than `max_pending` bytes in the connection's write
+  buffer drops the connection instead, whatever the data is (replies, replays, pushes).
+* a per-connection log limit: lines a peer causes go through a token bucket (`log_rate` lines per second);
+  what is over it is counted and summarised in one line.
+"""
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+import math
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 import click
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
+#: Log lines per second per connection (and as many at once) before lines are counted instead.
+DEFAULT_LOG_RATE = 10.0
+#: Bytes a client may leave unread before it is dropped.
+DEFAULT_MAX_PENDING = 1 << 20
+
 HOST = click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind or connect to.")
 LOG_LEVEL = click.option("--log-level", type=click.Choice(LOG_LEVELS, case_sensitive=False), default="info",
                          show_default=True, help="Logging threshold (logs go to stderr).")
+
+
+def _zero_is_none(ctx, param, value):
+    return value or None
+
+
+def idle_timeout_option(default: float):
+    """The servers' `--idle-timeout` (each has its own default; 0 turns the deadline off)."""
+    return click.option("--idle-timeout", type=click.FloatRange(min=0), default=default, show_default=True,
+                        callback=_zero_is_none,
+                        help="Close a connection after this many seconds without progress: a whole frame "
+                             "received, or the client reading a backlog of replies (bytes of an unfinished "
+                             "frame do not count). 0: never.")
+
+
+LOG_RATE = click.option("--log-rate", type=click.FloatRange(min=0), default=DEFAULT_LOG_RATE, show_default=True,
+                        callback=_zero_is_none,
+                        help="Log lines per second per connection (and as many at once); further lines are "
+                             "counted and reported as one 'suppressed N log line(s)' line. 0: no limit.")
 
 
 def setup_logging(level: str) -> None:
@@ -41,24 +81,238 @@ class RawStream:
         return chunk
 
 
+class PeerLog:
+    """The log lines about one peer, through a token bucket: `rate` lines per second, `burst` at once.
+
+    A peer chooses how many frames it sends, so without a limit it chooses how big the logs grow. Lines over
+    the limit are counted, and one line "suppressed N log line(s)" (at the highest level suppressed) is written
+    before the next line that is let through, and when the connection ends (flush). Lines below the logger's
+    level cost no token. rate None: no limit.
+    """
+
+    def __init__(self, logger: logging.Logger, peer: str, rate: float | None = DEFAULT_LOG_RATE,
+                 burst: float | None = None, clock: Callable[[], float] = time.monotonic):
+        if rate is not None and rate <= 0:
+            raise ValueError(f"rate must be positive or None, not {rate!r}")
+        self.logger, self.peer, self.rate, self.clock = logger, peer, rate, clock
+        self.burst = burst if burst is not None else float(max(1, math.ceil(rate or 1)))
+        self._tokens = self.burst
+        self._stamp = clock()
+        self.suppressed = 0  # lines suppressed since the last summary
+        self.total_suppressed = 0
+        self._suppressed_level = logging.NOTSET
+
+    def log(self, level: int, msg: str, *args, exc_info=None) -> None:
+        if not self.logger.isEnabledFor(level):
+            return
+        if self.rate is not None and not self._take():
+            self.suppressed += 1
+            self.total_suppressed += 1
+            self._suppressed_level = max(self._suppressed_level, level)
+            return
+        self._emit(level, msg, args, exc_info)
+
+    def always(self, level: int, msg: str, *args, exc_info=None) -> None:
+        """A line a connection writes a bounded number of times (connected, why it is closed, disconnected):
+        never suppressed, so the log always says how a connection ended."""
+        if self.logger.isEnabledFor(level):
+            self._emit(level, msg, args, exc_info)
+
+    def debug(self, msg: str, *args) -> None:
+        self.log(logging.DEBUG, msg, *args)
+
+    def info(self, msg: str, *args) -> None:
+        self.log(logging.INFO, msg, *args)
+
+    def warning(self, msg: str, *args) -> None:
+        self.log(logging.WARNING, msg, *args)
+
+    def error(self, msg: str, *args) -> None:
+        self.log(logging.ERROR, msg, *args)
+
+    def flush(self) -> None:
+        """Write the summary of the lines suppressed since the last one, if any."""
+        if self.suppressed:
+            self.logger.log(self._suppressed_level, "%s: suppressed %d log line(s)", self.peer, self.suppressed)
+            self.suppressed, self._suppressed_level = 0, logging.NOTSET
+
+    def _take(self) -> bool:
+        now = self.clock()
+        self._tokens = min(self.burst, self._tokens + (now - self._stamp) * self.rate)
+        self._stamp = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
+    def _emit(self, level: int, msg: str, args: tuple, exc_info) -> None:
+        self.flush()
+        self.logger.log(level, "%s: " + msg, self.peer, *args, exc_info=exc_info)
+
+
+@dataclass
+class LinkStats:
+    """What the defences did, over all of a server's connections (tests and summaries read it)."""
+
+    closed_idle: int = 0  # connections closed by the deadline
+    dropped_unread: int = 0  # connections dropped for leaving more than max_pending bytes unread
+    peak_unread: int = 0  # the largest write buffer any connection had after a write, in bytes
+    suppressed_lines: int = 0  # log lines the per-connection limit suppressed
+
+    def to_dict(self) -> dict:
+        return {"closed_idle": self.closed_idle, "dropped_unread": self.dropped_unread,
+                "peak_unread": self.peak_unread, "suppressed_lines": self.suppressed_lines}
+
+
+class Link:
+    """One server connection's I/O policy: the deadline, the cap on unread bytes and the rate-limited log.
+
+    name is the peer's "ip:port". The deadline runs only inside `connection_scope`; see the module doc for
+    what counts as progress. A server whose client may legitimately stay silent (a live broadcast client
+    only reads) calls `rest()` to suspend the deadline and `expect()` when bytes of a frame arrive again.
+    """
+
+    def __init__(self, writer: asyncio.StreamWriter, logger: logging.Logger, *, idle_timeout: float | None = None,
+                 max_pending: int | None = DEFAULT_MAX_PENDING, log_rate: float | None = DEFAULT_LOG_RATE,
+                 stats: LinkStats | None = None):
+        if idle_timeout is not None and idle_timeout <= 0:
+            raise ValueError(f"idle_timeout must be positive or None, not {idle_timeout!r}")
+        peername = writer.get_extra_info("peername")
+        self.name = f"{peername[0]}:{peername[1]}" if peername else "?"
+        self.writer = writer
+        self.log = PeerLog(logger, self.name, log_rate)
+        self.idle_timeout, self.max_pending = idle_timeout, max_pending
+        self.stats = stats if stats is not None else LinkStats()
+        self.dropped = False
+        self._timer: asyncio.Timeout | None = None
+        if max_pending is not None:  # drain() must pause writers well before the cap drops the client
+            transport = writer.transport
+            high = transport.get_write_buffer_limits()[1]
+            if high > max_pending // 2:
+                transport.set_write_buffer_limits(high=max_pending // 2)
+
+    @property
+    def closing(self) -> bool:
+        return self.dropped or self.writer.is_closing()
+
+    @property
+    def unread(self) -> int:
+        """Bytes written but not yet taken by the kernel: what this connection costs the server's memory."""
+        return self.writer.transport.get_write_buffer_size()
+
+    @property
+    def room(self) -> int | None:
+        """Bytes that may be written now without crossing max_pending (None: no limit)."""
+        return None if self.max_pending is None else max(0, self.max_pending - self.unread)
+
+    # -- the deadline --------------------------------------------------------------------------
+
+    def progress(self) -> None:
+        """The peer completed a frame or read a backlog: it has idle_timeout seconds for the next progress."""
+        if self._timer is not None and self.idle_timeout is not None:
+            self._timer.reschedule(asyncio.get_running_loop().time() + self.idle_timeout)
+
+    def rest(self) -> None:
+        """The peer may stay silent as long as it likes (until expect())."""
+        if self._timer is not None:
+            self._timer.reschedule(None)
+
+    def expect(self) -> None:
+        """Bytes of an unfinished frame arrived: start the deadline unless it is already running."""
+        if self._timer is not None and self._timer.when() is None:
+            self.progress()
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def write(self, data: bytes) -> bool:
+        """Queue bytes, never blocking; a write that would leave over max_pending bytes unread drops the
+        connection instead (False), so a client that does not read costs at most that much memory."""
+        if self.closing:
+            return False
+        pending = self.unread
+        if self.max_pending is not None and pending + len(data) > self.max_pending:
+            self.drop(f"{pending} bytes unread and {len(data)} more to send, over {self.max_pending}")
+            return False
+        self.writer.write(data)
+        self.stats.peak_unread = max(self.stats.peak_unread, self.unread)
+        return True
+
+    def drop(self, reason: str) -> None:
+        """Abort the connection at once (nothing more is flushed to a peer that does not read)."""
+        if self.dropped:
+            return
+        self.dropped = True
+        self.stats.dropped_unread += 1
+        self.log.always(logging.WARNING, "%s: dropping the client", reason)
+        self.writer.transport.abort()
+
+    async def drain(self) -> None:
+        """Wait until the peer has read the backlog down to the low-water mark; a wait that ends is progress.
+        Under the deadline, so a peer that stops reading is closed rather than waited for."""
+        transport = self.writer.transport
+        blocked = transport.get_write_buffer_size() > transport.get_write_buffer_limits()[1]
+        await self.writer.drain()
+        if blocked:
+            self.progress()
+
+
 @contextlib.asynccontextmanager
-async def connection_scope(handlers: set, peer: str, writer: asyncio.StreamWriter, log: logging.Logger,
-                           close: Callable[[], None] | None = None):
-    """One server connection: its handler task is tracked (so stop() can wait for it), a vanished peer is
-    logged and any bug is confined to this connection, and the connection is always closed at the end."""
+async def connection_scope(handlers: set, link: Link, close: Callable[[], None] | None = None):
+    """One server connection: its handler task is tracked (so stop() can wait for it), the link's deadline
+    runs over the whole conversation, a vanished peer is logged and any bug is confined to this connection,
+    and the connection is always closed at the end."""
     task = asyncio.current_task()
     if task is not None:
         handlers.add(task)
-    log.info("%s: connected", peer)
+    log = link.log
+    log.always(logging.INFO, "connected")
+    timer: asyncio.Timeout | None = None
     try:
-        yield
+        async with asyncio.timeout(None) as timer:
+            link._timer = timer
+            link.progress()
+            yield link
+    except TimeoutError as exc:  # before OSError, which it is
+        if timer is not None and timer.expired():
+            link.stats.closed_idle += 1
+            log.always(logging.WARNING, "idle: no progress (a whole frame, or reading what was sent) for %gs, "
+                       "closing the connection", link.idle_timeout)
+            if link.unread:  # what it did not read will not be read: do not wait to flush it
+                link.writer.transport.abort()
+        else:
+            log.always(logging.INFO, "connection lost: %s", exc)
     except OSError as exc:  # reset by the peer and the like: the client went away
-        log.info("%s: connection lost: %s", peer, exc)
+        log.always(logging.INFO, "connection lost: %s", exc)
     except Exception:  # confine any bug to this one connection
-        log.exception("%s: unexpected error, closing the connection", peer)
+        log.always(logging.ERROR, "unexpected error, closing the connection", exc_info=True)
     finally:
-        if task is not None:
-            handlers.discard(task)
-        (close or writer.close)()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(writer.wait_closed(), 1.0)
+        link._timer = None
+        try:
+            (close or link.writer.close)()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(link.writer.wait_closed(), 1.0)
+            log.flush()
+            link.stats.suppressed_lines += log.total_suppressed
+            log.always(logging.INFO, "disconnected")
+        finally:
+            if task is not None:  # only now: stop() waits for the handler until it has closed
+                handlers.discard(task)
+
+
+async def finish_handlers(handlers: set, links: Callable[[], Iterable[Link]], timeout: float = 2.0) -> None:
+    """Wait for the connection handlers once their connections have been closed (a server's stop()).
+
+    A close waits until unread data is flushed, which a client that does not read never allows: after
+    `timeout` seconds the connections still open (`links()`) are aborted, and only handlers that still do
+    not end are cancelled (the last resort: asyncio 3.11 logs a spurious error for a cancelled handler).
+    """
+    pending = set(handlers)
+    if pending:
+        _, pending = await asyncio.wait(pending, timeout=timeout)
+    if pending:
+        for link in list(links()):
+            link.writer.transport.abort()
+        _, pending = await asyncio.wait(pending, timeout=1.0)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)

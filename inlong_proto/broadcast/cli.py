@@ -10,7 +10,7 @@ import logging
 
 import click
 
-from ..endpoints import HOST, LOG_LEVEL, setup_logging
+from ..endpoints import HOST, LOG_LEVEL, LOG_RATE, idle_timeout_option, setup_logging
 
 log = logging.getLogger(__name__)
 
@@ -27,16 +27,23 @@ def broadcast():
 @click.option("--interval", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
               help="Seconds between two values.")
 @click.option("--seed", type=int, default=None, help="Seed of the value generator, for reproducible values.")
-@click.option("--max-history", type=click.IntRange(min=1), default=None,
-              help="Keep only this many latest values (default: all).")
+@click.option("--max-history", type=click.IntRange(min=0), default=10_000, show_default=True,
+              help="Keep only this many latest values for replay (0: all, which grows without bound).")
+@idle_timeout_option(60.0)
+@LOG_RATE
 @LOG_LEVEL
-def serve(host, port, interval, seed, max_history, log_level):
-    """Produce a random value every INTERVAL seconds; replay history to each client, then push live."""
+def serve(host, port, interval, seed, max_history, idle_timeout, log_rate, log_level):
+    """Produce a random value every INTERVAL seconds; replay history to each client, then push live.
+
+    A client must send its request within --idle-timeout seconds; once live it may stay silent. Replays
+    are written as the client reads them, and a client that leaves over 1 MiB unread is dropped.
+    """
     from .server import serve as run_server
 
     setup_logging(log_level)
     try:
-        asyncio.run(run_server(host, port, interval, seed=seed, max_history=max_history))
+        asyncio.run(run_server(host, port, interval, seed=seed, max_history=max_history or None,
+                               idle_timeout=idle_timeout, log_rate=log_rate))
     except KeyboardInterrupt:
         log.info("interrupted, exiting")
 

@@ -16,7 +16,7 @@ import threading
 
 import click
 
-from ..endpoints import HOST, LOG_LEVEL, setup_logging
+from ..endpoints import HOST, LOG_LEVEL, LOG_RATE, idle_timeout_option, setup_logging
 
 log = logging.getLogger(__name__)
 
@@ -35,14 +35,21 @@ def dataproxy():
 @click.option("--dp-ip", default="127.0.0.1", show_default=True, help="The dpIp the replies carry.")
 @click.option("--max-frame-size", type=click.IntRange(min=5), default=65536, show_default=True,
               help="Largest frame accepted, length prefix included (bigger ones close the connection).")
+@idle_timeout_option(180.0)
+@LOG_RATE
 @LOG_LEVEL
-def serve(host, port, record, dp_ip, max_frame_size, log_level):
-    """Acknowledge DataProxy SDK messages the way the real server does."""
+def serve(host, port, record, dp_ip, max_frame_size, idle_timeout, log_rate, log_level):
+    """Acknowledge DataProxy SDK messages the way the real server does.
+
+    A client that sends no whole frame for --idle-timeout seconds is disconnected (real SDKs send
+    heartbeats); one that leaves over 1 MiB of replies unread is dropped.
+    """
     from .server import serve as run_server
 
     setup_logging(log_level)
     try:
-        asyncio.run(run_server(host, port, record=record, dp_ip=dp_ip, max_frame_size=max_frame_size))
+        asyncio.run(run_server(host, port, record=record, dp_ip=dp_ip, max_frame_size=max_frame_size,
+                               idle_timeout=idle_timeout, log_rate=log_rate))
     except KeyboardInterrupt:
         log.info("interrupted, exiting")
 

@@ -19,6 +19,12 @@ stream. What the real server does (shared/design/protocols/inlong-dataproxy-and-
   123, ExtField file-check/index bits 112, MsgType 7 magic other than 0xEE01 94, missing groupId 100.
 * Connection closed without a reply: unknown base type, impossible TotalLen, a frame over
   max_frame_size, any other frame whose layout does not decode (for MsgType 8 a bad magic included).
+
+Hostile or broken clients (the shared defences are `inlong_proto.endpoints.Link`'s): a connection is
+closed after idle_timeout seconds without a whole frame (default 180 s, the real server's
+maxReadIdleTime, which however counts any byte), or without reading replies it is waited on for; a
+client that leaves over max_pending bytes of replies unread is dropped; log lines about a client are
+rate-limited per connection (log_rate).
 """
 from __future__ import annotations
 
@@ -33,7 +39,7 @@ from typing import BinaryIO
 
 from .. import protocols
 from ..errors import DecodeError
-from ..endpoints import connection_scope
+from ..endpoints import DEFAULT_LOG_RATE, DEFAULT_MAX_PENDING, Link, LinkStats, connection_scope, finish_handlers
 from ..frames import Frame, decode, encode
 from ..generated.codec.dataproxy.dataproxy_common import MsgType
 from ..generated.codec.dataproxy.dataproxy_request import BinMessage
@@ -44,6 +50,9 @@ log = logging.getLogger(__name__)
 
 PROTOCOL = "dataproxy"
 READ_SIZE = 65536
+#: Seconds without a whole frame before a connection is closed: the real server's maxReadIdleTime
+#: default (InLong DataProxy SourceConstants.VAL_DEF_READ_IDLE_TIME_MS, 3 minutes).
+DEFAULT_IDLE_TIMEOUT = 180.0
 # The integrity mark of a MsgType 7 request (specs/dataproxy/dataproxy_request.ksy, bin_message.magic).
 # Only used to re-read the other fields of a frame whose mark is wrong, so that the error-94 reply can
 # echo its UniqueId the way the real server does; never written to the wire from here.
@@ -57,7 +66,8 @@ class Outcome:
     raw: the frame's bytes when it is a well-formed request (what the record file receives), else None.
     reply: the generated response message to send, or None. err_code: the errCode the reply carries
     (0 for success; None when nothing was answered for an error, e.g. the connection is closed).
-    close: the connection must be closed after this outcome; reason says why in words.
+    close: the connection must be closed after this outcome; reason says why in words. note: something
+    worth a warning about a frame that was accepted all the same.
     """
 
     raw: bytes | None = None
@@ -68,6 +78,7 @@ class Outcome:
     err_msg: str | None = None
     close: bool = False
     reason: str | None = None
+    note: str | None = None
 
     @property
     def base_type(self) -> MsgType | None:
@@ -176,7 +187,7 @@ class DataProxySession:
         build = builders.bin_response if base == MsgType.bin_multi_body else builders.text_response
 
         def answer(code: int, text: str | None = None, *, parsed: Payload | None = None,
-                   needed: bool = True) -> Outcome:
+                   needed: bool = True, note: str | None = None) -> Outcome:
             """The outcome; on success the echoed attr gains rt/rtms, on an error it is echoed as sent."""
             reply, text = None, _safe(text) if text else None
             if needed:
@@ -185,7 +196,7 @@ class DataProxySession:
                               receive_time_ms=received)
             reason = None if code == ErrCode.success else f"{ErrCode(code).name}{': ' + text if text else ''}"
             return Outcome(raw=chunk, frame=frame, payload=parsed, reply=reply, err_code=int(code),
-                           err_msg=text, reason=reason)
+                           err_msg=text, reason=reason, note=note)
 
         if base == MsgType.bin_multi_body and (body.ext_field.file_check or body.ext_field.index_message):
             return answer(ErrCode.unsupported_extend_field_value, "file-check and index messages are not supported")
@@ -200,6 +211,7 @@ class DataProxySession:
             return answer(ErrCode.attr_order_control_conflict_error)  # the real server sends no errMsg
         if _get(attrs, "proxySend").lower() == "true" and not need_resp:
             return answer(ErrCode.attr_proxy_control_conflict_error)
+        note = None
         try:
             parsed = payload(frame)
         except DecodeError as exc:
@@ -209,13 +221,12 @@ class DataProxySession:
                         else ErrCode.msg_body_items_invalid)
                 return answer(code, exc.reason, needed=need_resp)
             # The real server forwards MsgType 7 bodies unread: it acknowledges what it cannot parse.
-            log.warning("frame at offset %d: MsgType 7 body not readable (acknowledged anyway): %s",
-                        self.offset, exc)
+            note = f"frame at offset {self.offset}: MsgType 7 body not readable (acknowledged anyway): {exc}"
             parsed = None
         needs_group = base != MsgType.bin_multi_body or body.ext_field.ids_as_strings
         if needs_group and not _get(attrs, "groupId").strip():
-            return answer(ErrCode.miss_required_groupid_argument, needed=need_resp)
-        return answer(ErrCode.success, parsed=parsed, needed=need_resp)
+            return answer(ErrCode.miss_required_groupid_argument, needed=need_resp, note=note)
+        return answer(ErrCode.success, parsed=parsed, needed=need_resp, note=note)
 
 
 def _get(attrs: dict, key: str) -> str:
@@ -231,8 +242,7 @@ def _safe(text: str) -> str:
 
 @dataclass(eq=False)
 class _Connection:
-    writer: asyncio.StreamWriter
-    peer: str
+    link: Link
     session: DataProxySession
 
 
@@ -256,15 +266,25 @@ class DataProxyServer:
     Usable as `async with DataProxyServer(port=0) as server:`; `server.port` is the bound port.
     record: a file that every well-formed request frame's exact bytes are appended to (flushed each
     time), so it is a clean request dump. `payloads` keeps what each accepted data message carried.
+    idle_timeout: seconds without a whole frame (or, while replies wait, without the client reading
+    them) before a connection is closed (None: never). max_pending: bytes of replies a client may leave
+    unread before it is dropped (None: no limit). log_rate: log lines per second per connection (None:
+    no limit). `link_stats` counts what these limits did.
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, record: str | os.PathLike | None = None,
                  dp_ip: str = "127.0.0.1", clock: Callable[[], float] = time.time,
-                 max_frame_size: int = 65536, keep_payloads: bool = True):
+                 max_frame_size: int = 65536, keep_payloads: bool = True,
+                 idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT, max_pending: int | None = DEFAULT_MAX_PENDING,
+                 log_rate: float | None = DEFAULT_LOG_RATE):
+        if idle_timeout is not None and idle_timeout <= 0:
+            raise ValueError(f"idle_timeout must be positive or None, not {idle_timeout!r}")
         self.host, self.requested_port = host, port
         self.record, self.dp_ip, self.clock = record, dp_ip, clock
         self.max_frame_size, self.keep_payloads = max_frame_size, keep_payloads
+        self.idle_timeout, self.max_pending, self.log_rate = idle_timeout, max_pending, log_rate
         self.stats = ServerStats()
+        self.link_stats = LinkStats()
         self.payloads: list[Payload] = []
         self._record: BinaryIO | None = None
         self._server: asyncio.Server | None = None
@@ -327,13 +347,8 @@ class DataProxyServer:
         if server is not None:
             server.close()
         for connection in list(self._connections):
-            connection.writer.close()
-        handlers = list(self._handlers)
-        if handlers:
-            _, pending = await asyncio.wait(handlers, timeout=2.0)
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
+            connection.link.writer.close()
+        await finish_handlers(self._handlers, lambda: (c.link for c in self._connections))
         if server is not None:
             await server.wait_closed()
         self._close_record()
@@ -356,60 +371,64 @@ class DataProxyServer:
     # -- connections ---------------------------------------------------------------------------
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        peername = writer.get_extra_info("peername")
+        link = Link(writer, log, idle_timeout=self.idle_timeout, max_pending=self.max_pending,
+                    log_rate=self.log_rate, stats=self.link_stats)
         session = DataProxySession(dp_ip=self.dp_ip, clock=self.clock, max_frame_size=self.max_frame_size)
-        connection = _Connection(writer, f"{peername[0]}:{peername[1]}" if peername else "?", session)
+        connection = _Connection(link, session)
         self._connections.add(connection)
         self.stats.connections += 1
         try:
-            async with connection_scope(self._handlers, connection.peer, writer, log):
+            async with connection_scope(self._handlers, link):
                 await self._converse(reader, connection)
         finally:
             self._connections.discard(connection)
-            log.info("%s: disconnected", connection.peer)
 
     async def _converse(self, reader: asyncio.StreamReader, connection: _Connection) -> None:
-        session = connection.session
-        while not connection.writer.is_closing():
+        link, session = connection.link, connection.session
+        while not link.closing:
             data = await reader.read(READ_SIZE)
             for outcome in session.feed(data) if data else session.close():
+                if not outcome.close:
+                    link.progress()  # a whole frame (the length prefix cut it), answered or not
                 if not self._apply(connection, outcome):
                     return
             if not data:
                 return
-            await connection.writer.drain()  # stop reading from a client that does not read replies
+            await link.drain()  # stop reading from a client that does not read replies
 
     def _apply(self, connection: _Connection, outcome: Outcome) -> bool:
         """Record, count and answer one outcome; False closes the connection."""
-        stats = self.stats
+        stats, link = self.stats, connection.link
         if outcome.raw is not None:
             stats.frames += 1
             stats.by_type[outcome.base_type.name] += 1
             if self._record is not None:
                 self._record.write(outcome.raw)
                 self._record.flush()
+        if outcome.note is not None:
+            link.log.warning("%s", outcome.note)
         if outcome.err_code not in (0, None):
             stats.errors += 1
             stats.error_codes[outcome.err_code] += 1
-            log.warning("%s: errCode %d: %s", connection.peer, outcome.err_code, outcome.reason or outcome.err_msg)
+            link.log.warning("errCode %d: %s", outcome.err_code, outcome.reason or outcome.err_msg)
         elif outcome.err_code == 0 and outcome.payload is not None:
             stats.records += len(outcome.payload.records)
             if self.keep_payloads:
                 self.payloads.append(outcome.payload)
-        if outcome.reply is not None and not connection.writer.is_closing():
-            connection.writer.write(encode(outcome.reply))
+        if outcome.reply is not None and link.write(encode(outcome.reply)):
             stats.replies += 1
         if outcome.close:
             stats.errors += 1
             stats.closed_for_bad_input += 1
-            log.warning("%s: closing the connection: %s", connection.peer, outcome.reason)
+            link.log.always(logging.WARNING, "closing the connection: %s", outcome.reason)
             return False
-        return True
+        return not link.dropped
 
 
 async def serve(host: str, port: int, *, record: str | os.PathLike | None = None, dp_ip: str = "127.0.0.1",
-                max_frame_size: int = 65536) -> None:
+                max_frame_size: int = 65536, idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
+                log_rate: float | None = DEFAULT_LOG_RATE) -> None:
     """Run a server until cancelled (Ctrl-C under asyncio.run)."""
     async with DataProxyServer(host, port, record=record, dp_ip=dp_ip, max_frame_size=max_frame_size,
-                               keep_payloads=False) as server:
+                               keep_payloads=False, idle_timeout=idle_timeout, log_rate=log_rate) as server:
         await server.serve_forever()

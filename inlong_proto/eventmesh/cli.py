@@ -16,7 +16,7 @@ import sys
 
 import click
 
-from ..endpoints import HOST, LOG_LEVEL, setup_logging
+from ..endpoints import HOST, LOG_LEVEL, LOG_RATE, idle_timeout_option, setup_logging
 
 log = logging.getLogger(__name__)
 
@@ -40,18 +40,22 @@ def eventmesh():
 @click.option("--record", type=click.Path(dir_okay=False), default=None,
               help="Append the raw bytes of every well-formed frame received to this file (a dump).")
 @RECORD_SENT
-@click.option("--idle-timeout", type=click.FloatRange(min=0, min_open=True), default=120.0, show_default=True,
-              help="Close a connection after this many seconds without a byte.")
+@idle_timeout_option(120.0)
 @click.option("--max-event-size", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Longest message data accepted, in characters (eventMesh.server.maxEventSize).")
+@LOG_RATE
 @LOG_LEVEL
-def serve(host, port, record, record_sent, idle_timeout, max_event_size, log_level):
-    """Answer EventMesh TCP clients like the runtime: sessions, subscriptions, acks, pushes."""
+def serve(host, port, record, record_sent, idle_timeout, max_event_size, log_rate, log_level):
+    """Answer EventMesh TCP clients like the runtime: sessions, subscriptions, acks, pushes.
+
+    A client that sends no whole frame for --idle-timeout seconds is disconnected (clients send
+    heartbeats); one that leaves over 4 MiB unread is dropped.
+    """
     from .server import EventMeshServer
 
     setup_logging(log_level)
     server = EventMeshServer(host, port, record=record, record_sent=record_sent, idle_timeout=idle_timeout,
-                             max_event_size=max_event_size)
+                             max_event_size=max_event_size, log_rate=log_rate)
     try:
         asyncio.run(server.serve_forever())
     except KeyboardInterrupt:

@@ -27,7 +27,14 @@ answers follows the runtime's command handling (shared/design/protocols/eventmes
   (no seq), which `stop()` sends to every session.
 * Any frame that does not decode (bad magic or version, bad header JSON, an unknown cmd, a body the
   runtime cannot bind, a frame over the limit, a stream cut mid-frame) closes that connection only,
-  silently, as the runtime's decoder does; so does `idle_timeout` seconds without a byte.
+  silently, as the runtime's decoder does.
+
+Hostile or broken clients (the shared defences are `inlong_proto.endpoints.Link`'s): a connection is
+closed after `idle_timeout` seconds (default 120 s, the runtime's idle handler) without a whole frame, or
+without reading replies it is waited on for. The runtime counts any byte as activity; here a byte a
+second that never completes a frame does not keep a connection open (a client's heartbeats, every 30 s
+in the Java SDK, do). A client that leaves over max_pending bytes unread is dropped, and log lines about
+a client are rate-limited per connection (log_rate).
 
 The ack of a stored message carries no body here (the runtime's is an opaque bean serialization).
 """
@@ -43,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from ..errors import DecodeError, EncodeError
-from ..endpoints import RawStream, connection_scope
+from ..endpoints import DEFAULT_LOG_RATE, Link, LinkStats, RawStream, connection_scope, finish_handlers
 from ..frames import Frame, StreamDecoder, encode
 from . import tcp
 from .tcp import (COMMANDS, CloudEvent, Command, EventMeshMessage, RedirectInfo, SubscriptionItem, SubscriptionMode,
@@ -58,6 +65,7 @@ NO_PROCESSOR = "java.lang.NullPointerException"
 SUCCESS = "success"
 GOODBYE = "graceful normal quit from eventmesh"
 MAX_EVENT_SIZE = 1000  # eventMesh.server.maxEventSize
+DEFAULT_IDLE_TIMEOUT = 120.0  # eventMesh.server.tcp.allIdleSeconds as configured in the runtime's properties
 _EXTENSION_NAME = re.compile(r"[a-z0-9]+")  # what a CloudEvent extension name may be
 
 PUBLISH_ACKS = {Command.ASYNC_MESSAGE_TO_SERVER: Command.ASYNC_MESSAGE_TO_SERVER_ACK,
@@ -121,13 +129,20 @@ class Published:
 class Session:
     """One client connection and what the runtime keeps for it."""
 
-    writer: asyncio.StreamWriter
-    peer: str
+    link: Link
     user_agent: UserAgent | None = None  # set by a successful hello
     topics: dict[str, SubscriptionItem] = field(default_factory=dict)
     listen_answered: bool = False
     unacked: dict[str, Command] = field(default_factory=dict)  # push seq -> push command
     closing: bool = False
+
+    @property
+    def writer(self) -> asyncio.StreamWriter:
+        return self.link.writer
+
+    @property
+    def peer(self) -> str:
+        return self.link.name
 
     @property
     def group(self) -> str | None:
@@ -158,13 +173,15 @@ class ServerStats:
     redirects: int = 0
     goodbyes: int = 0  # SERVER_GOODBYE_REQUESTs sent
     closed_for_bad_input: int = 0
+    links: LinkStats = field(default_factory=LinkStats)  # what the per-connection limits did
 
     def to_dict(self) -> dict:
         return {"connections": self.connections, "sessions": self.sessions,
                 "received": dict(sorted(self.received.items())), "sent": dict(sorted(self.sent.items())),
                 "published": self.published, "refused": self.refused, "pushed": self.pushed,
                 "push_acked": self.push_acked, "unmatched_acks": self.unmatched_acks, "redirects": self.redirects,
-                "goodbyes": self.goodbyes, "closed_for_bad_input": self.closed_for_bad_input}
+                "goodbyes": self.goodbyes, "closed_for_bad_input": self.closed_for_bad_input,
+                **self.links.to_dict()}
 
 
 class EventMeshServer:
@@ -172,18 +189,23 @@ class EventMeshServer:
 
     record / record_sent: files that every well-formed frame received / sent is appended to (exact
     bytes, flushed each time), so each is a clean dump that `iter_frames(data, "eventmesh")` reads.
-    idle_timeout: seconds without a byte after which a connection is closed (the runtime's idle
-    handler; None: never). max_pending: bytes a client may leave unread before it is dropped.
-    address: the "ip:port" a RECOMMEND_REQUEST is answered with (default: this server's own).
+    idle_timeout: seconds without a whole frame (or, while replies wait, without the client reading
+    them) after which a connection is closed (None: never). max_pending: bytes a client may leave unread
+    before it is dropped (None: no limit). log_rate: log lines per second per connection (None: no limit).
+    recommend: the "ip:port" a RECOMMEND_REQUEST is answered with (default: this server's own).
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, record: str | os.PathLike | None = None,
-                 record_sent: str | os.PathLike | None = None, idle_timeout: float | None = 120.0,
-                 max_event_size: int = MAX_EVENT_SIZE, max_pending: int = 4 * 1024 * 1024,
-                 max_frame_size: int | None = None, goodbye_on_stop: bool = True, recommend: str | None = None):
+                 record_sent: str | os.PathLike | None = None, idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
+                 max_event_size: int = MAX_EVENT_SIZE, max_pending: int | None = 4 * 1024 * 1024,
+                 max_frame_size: int | None = None, goodbye_on_stop: bool = True, recommend: str | None = None,
+                 log_rate: float | None = DEFAULT_LOG_RATE):
+        if idle_timeout is not None and idle_timeout <= 0:
+            raise ValueError(f"idle_timeout must be positive or None, not {idle_timeout!r}")
         self.host, self.requested_port = host, port
         self.record, self.record_sent = record, record_sent
         self.idle_timeout, self.max_event_size, self.max_pending = idle_timeout, max_event_size, max_pending
+        self.log_rate = log_rate
         self.max_frame_size, self.goodbye_on_stop, self.recommend = max_frame_size, goodbye_on_stop, recommend
         self.stats = ServerStats()
         self._files: dict[str, BinaryIO] = {}
@@ -262,12 +284,7 @@ class EventMeshServer:
                 if self._send(session, tcp.header(Command.SERVER_GOODBYE_REQUEST, desc=GOODBYE)):
                     self.stats.goodbyes += 1
             session.close()
-        handlers = list(self._handlers)
-        if handlers:
-            _, pending = await asyncio.wait(handlers, timeout=2.0)
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
+        await finish_handlers(self._handlers, lambda: (s.link for s in self._sessions))
         if server is not None:
             await server.wait_closed()
         self._close_files()
@@ -294,7 +311,7 @@ class EventMeshServer:
         session that many seconds later (the runtime closes it 5 s after)."""
         if self._send(session, tcp.header(Command.REDIRECT_TO_CLIENT), RedirectInfo(ip=ip, port=port)):
             self.stats.redirects += 1
-            log.info("%s: redirected to %s:%d", session.peer, ip, port)
+            session.link.log.info("redirected to %s:%d", ip, port)
         if close_after is not None:
             self._later(close_after, session, "redirected")
 
@@ -311,7 +328,7 @@ class EventMeshServer:
         def close() -> None:
             self._timers.discard(handle)
             if not session.closing:
-                log.info("%s: closing the session (%s)", session.peer, reason)
+                session.link.log.always(logging.INFO, "closing the session (%s)", reason)
                 session.close()
 
         handle = asyncio.get_running_loop().call_later(max(0.0, delay), close)
@@ -320,43 +337,40 @@ class EventMeshServer:
     # -- connections ---------------------------------------------------------------------------
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        peername = writer.get_extra_info("peername")
-        session = Session(writer, f"{peername[0]}:{peername[1]}" if peername else "?")
+        link = Link(writer, log, idle_timeout=self.idle_timeout, max_pending=self.max_pending,
+                    log_rate=self.log_rate, stats=self.stats.links)
+        session = Session(link)
         self._sessions[session] = None
         self.stats.connections += 1
         try:
-            async with connection_scope(self._handlers, session.peer, writer, log, session.close):
+            async with connection_scope(self._handlers, link, session.close):
                 await self._converse(reader, session)
         finally:
             self._sessions.pop(session, None)
             if session.unacked:
                 log.info("%s: %d push(es) never acknowledged", session.peer, len(session.unacked))
-            log.info("%s: disconnected", session.peer)
 
     async def _converse(self, reader: asyncio.StreamReader, session: Session) -> None:
+        link = session.link
         decoder = StreamDecoder(PROTOCOL, mode="FAILFAST", max_frame_size=self.max_frame_size)
         raw = RawStream()
-        while not session.writer.is_closing():
-            try:
-                async with asyncio.timeout(self.idle_timeout):
-                    data = await reader.read(READ_SIZE)
-            except TimeoutError:  # before OSError: in 3.11 it is one
-                log.warning("%s: idle for %gs, closing the connection", session.peer, self.idle_timeout)
-                return
+        while not link.closing:
+            data = await reader.read(READ_SIZE)  # under the link's deadline
             raw.add(data)
             try:
                 for frame in decoder.feed(data) if data else decoder.close():
+                    link.progress()
                     if not self._on_frame(session, frame, raw.take(frame)):
                         return
                 if data:
                     decoder.feed(b"")  # raises an error found after the frames just handled
             except DecodeError as exc:
                 self.stats.closed_for_bad_input += 1
-                log.warning("%s: closing the connection on a frame that does not decode: %s", session.peer, exc)
+                link.log.always(logging.WARNING, "closing the connection on a frame that does not decode: %s", exc)
                 return
             if not data:
                 return
-            await session.writer.drain()  # stop reading from a client that does not read replies
+            await link.drain()  # stop reading from a client that does not read replies
 
     def _on_frame(self, session: Session, frame: Frame, chunk: bytes) -> bool:
         """Answer one well-formed frame; False closes the connection."""
@@ -367,7 +381,7 @@ class EventMeshServer:
         if handle is not None:
             handle.write(chunk)
             handle.flush()
-        log.debug("%s: %s seq=%s", session.peer, command.name, seq)
+        session.link.log.debug("%s seq=%s", command.name, seq)
         if session.user_agent is None and command not in WITHOUT_SESSION:
             self._reply(session, COMMANDS[command].error_reply, seq, code=1, desc=NO_SESSION)
             return True
@@ -380,21 +394,17 @@ class EventMeshServer:
     # -- writing -------------------------------------------------------------------------------
 
     def _send(self, session: Session, header_obj: tcp.TcpHeader, body=None) -> bool:
-        writer = session.writer
-        if session.closing or writer.is_closing():
+        link = session.link
+        if session.closing or link.closing:
             return False
         try:
             data = encode(tcp.frame(header_obj, body))
         except EncodeError as exc:
-            log.error("%s: cannot encode %s: %s", session.peer, header_obj.cmd.name, exc)
+            link.log.error("cannot encode %s: %s", header_obj.cmd.name, exc)
             return False
-        pending = writer.transport.get_write_buffer_size()
-        if pending > self.max_pending:
-            log.warning("%s: %d bytes unread, dropping the client", session.peer, pending)
+        if not link.write(data):  # over max_pending unread: dropped
             session.closing = True
-            writer.transport.abort()
             return False
-        writer.write(data)
         self.stats.sent[header_obj.cmd.name] += 1
         if header_obj.code != 0:
             self.stats.refused += 1
@@ -407,7 +417,7 @@ class EventMeshServer:
     def _reply(self, session: Session, command: Command, seq: str | None, *, code: int = 0,
                desc: str | None = SUCCESS, body=None) -> bool:
         if code != 0:
-            log.warning("%s: %s code %d: %s", session.peer, command.name, code, desc)
+            session.link.log.warning("%s code %d: %s", command.name, code, desc)
         return self._send(session, tcp.header(command, code=code, desc=desc, seq=seq), body)
 
     # -- the processors --------------------------------------------------------------------------
@@ -420,8 +430,8 @@ class EventMeshServer:
         if session.user_agent is None:
             self.stats.sessions += 1
         session.user_agent = message.body
-        log.info("%s: hello from group %s (%s), subsystem %s, pid %s", session.peer, session.group,
-                 session.purpose, message.body.subsystem, message.body.pid)
+        session.link.log.info("hello from group %s (%s), subsystem %s, pid %s", session.group,
+                              session.purpose, message.body.subsystem, message.body.pid)
         self._reply(session, Command.HELLO_RESPONSE, message.header.seq)
         return True
 
@@ -450,7 +460,7 @@ class EventMeshServer:
             return True
         for item in items:
             session.topics[item.topic] = item
-        log.info("%s: subscribed to %s", session.peer, ", ".join(
+        session.link.log.info("subscribed to %s", ", ".join(
             f"{item.topic} ({item.mode}, {item.type})" for item in items))
         self._reply(session, Command.SUBSCRIBE_RESPONSE, message.header.seq)
         return True
@@ -471,7 +481,7 @@ class EventMeshServer:
         return False  # then the session is closed
 
     def _nothing(self, session: Session, message: TcpMessage) -> bool:
-        log.debug("%s: %s needs no reply", session.peer, message.command.name)
+        session.link.log.debug("%s needs no reply", message.command.name)
         return True
 
     def _request(self, session: Session, message: TcpMessage) -> bool:
@@ -487,7 +497,7 @@ class EventMeshServer:
             return True
         self.stats.published += 1
         self._reply(session, ack, message.header.seq)
-        self._deliver(published)
+        self._deliver(session, published)
         return True
 
     def _accept(self, message: TcpMessage) -> tuple[Published | None, str | None]:
@@ -517,7 +527,7 @@ class EventMeshServer:
 
     # -- pushes ----------------------------------------------------------------------------------
 
-    def _deliver(self, published: Published) -> None:
+    def _deliver(self, publisher: Session, published: Published) -> None:
         """Push to every BROADCASTING subscriber of the topic and to one CLUSTERING member per group."""
         targets: list[tuple[Session, SubscriptionItem]] = []
         groups: dict[str | None, list[tuple[Session, SubscriptionItem]]] = {}
@@ -533,8 +543,8 @@ class EventMeshServer:
             key = (published.topic, group)
             targets.append(members[self._turn[key] % len(members)])
             self._turn[key] += 1
-        if not targets:
-            log.info("no subscriber for topic %s", published.topic)
+        if not targets:  # on the publisher's log: it decides how often this is said
+            publisher.link.log.info("no subscriber for topic %s", published.topic)
         for session, item in targets:
             self._push(session, item, published)
 
@@ -554,11 +564,11 @@ class EventMeshServer:
         pushed = session.unacked.pop(seq, None) if seq is not None else None
         if pushed is None:
             self.stats.unmatched_acks += 1
-            log.warning("%s: %s seq=%s matches no push awaiting an ack", session.peer, message.command.name, seq)
+            session.link.log.warning("%s seq=%s matches no push awaiting an ack", message.command.name, seq)
         else:
             self.stats.push_acked += 1
             if PUSH_ACKS[message.command] != pushed:
-                log.warning("%s: %s acknowledges a %s", session.peer, message.command.name, pushed.name)
+                session.link.log.warning("%s acknowledges a %s", message.command.name, pushed.name)
         return True  # acks get no reply
 
 
