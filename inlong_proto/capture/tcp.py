@@ -126,14 +126,16 @@ class Reassembler:
     (`conflicts`) when they differ from the copy already taken, which is kept. A hole is declared a gap
     (never guessed) when the pending data overflows or when the connection ends (FINs, RST, end of
     capture) with data after it, and bytes a packet carried but the capture cut (snap length) are a gap
-    where they fall. Acknowledgments are not used to declare holes early: captures on `any` can show an
+    where they fall. Pending pieces are capped in number too (max_pieces): tiny segments each leaving a
+    hole would otherwise cost memory per piece without nearing max_pending; every operation is then
+    linear in the pieces it touches. Acknowledgments are not used to declare holes early: captures on `any` can show an
     ACK before the data it acknowledges, so a hole waits for one of those events instead.
     """
 
-    def __init__(self, max_pending: int = 1 << 22, recent: int = 1 << 16):
+    def __init__(self, max_pending: int = 1 << 22, recent: int = 1 << 16, max_pieces: int = 4096):
         self.next_seq: int | None = None  # sequence number of the next expected byte
         self.offset = 0  # stream offset of next_seq
-        self.max_pending, self.recent_limit = max_pending, recent
+        self.max_pending, self.recent_limit, self.max_pieces = max_pending, recent, max_pieces
         self._pending: list[Chunk] = []  # what waits for the bytes before it (data None: a known gap), by offset
         self.pending_bytes = 0
         self._recent = bytearray()  # the last bytes delivered, to compare retransmissions with
@@ -158,27 +160,26 @@ class Reassembler:
         if missing:
             self._insert(start + len(data), None, missing, ts, file_offset, "the capture cut this packet (snap length)")
         out = self._drain()
-        while self.pending_bytes > self.max_pending:
-            out += self._hole("out-of-order buffer full")
+        if self.pending_bytes > self.max_pending or len(self._pending) > self.max_pieces:
+            # Down to half the caps at once, so that the holes cost one pass, not one pass each.
+            keep_bytes, keep_pieces, forced = self.max_pending // 2, self.max_pieces // 2, 0
+            bytes_left = self.pending_bytes
+            while forced < len(self._pending) and (bytes_left > keep_bytes or
+                                                    len(self._pending) - forced > keep_pieces):
+                piece = self._pending[forced]
+                bytes_left -= piece.length if piece.data is not None else 0
+                forced += 1
+            out += self._drain(forced, "out-of-order buffer full")
         return out
 
     def finish(self, why: str) -> list[Chunk]:
         """End of the direction: every hole before pending data, or before the FIN, is a gap."""
-        out = self._drain()
-        while self._pending:
-            out += self._hole(why)
+        out = self._drain(len(self._pending), why)
         if self.fin_at is not None and self.fin_at > self.offset:
             self._insert(self.offset, None, self.fin_at - self.offset, *self._fin_origin,
                          f"bytes missing from the capture ({why})")
             out += self._drain()
         return out
-
-    def _hole(self, why: str) -> list[Chunk]:
-        """Declare the hole before the first pending piece a gap, then deliver what follows it."""
-        first = self._pending[0]
-        self._pending.insert(0, Chunk(self.offset, first.offset - self.offset, None, first.timestamp_ns,
-                                      first.file_offset, f"bytes missing from the capture ({why})"))
-        return self._drain()
 
     def _insert(self, start: int, data: bytes | None, length: int, ts: int, file_offset: int, reason: str) -> None:
         if start < self.offset:  # (partly) retransmitted: compare with what was delivered
@@ -223,10 +224,19 @@ class Reassembler:
         if lo < start + len(data) and self._recent[lo - kept_from:start + len(data) - kept_from] != data[lo - start:]:
             self.conflicts.append((lo, start + len(data) - lo))
 
-    def _drain(self) -> list[Chunk]:
-        out = []
-        while self._pending and self._pending[0].offset <= self.offset:
-            piece = self._pending.pop(0)
+    def _drain(self, forced: int = 0, why: str = "") -> list[Chunk]:
+        """Deliver the pending pieces that are next in the stream, and the first `forced` ones whatever
+        the hole before each (declared a gap, for `why`)."""
+        out, taken, pending = [], 0, self._pending
+        while taken < len(pending) and (pending[taken].offset <= self.offset or taken < forced):
+            piece = pending[taken]
+            taken += 1
+            if piece.offset > self.offset:  # a hole, never to be filled: a gap
+                out.append(Chunk(self.offset, piece.offset - self.offset, None, piece.timestamp_ns,
+                                 piece.file_offset, f"bytes missing from the capture ({why})"))
+                self._recent.clear()
+                self.next_seq = (self.next_seq + piece.offset - self.offset) % SEQ_MOD
+                self.offset = piece.offset
             start, length, data = piece[:3]
             if data is not None:
                 self.pending_bytes -= length
@@ -242,4 +252,5 @@ class Reassembler:
             out.append(piece._replace(offset=self.offset, length=length - skip, data=data))
             self.offset += length - skip
             self.next_seq = (self.next_seq + length - skip) % SEQ_MOD
+        del pending[:taken]  # once: popping one by one from the front is quadratic
         return out
