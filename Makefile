@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup generate check-generated test bench bench-spark bench-memory demo clean
+.PHONY: setup generate check-generated test bench bench-spark bench-memory demo clean fuzz fuzz-short
 
 $(STAMP): pyproject.toml setup.py tools/ksc/package.json tools/ksc/package-lock.json
 	$(PYTHON) -m venv $(VENV)
@@ -36,13 +36,25 @@ bench: setup
 	$(PY) tools/bench_spark.py
 	$(PY) tools/bench_memory.py
 
-# Only the Spark readers' throughput (a few minutes on 2 cores).
+# The Spark readers at the default split size, 2 splits per core per file, 1 core vs all cores, local files
+# and an S3 bucket (moto on loopback), dumps and one large capture (about 15 minutes and 3 GiB of disk on 2 cores).
 bench-spark: setup
 	$(PY) tools/bench_spark.py
 
 # A 4 GiB dump through spark.read.format("inlong"): peak RSS of the JVM and Python workers (needs 4 GiB of disk).
 bench-memory: setup
 	$(PY) tools/bench_memory.py
+
+# Coverage-guided fuzzing (atheris) of every decoder, payload layer, to_dict and the capture reader, seeded
+# from tests/vectors; crashers land in tests/vectors/fuzz/<target>/ (replayed by tests/test_fuzz_regressions.py).
+# make fuzz RUNS=1000000: at least that many inputs per target; FUZZ_SECONDS=S: S seconds per target instead.
+FUZZ_SECONDS ?= 30
+fuzz: setup
+	$(PY) tools/fuzz.py $(if $(RUNS),--runs $(RUNS),--seconds $(FUZZ_SECONDS))
+
+# The short pass CI runs: 4 s per target, 2 at a time (about 30 s in all).
+fuzz-short: setup
+	$(PY) tools/fuzz.py --seconds 4
 
 demo: setup
 	$(VENV)/bin/inlong-proto demo

@@ -1,4 +1,17 @@
-"""Generic conversions of generated messages, driven by the FIELDS metadata the generator emits."""
+"""Generic conversions of generated messages, driven by the FIELDS metadata the generator emits.
+
+Text that is not UTF-8, one rule for every protocol (issue 11), following what the upstream reader does:
+
+* text the format checks (JSON: EventMesh TCP headers and bodies, HTTP JSON bodies; fields typed `str`
+  in the specs, e.g. DataProxy attributes, TubeMQ message attributes) is a ValidationError at the first
+  bad byte, since upstream refuses it too (Jackson) or the spec says the field is UTF-8 text;
+* text nobody checks (TubeMQ's proto2 `string` fields: Java reads them with U+FFFD in place, upb hands
+  them back as bytes) is valid: the value keeps its exact bytes and to_dict shows {"hex": ...}
+  (render_text), as it shows any opaque bytes (render_bytes); comparisons upstream makes on such a field
+  read it as Java does (lenient_text);
+* form fields Netty decodes leniently (EventMesh HTTP) are read with U+FFFD, as Netty reads them, with a
+  note saying so.
+"""
 from __future__ import annotations
 
 from datetime import datetime
@@ -14,6 +27,20 @@ def render_bytes(data: bytes) -> str | dict:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return {"hex": data.hex()}
+
+
+def render_text(value: str | bytes) -> str | dict:
+    """A text field that may hold bytes: what a wire format calls text but never checks (protobuf proto2
+    `string`, which upb hands back as bytes when they are not UTF-8 and Java reads with U+FFFD in place)
+    keeps its exact bytes, shown as render_bytes shows them. Text a format does check (JSON, the specs'
+    `str` fields) never gets here: its decoder raises ValidationError at the offending byte instead."""
+    return value if isinstance(value, str) else render_bytes(bytes(value))
+
+
+def lenient_text(value: str | bytes) -> str:
+    """Such a field as the Java side reads it (String from bytes, invalid UTF-8 replaced by U+FFFD), for
+    comparisons the upstream code makes on it; never for output, which must keep the bytes."""
+    return value if isinstance(value, str) else bytes(value).decode("utf-8", "replace")
 
 
 def parse_bytes(value, where: str = "") -> bytes:

@@ -32,13 +32,18 @@ class Packet(NamedTuple):
     interface: int = 0
 
     @property
-    def timestamp(self) -> datetime:
+    def timestamp(self) -> datetime | None:
         return ns_datetime(self.timestamp_ns)
 
 
-def ns_datetime(ns: int) -> datetime:
-    """A capture time (ns since 1970, UTC) as an aware datetime; datetime holds microseconds only."""
-    return _EPOCH + timedelta(microseconds=ns // 1000)
+def ns_datetime(ns: int) -> datetime | None:
+    """A capture time (ns since 1970, UTC) as an aware datetime; datetime holds microseconds only. None
+    past datetime's year 9999: a pcapng time is any 64-bit count of any unit, so a damaged or hostile
+    one can say year 58000 (found by tools/fuzz.py); timestamp_ns keeps the exact value."""
+    try:
+        return _EPOCH + timedelta(microseconds=ns // 1000)
+    except OverflowError:
+        return None
 
 
 class ContainerError(NamedTuple):

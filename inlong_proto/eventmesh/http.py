@@ -724,8 +724,12 @@ class HttpStreamDecoder:
                     raise self._truncated(str(exc)) from None
                 if (str(exc) == "illegal request line" and self._head is None and not final
                         and len(buf) - self._start < MAX_HEAD):
-                    self._conn = None  # h11 judged a partial first line by its first byte: wait for the
-                    return None  # whole line, so that the error reads the same however the bytes arrive
+                    # h11 judged a partial first line by its first byte: wait for the whole line, so that the
+                    # error reads the same however the bytes arrive. A fresh connection at the same start, not
+                    # none: that would skip blank lines again, which a response after a 100 Continue never
+                    # gets when its bytes come in one piece (found by tools/fuzz.py).
+                    self._open()
+                    return None
                 raise self._h11_error(exc) from None
             if event is not h11.NEED_DATA:
                 return event

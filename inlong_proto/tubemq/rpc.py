@@ -24,6 +24,7 @@ from ..generated.codec.tubemq import tubemq_message
 from ..generated.codec.tubemq.tubemq_frame import Block, TubemqFrame
 from ..generated.protobuf.tubemq import BrokerService_pb2, MasterService_pb2, RPC_pb2
 from ..generated.tables.tubemq.methods import DATA as TABLE
+from ..values import lenient_text, render_text
 
 BLOCK_SIZE = TABLE["frame"]["RPC_MAX_BUFFER_SIZE"]["value"]
 STANDBY = "StandbyException"
@@ -44,18 +45,22 @@ def message_class(name: str) -> type:
 
 @dataclass(frozen=True)
 class RpcException:
-    """An RspExceptionBody: the Java exception class name and its message (not a stack trace)."""
+    """An RspExceptionBody: the Java exception class name and its message (not a stack trace).
 
-    class_name: str
-    message: str
+    Both are proto2 strings, which nobody checks for UTF-8: when they are not, they hold the bytes as sent
+    (to_dict shows them as {"hex": ...}) and is_standby reads them as Java does, with U+FFFD in place."""
+
+    class_name: str | bytes
+    message: str | bytes
 
     @property
     def is_standby(self) -> bool:
         """The master is not the active one; true whatever package prefix the protocol version gave it."""
-        return self.class_name.rsplit(".", 1)[-1] == STANDBY
+        return lenient_text(self.class_name).rsplit(".", 1)[-1] == STANDBY
 
     def to_dict(self) -> dict:
-        return {"class_name": self.class_name, "message": self.message, "is_standby": self.is_standby}
+        return {"class_name": render_text(self.class_name), "message": render_text(self.message),
+                "is_standby": self.is_standby}
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,6 @@ class RpcMessage:
         return self.method or f"method_{self.method_id}"
 
     def to_dict(self) -> dict:
-        plain = lambda message: json_format.MessageToDict(message, preserving_proto_field_name=True)  # noqa: E731
         out = {"serial_no": self.serial_no, "direction": self.direction, "method_id": self.method_id,
                "method": self.method, "conn_header": plain(self.conn_header), "header": plain(self.header)}
         if self.exception is not None:
@@ -100,6 +104,30 @@ class RpcMessage:
         if self.trailing:
             out["trailing"] = {"hex": self.trailing.hex()}
         return out
+
+
+def plain(message) -> dict:
+    """A protobuf message as JSON-able data (json_format's mapping), except that a string field holding
+    bytes that are not UTF-8 is shown as {"hex": ...}: json_format would print str(bytes), "b'...'",
+    which reads as text that was never sent."""
+    return _mend_strings(message, json_format.MessageToDict(message, preserving_proto_field_name=True))
+
+
+def _mend_strings(message, out: dict) -> dict:
+    """Walk the set fields beside their json_format rendering and replace what it made of non-UTF-8 text."""
+    for field, value in message.ListFields():
+        repeated = field.is_repeated
+        if field.type == field.TYPE_STRING:
+            if repeated and any(isinstance(item, bytes) for item in value):
+                out[field.name] = [render_text(item) for item in value]
+            elif not repeated and isinstance(value, bytes):
+                out[field.name] = render_text(value)
+        elif field.type in (field.TYPE_MESSAGE, field.TYPE_GROUP) and field.name in out:
+            if field.message_type.GetOptions().map_entry:
+                continue  # TubeMQ's protos have no maps; json_format's map keys are str() anyway
+            for item, rendered in zip(value, out[field.name]) if repeated else ((value, out[field.name]),):
+                _mend_strings(item, rendered)
+    return out
 
 
 class _Stream:
@@ -381,7 +409,7 @@ def structured(business) -> dict:
                 try:
                     items.append(asdict(parse(text, name)))
                 except DecodeError as exc:
-                    items.append({"text": text, "error": exc.reason})
+                    items.append({"text": render_text(text), "error": exc.reason})
             if items:
                 out[name] = items
         elif name == "event" and business.HasField("event"):
@@ -392,7 +420,11 @@ def structured(business) -> dict:
         elif name == "sentAddr" and business.HasField("sentAddr"):
             out["sentAddr"] = strings.sent_address(business.sentAddr)
         elif name == "clientId" and business.HasField("clientId"):
-            parsed = strings.client_id(business.clientId)
+            try:
+                parsed = strings.client_id(business.clientId)
+            except DecodeError as exc:
+                out["clientId"] = {"text": render_text(business.clientId), "error": exc.reason}
+                continue
             if parsed.role != "unknown":
                 out["clientId"] = {k: v for k, v in asdict(parsed).items() if v is not None}
     return out

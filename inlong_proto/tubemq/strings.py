@@ -3,7 +3,8 @@ uses (TokenConstants: '#' segments, ':' attributes, '@' group, ',' arrays). The 
 separators; those are outdated (quirk Q-T8).
 
 Each parser raises ValidationError(offset in the string, field, reason) on text that does not have the
-documented shape, so a malformed value is reported instead of half-parsed.
+documented shape, so a malformed value is reported instead of half-parsed. That includes a value that is
+not UTF-8 at all: proto2 strings are not checked on the wire, so such a field arrives as bytes.
 """
 from __future__ import annotations
 
@@ -18,7 +19,18 @@ EVENT_TYPES = {v: k for k, v in TABLE["enums"]["event_type"]["values"].items()}
 EVENT_STATUSES = {v: k for k, v in TABLE["enums"]["event_status"]["values"].items()}
 
 
+def _text(value: str | bytes, field: str) -> str:
+    """The field's text; bytes (a proto2 string that is not UTF-8) cannot have any documented shape."""
+    if isinstance(value, str):
+        return value
+    try:
+        return bytes(value).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValidationError(exc.start, field, f"not valid UTF-8: {exc.reason}") from None
+
+
 def _split(text: str, separator: str, count: int, field: str, shape: str) -> list[str]:
+    text = _text(text, field)
     parts = text.split(separator)
     if len(parts) != count:
         raise ValidationError(0, field, f"{text!r} is not {shape}")
@@ -62,6 +74,7 @@ class TopicInfo:
 
 def topic_info(text: str, field: str = "topicInfos") -> TopicInfo:
     """`topic#brokerId:partNum:storeNum[,...]#maxMsgSizeInBytes` (the last segment may be empty or absent)."""
+    text = _text(text, field)
     segments = text.split("#")
     if len(segments) not in (2, 3):
         raise ValidationError(0, field, f"{text!r} is not topic#brokerId:partNum:storeNum,...#maxMsgSize")
@@ -110,6 +123,7 @@ class PartitionFailure:
 
 def failure_info(text: str, field: str = "failureInfo") -> PartitionFailure:
     """`errCode:brokerId:host:port#topic:partitionId` (HeartBeatResponseB2C.failureInfo, e.g. 411, 412)."""
+    text = _text(text, field)
     code, rest = text.split(":", 1) if ":" in text else (text, "")
     return PartitionFailure(_int(code, field, "errCode"), partition(rest, field))
 
@@ -123,6 +137,7 @@ class Subscription:
 
 def subscribe_info(text: str, field: str = "subscribeInfo") -> Subscription:
     """`consumerId@group#brokerId:host:port#topic:partitionId`."""
+    text = _text(text, field)
     who, broker, topic_part = _split(text, "#", 3, field, "consumerId@group#brokerId:host:port#topic:partitionId")
     if "@" not in who:
         raise ValidationError(0, field, f"{who!r} is not consumerId@group")
@@ -171,11 +186,12 @@ class ClientId:
     text: str
 
 
-def client_id(text: str) -> ClientId:
+def client_id(text: str | bytes) -> ClientId:
     """Producer `ip-pid-nanoTime-random-version` (ProducerManager.generateProducerID); consumer
     `group_ip-pid-nanoTime-random-{Pull|Push|Balance}-version` (BaseMessageConsumer /
     SimpleClientBalanceConsumer.generateConsumerID). The group may itself contain '_', so the address is
-    taken after the last '_' before the first '-'."""
+    taken after the last '_' before the first '-'. Bytes that are not UTF-8 raise ValidationError."""
+    text = _text(text, "clientId")
     head, _, rest = text.partition("-")
     parts = rest.split("-")
     group, _, address = head.rpartition("_")
