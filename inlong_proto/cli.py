@@ -9,6 +9,7 @@ import click
 
 from . import frames, protocols
 from .errors import InlongProtoError
+from .values import json_text
 
 PROTOCOL = click.option("--protocol", "-p", required=True, help="Protocol name (see `inlong-proto protocols`).")
 DIRECTION = click.option("--direction", "-d", type=click.Choice(protocols.DIRECTIONS), default=None,
@@ -93,7 +94,7 @@ def decode(protocol, direction, mode, with_payload, files):
                     record["payload"] = _read_payload(reader, frame, mode)
                 if len(files) > 1:
                     record = {"file": path, **record}
-                out.write(json.dumps(record, ensure_ascii=False) + "\n")
+                out.write(json_text(record) + "\n")
         except InlongProtoError as exc:
             raise _with_file(exc, path) from None
 

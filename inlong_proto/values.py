@@ -145,3 +145,17 @@ def _field_from_plain(info, value, where: str):
         raise EncodeError(where, f"unknown message type {name!r}; expected one of "
                                  f"{', '.join(case for case, _ in info.detail)}")
     return value
+
+
+def json_text(value) -> str:
+    """value as one line of JSON, readable text where it can be: a lone surrogate (Java writes them
+    in JSON, as EventMesh's Jackson does) cannot be encoded as UTF-8 on the way out, so then every
+    non-ASCII character is escaped instead."""
+    import json
+
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value)
+    return text

@@ -284,3 +284,29 @@ def test_dataproxy_attributes_of_any_text(case):
             check(dataproxy_payload(frame))
         except DecodeError:
             pass
+
+
+LONE_SURROGATE_FRAME = bytes.fromhex(
+    "4576656e744d657368303030300000012b000000767b22636d64223a224153594e435f4d4553534147455f544f5f434c49454e"
+    "545f41434b222c22636f6465223a302c22736571223a225c756438303078222c2270726f70657274696573223a7b7d2c2263"
+    "6f6d6d616e64223a224153594e435f4d4553534147455f544f5f434c49454e545f41434b227d227b5c22746f7069635c223a"
+    "5c22544553542d544f5049435c222c5c2270726f706572746965735c223a7b5c2270726f746f636f6c747970655c223a5c22"
+    "6576656e746d6573686d6573736167655c222c5c2274746c5c223a5c22343030305c227d2c5c22686561646572735c223a7b"
+    "5c2264617461636f6e74656e74747970655c223a5c22746578742f706c61696e5c227d2c5c22626f64795c223a5c2268656c"
+    "6c6f5c227d22")
+
+
+def test_the_cli_prints_json_with_a_lone_surrogate(tmp_path):
+    """Found by tools/fuzz.py: EventMesh JSON may hold "\\ud800" (Java writes it); the CLI crashed writing
+    it as UTF-8. It now escapes that record instead."""
+    import subprocess
+    import sys
+
+    dump = tmp_path / "frame.bin"
+    dump.write_bytes(LONE_SURROGATE_FRAME)
+    done = subprocess.run([sys.executable, "-m", "inlong_proto.cli", "decode", "-p", "eventmesh", str(dump)],
+                          capture_output=True, text=True, encoding="utf-8")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    record = json.loads(done.stdout)
+    assert "\ud800" in record["package"]["header"] or "\\ud800" in record["package"]["header"]

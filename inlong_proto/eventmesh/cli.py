@@ -17,6 +17,7 @@ import sys
 import click
 
 from ..endpoints import HOST, LOG_LEVEL, LOG_RATE, idle_timeout_option, setup_logging
+from ..values import json_text
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +26,7 @@ RECORD_SENT = click.option("--record-sent", type=click.Path(dir_okay=False), def
 
 
 def _echo_json(value: dict) -> None:
-    click.echo(json.dumps(value, ensure_ascii=False))
+    click.echo(json_text(value))
 
 
 @click.group()
