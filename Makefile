@@ -33,6 +33,7 @@ test: setup
 
 bench: setup
 	$(PY) tools/bench.py
+	$(PY) tools/bench_recovery.py
 	$(PY) tools/bench_spark.py
 	$(PY) tools/bench_memory.py
 
