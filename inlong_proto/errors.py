@@ -12,7 +12,9 @@ class DecodeError(InlongProtoError, ValueError):
     """Input bytes that do not form a valid frame.
 
     offset is absolute in the buffer (or stream) handed to the API; field is a dotted path such as
-    ``body.last_timestamp.month``; reason says what is wrong in words.
+    ``body.last_timestamp.month``; reason says what is wrong in words. A reason never holds a position:
+    positions live in attributes that ``shifted`` moves, so the same bytes give the same text whichever
+    buffer (a whole dump, a trimmed stream buffer, a split's window) they were found in.
     """
 
     kind = "invalid"
@@ -27,10 +29,33 @@ class DecodeError(InlongProtoError, ValueError):
         return type(self)(self.offset + delta, self.field, self.reason)
 
 
+class Claim(NamedTuple):
+    """The length field that claims the bytes a sized field needs: its path, where it is, its value."""
+
+    field: str
+    offset: int
+    value: int
+
+
 class TruncatedError(DecodeError):
-    """The input ends before the frame does."""
+    """The input ends before the frame does.
+
+    offset is where the input (or the region bounding the field) ended. claim, when a length field sized
+    what is missing, names that field; where the frame's own size says the bytes should be there, the
+    runtime reports the overrun at the claim instead (frames._decode_with).
+    """
 
     kind = "truncated"
+
+    def __init__(self, offset: int, field: str, reason: str, claim: Claim | None = None):
+        super().__init__(offset, field, reason)
+        self.claim = claim
+
+    def shifted(self, delta: int) -> "TruncatedError":
+        claim = self.claim
+        if claim is not None:
+            claim = claim._replace(offset=claim.offset + delta)
+        return type(self)(self.offset + delta, self.field, self.reason, claim)
 
 
 class ValidationError(DecodeError):
@@ -63,10 +88,10 @@ class FieldInfo(NamedTuple):
 
 
 def truncated(path: str, pos: int, end: int, layout: tuple) -> TruncatedError:
-    """Name the first field of a fixed-size run that the input cuts."""
+    """Name the first field of a fixed-size run that the input cuts (where it ends is the offset)."""
     available = end - pos
     for offset, name, size in layout:
         if offset + size > available:
-            return TruncatedError(end, path + name, f"needs {size} bytes at offset {pos + offset}, "
-                                                    f"only {max(0, available - offset)} available")
+            return TruncatedError(end, path + name, f"needs {size} bytes, only {max(0, available - offset)} "
+                                                    f"available")
     return TruncatedError(end, path, "input ends early")

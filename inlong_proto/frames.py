@@ -1,10 +1,13 @@
 """The sans-IO core: decode, encode, iter_frames and StreamDecoder over any registered protocol."""
 from __future__ import annotations
 
+import re
 import struct
+from functools import lru_cache
 from typing import Iterator, NamedTuple
 
 from . import protocols
+from .chains import Chains
 from .errors import DecodeError, EncodeError, FrameTooLargeError, TruncatedError, ValidationError
 from .values import render_bytes, to_plain
 
@@ -85,18 +88,22 @@ def _frame_size(codec: protocols.Codec, buf, pos: int, end: int, max_frame_size:
     return size
 
 
-def _decode_with(codec: protocols.Codec, view, pos: int, end: int, limit: int):
+def _decode_with(codec: protocols.Codec, view, pos: int, end: int, limit: int, chains: Chains | None = None):
     """(message, size) of the frame at pos; (None, size or None) if more bytes are needed.
 
     The generated decoder runs first, bounded by the frame's own length fields; the header probe runs
     only when it stops short, to tell "wait for more bytes" from "a field overruns its frame". It sees no
     more than limit + 1 bytes: whatever a length field claims, the outcome at pos depends on
     [pos, pos + limit + 1) alone, so a reader holding that window (a remote split) decides as one holding
-    the whole file, and a hostile length never makes a decoder walk further.
+    the whole file, and a hostile length never makes a decoder walk further. chains: the scan's memo of
+    counted-list walks over this view (TubeMQ's blocks), for layouts that take one; the outcome is the same.
     """
     end = min(end, pos + limit + 1)
     try:
-        message, stop = codec.module.decode(view, pos, end)
+        if chains is not None and codec.module.CHAINS:
+            message, stop = codec.module.decode(view, pos, end, "", chains)
+        else:
+            message, stop = codec.module.decode(view, pos, end)
     except TruncatedError as exc:
         if codec.module.frame_length is None:  # no length header: ran out of input, or too much of it
             if end - pos > limit:
@@ -106,14 +113,24 @@ def _decode_with(codec: protocols.Codec, view, pos: int, end: int, limit: int):
         size = _frame_size(codec, view, pos, end, limit)
         if size is None or end - pos < size:
             return None, size
-        raise ValidationError(exc.offset, exc.field, f"overruns the frame's declared size: {exc.reason}") from None
+        raise _overrun(exc) from None
     if stop - pos > limit:
         raise FrameTooLargeError(pos, "", f"frame claims {stop - pos} bytes, over max_frame_size {limit}")
     return message, stop - pos
 
 
+def _overrun(exc: TruncatedError) -> ValidationError:
+    """A field that needs more than its frame's declared size holds: the bytes are all there, so the cause
+    is a length field, reported where it is with its value (its claim), not where the frame ends."""
+    claim = exc.claim
+    if claim is None:  # a fixed run cut by the frame's end, or a size no single field claims
+        return ValidationError(exc.offset, exc.field, f"overruns the frame's declared size: {exc.reason}")
+    return ValidationError(claim.offset, claim.field, f"value {claim.value} overruns the frame's declared size: "
+                                                      f"{exc.field} {exc.reason}")
+
+
 def _decode_at(proto: protocols.Protocol, candidates: tuple, view, pos: int, end: int, limit: int,
-               base: int, direction: str | None) -> tuple[Frame | None, int | None]:
+               base: int, direction: str | None, chains: Chains | None = None) -> tuple[Frame | None, int | None]:
     """The frame at pos decoded with each candidate layout: (frame, size), or (None, size) for more bytes.
 
     With one candidate (the usual case) this is a plain decode. With several (direction not given for a
@@ -122,14 +139,14 @@ def _decode_at(proto: protocols.Protocol, candidates: tuple, view, pos: int, end
     """
     if len(candidates) == 1:
         codec = candidates[0]
-        message, size = _decode_with(codec, view, pos, end, limit)
+        message, size = _decode_with(codec, view, pos, end, limit, chains)
         if message is None:
             return None, size
         return _build(proto, codec, message, base + pos, size, direction, False, pos), size
     found, first_error, need = [], None, None
     for codec in candidates:
         try:
-            message, size = _decode_with(codec, view, pos, end, limit)
+            message, size = _decode_with(codec, view, pos, end, limit, chains)
         except DecodeError as exc:
             first_error = first_error or exc
             continue
@@ -162,7 +179,7 @@ def decode(data: bytes, protocol: str, direction: str | None = None, *,
     limit = max_frame_size or proto.max_frame_size
     frame, size = _decode_at(proto, proto.candidates(direction), data, 0, len(data), limit, 0, direction)
     if frame is None:
-        raise TruncatedError(len(data), "", f"input ends at {len(data)} bytes, the frame needs "
+        raise TruncatedError(len(data), "", f"the input holds {len(data)} bytes, the frame needs "
                                             f"{size if size is not None else 'at least ' + str(proto.header_size)}")
     if size != len(data):
         raise ValidationError(size, "", f"{len(data) - size} bytes follow the frame; use iter_frames for streams")
@@ -184,16 +201,53 @@ def encode(frame) -> bytes:
     raise EncodeError("", f"{type(message).__name__} is not a frame of any known protocol")
 
 
+class _Starts:
+    """Where a frame of the candidate layouts may begin: their generated START patterns as one regex.
+
+    After a malformed position the scanner tries only these: every other position holds a header that
+    the decoder refuses whatever follows, so jumping over it changes nothing but the time taken.
+    spark_source._Walker finds its candidates the same way, so the two stay identical.
+    """
+
+    def __init__(self, proto: protocols.Protocol, direction: str | None, limit: int):
+        patterns = []
+        for codec in proto.candidates(direction):
+            module = codec.module  # START assumes frames of at most MAX_FRAME_SIZE; a larger limit takes any
+            pattern = (module.START if limit <= module.MAX_FRAME_SIZE else module.START_ANY).pattern
+            if pattern not in patterns:
+                patterns.append(pattern)
+        self.regex = re.compile(b"|".join(b"(?:%s)" % p for p in patterns) if len(patterns) > 1 else patterns[0],
+                                re.DOTALL)
+        self.size = max(codec.module.START_SIZE for codec in proto.candidates(direction))
+
+    def next(self, view, pos: int, stop: int, end: int) -> int:
+        """The first position in [pos, stop) where a frame may begin (stop if none). Only a position with
+        size bytes before end is judged; nearer the end every position is one (it may be waiting for bytes)."""
+        upto = min(stop, end - self.size + 1)
+        if pos >= upto:
+            return min(pos, stop)
+        found = self.regex.search(view, pos, upto + self.size - 1)
+        return upto if found is None or found.start() > upto else found.start()
+
+
+@lru_cache(maxsize=None)
+def _starts(protocol: str, direction: str | None, limit: int) -> _Starts:
+    return _Starts(protocols.get(protocol), direction, limit)
+
+
 class _Scanner:
-    """Finds frames in a buffer, resynchronising past malformed bytes one offset at a time.
+    """Finds frames in a buffer, resynchronising past malformed bytes as if one offset at a time.
 
     A malformed span stays open until a valid frame (or the end of input) closes it, and is cut into
-    pieces of at most max_frame_size bytes so that garbage never grows the buffer without bound.
+    pieces of at most max_frame_size bytes so that garbage never grows the buffer without bound. After
+    a malformed position only the next one where a frame may begin (_Starts) is decoded, or the next cut.
     """
 
     def __init__(self, proto: protocols.Protocol, direction: str | None, mode: str, limit: int):
         self.proto, self.direction, self.mode, self.limit = proto, direction, mode, limit
         self.candidates = proto.candidates(direction)
+        self.starts = _starts(proto.name, direction, limit)
+        self.chained = any(codec.module.CHAINS for codec in self.candidates)
         self.bad_start: int | None = None  # buffer position where the open malformed span began
         self.bad_error: DecodeError | None = None
         self.keep_from = 0  # first buffer position still needed after scan()
@@ -204,10 +258,11 @@ class _Scanner:
         view ends short of the file passes its end minus limit + 1, where every decision is final."""
         end = len(view)
         last = end if horizon is None else min(end, horizon + 1)
+        chains = Chains() if self.chained else None  # valid for this view only
         while pos < last:
             try:
                 frame, size = _decode_at(self.proto, self.candidates, view, pos, end, self.limit, base,
-                                         self.direction)
+                                         self.direction, chains)
                 if frame is None:
                     if not final:
                         break  # wait for the rest of the frame (at most limit bytes)
@@ -223,7 +278,8 @@ class _Scanner:
                 elif pos - self.bad_start >= self.limit:
                     yield from self._close_bad(view, pos, base)
                     self.bad_start, self.bad_error = pos, error
-                pos += 1
+                # On to the next position that may hold a frame, stopping where the span is cut.
+                pos = self.starts.next(view, pos + 1, min(last, self.bad_start + self.limit), end)
                 continue
             if self.bad_start is not None:
                 yield from self._close_bad(view, pos, base)

@@ -74,16 +74,15 @@ max_frame_size before it and up to the next sync point after it), the scan hands
 passed back every 16 MiB (``MADV_DONTNEED``), and the scanner holds one frame at a time; no file is
 ever read whole. A batch holds at most BATCH_ROWS frames and about BATCH_BYTES of frame bytes.
 ``make bench-memory`` parses a 4 GiB dump and prints every process's peak RSS. The scan runs over the mapped file, indexed by absolute offsets, rather than over a
-StreamDecoder fed with read() chunks, because the generated decoders put buffer positions into some
-error texts ("needs N bytes at offset X") and StreamDecoder shifts payload-layer error offsets twice
-once it has trimmed its buffer: over chunks, error rows would not equal read_dumps'. Over the map,
+StreamDecoder fed with read() chunks. (Error texts no longer hold buffer positions, so StreamDecoder
+now gives the same rows, tests/test_recovery.py checks it; the map stays for now.) Over the map,
 the scan is iter_frames' own over the same indices, so they do, by construction.
 
-Cost of a sync point: the back window is walked cheaply. For TubeMQ and EventMesh only positions that
-hold the begin token or magic can start a frame (``bytes.find`` skips the rest; ``detect.SIGNATURES``);
-for broadcast and DataProxy only positions whose header passes the generated ``frame_length`` probe;
-and only a frame whose structural size (no payload layer) reaches past S is decoded fully. Forward,
-the entry S steps through at most the rest of one frame the same way. A split that begins inside a
+Cost of a sync point: the back window is walked cheaply. Only positions that the scanner's own
+candidate filter accepts can start a frame (``frames._Starts``: a regex generated from each spec's
+leading fields, searched in C over the rest), and only a frame whose structural size (no payload
+layer) reaches past S is decoded fully. Forward, the entry S steps through at most the rest of one
+frame the same way. A split that begins inside a
 malformed run longer than the search bound has no sync point: the split where the run begins walks
 through it, at read_dumps' speed.
 """
@@ -100,9 +99,10 @@ from urllib.parse import unquote, urlparse
 
 from . import arrow, protocols
 from .capture.container import is_capture
-from .detect import HEAD_SIZE, SIGNATURES, candidates, detect
+from .chains import Chains
+from .detect import HEAD_SIZE, candidates, detect
 from .errors import DecodeError, ValidationError
-from .frames import Frame, _check_direction, _check_mode, _decode_at, _decode_with, _Scanner
+from .frames import Frame, _check_direction, _check_mode, _decode_at, _decode_with, _Scanner, _starts
 from .sources import BytesSource, FileSource, file_uri, list_files, open_source  # noqa: F401 (re-exported)
 from .spark import DumpDecodeError
 
@@ -136,14 +136,9 @@ class _Walker:
         self.limit = self.proto.max_frame_size
         self.size = src.size
         self.src = src
-        self.buffer = src.buffer  # has find(); the decoders get a memoryview, as in iter_frames
-        self.view = view
-        self.signature = SIGNATURES.get(protocol)
-        # From HEADER_SIZE bytes on, a frame without the signature / with a header the probe refuses is
-        # certainly malformed (not "wait for more"): the generated decoders read the header run at once.
-        self.header = max(codec.module.HEADER_SIZE for codec in self.proto.codecs)
-        probes = [codec.module.frame_length for codec in self.codecs]
-        self.probes = None if any(p is None for p in probes) else probes
+        self.view = view  # the decoders get a memoryview, as in iter_frames
+        self.starts = _starts(protocol, direction, self.limit)  # the scanner's own candidate filter
+        self.chains = Chains()  # the scanner's memo of TubeMQ block walks, over this view
 
     def step(self, p: int) -> int:
         """The size of the frame at p, or ERROR: the scan moves on by one byte (also when the file ends
@@ -151,7 +146,7 @@ class _Walker:
         self.src.ensure(p, p + self.limit + 1)  # all that decides the outcome at p (frames._decode_with)
         try:
             frame, size = _decode_at(self.proto, self.codecs, self.view, p, self.size, self.limit, 0,
-                                     self.direction)
+                                     self.direction, self.chains)
         except DecodeError:
             return ERROR
         return ERROR if frame is None else size
@@ -162,7 +157,7 @@ class _Walker:
         self.src.ensure(q, q + self.limit + 1)
         for codec in self.codecs:
             try:
-                message, size = _decode_with(codec, self.view, q, self.size, self.limit)
+                message, size = _decode_with(codec, self.view, q, self.size, self.limit, self.chains)
             except DecodeError:
                 continue
             if message is None:
@@ -172,29 +167,11 @@ class _Walker:
 
     def candidate(self, p: int, stop: int) -> int:
         """The first position in [p, stop) that may start a frame (stop if none): every position skipped
-        is certainly malformed, so the scan would step over it one byte at a time."""
-        safe = self.size - self.header  # positions up to here have a whole header's worth of bytes
+        is certainly malformed, so the scan would step over it (frames._Starts, which the scan uses)."""
         if p >= stop:
             return stop
-        if p > safe:
-            return p
-        upto = min(stop, safe + 1)  # starts in [p, upto) can be judged without decoding
-        self.src.ensure(p, upto + self.header)
-        if self.signature is not None:
-            found = self.buffer.find(self.signature, p, upto + len(self.signature) - 1)
-            return found if found >= 0 else upto
-        if self.probes is not None:
-            view, size, limit = self.view, self.size, self.limit
-            for q in range(p, upto):
-                for probe in self.probes:
-                    try:
-                        claimed = probe(view, q, size)
-                    except DecodeError:
-                        continue
-                    if claimed is None or claimed <= limit:
-                        return q
-            return upto
-        return p
+        self.src.ensure(p, min(self.size, stop + self.starts.size))
+        return self.starts.next(self.view, p, stop, self.size)
 
     def sync(self, start: int, end: int) -> int | None:
         """The sync point of the split boundary `start` (see the module doc), below `end`, or None."""

@@ -151,7 +151,31 @@ def main() -> int:
             else:
                 print(f"{name:<40} {rate:>12,.0f} {own / rate:>22.2f}")
     vector_protocols(args.frames // 4, args.repeat)
+    resync()
     return 0
+
+
+def tubemq_chains(size: int) -> bytes:
+    """Issue 11's worst case: a TubeMQ header claiming 3,584 blocks of 12 bytes, each block itself such a
+    header, so that every offset of the file starts a walk of thousands of blocks."""
+    header = b"\xff\x7f\xf4\xfe" + struct.pack(">ii", 7, 3584)
+    return (header + (struct.pack(">i", 12) + header) * (size // 16 + 1))[:size]
+
+
+def resync(size: int = 4 << 20) -> None:
+    """PERMISSIVE MB/s where nothing decodes: resynchronisation's cost per offset (issue 11, item 3)."""
+    from inlong_proto import iter_frames, protocols
+
+    noise = random.Random(1).randbytes(size)
+    cases = [(name, f"{size >> 20} MiB of random bytes", noise) for name in protocols.names()]
+    cases.append(("tubemq", "128 KiB of crafted block chains", tubemq_chains(128 << 10)))
+    print(f"\n{'PERMISSIVE, iter_frames':<58} {'MB/s':>8} {'rows':>6}")
+    for name, what, data in cases:
+        list(iter_frames(data[:4096], name, None, "PERMISSIVE"))  # imports, outside the timing
+        started = time.perf_counter()
+        rows = sum(1 for _ in iter_frames(data, name, None, "PERMISSIVE"))
+        elapsed = time.perf_counter() - started
+        print(f"{name + ': ' + what:<58} {len(data) / elapsed / 1e6:>8.2f} {rows:>6}")
 
 
 def vector_protocols(count: int, repeat: int) -> None:

@@ -340,3 +340,77 @@ def test_inherited_order_needs_a_user_that_knows_it(tmp_path):
         Loader(tmp_path).load(write_spec(tmp_path, SWITCHED_ORDER.replace(
             "      endian:\n        switch-on: _parent.magic\n        cases:\n          order::little: le\n"
             "          order::big: be\n", "      endian: le\n")))
+
+
+# ------------------------------------------------------------------ START: where a frame may begin
+
+
+@pytest.mark.parametrize("fmt, low, high", [(">i", 37, 38), (">I", 1, 65532), ("<h", -300, 5), (">q", -1, 1),
+                                            ("<I", 0, 0xFFFFFFFF), (">B", 7, 200), (">i", -2**31, -5),
+                                            ("<Q", 2**40, 2**63)])
+def test_integer_ranges_become_exact_byte_patterns(fmt, low, high):
+    """The pattern of a checked integer matches exactly the encodings of the values in its range."""
+    import random
+    import re
+    import struct
+
+    from tools.ksygen import starts
+    from tools.ksygen.model import INT_RANGE, Attr
+
+    width = struct.calcsize(fmt)
+    attr = Attr("n", "", "", "int", fmt=fmt, size=width, valid={"min": low, "max": high})
+    regex = re.compile(starts._int(attr, None).encode(), re.DOTALL)
+    type_low, type_high = INT_RANGE[fmt[-1]]
+    rng = random.Random(fmt)
+    values = {type_low, type_high, low, high, low - 1, high + 1, 0, -1, 1}
+    values |= {rng.randint(type_low, type_high) for _ in range(300)} | {rng.randint(low, high) for _ in range(300)}
+    for value in values:
+        if type_low <= value <= type_high:
+            assert (regex.fullmatch(struct.pack(fmt, value)) is not None) == (low <= value <= high), value
+
+
+def test_frames_get_a_start_pattern_from_their_leading_fields(tmp_path):
+    """contents, enum membership, bit fields and the size bound (a frame of at most max-frame-size)."""
+    import re
+
+    spec = write_spec(tmp_path, """\
+        meta:
+          id: framed
+          endian: be
+        -inlong:
+          protocol: framed
+          frame: true
+          max-frame-size: 1000
+        seq:
+          - id: magic
+            contents: "FR"
+            doc: Magic.
+          - id: flag
+            type: b3
+            doc: Flags.
+          - id: kind
+            type: b5
+            enum: kind
+            valid:
+              in-enum: true
+            doc: Kind.
+          - id: length
+            type: u2
+            doc: Bytes after the header.
+          - id: body
+            size: length
+            doc: Body.
+        enums:
+          kind:
+            1: one
+            2: two
+        """, name="framed")
+    framed = load_module(spec, tmp_path / "framed_codec.py")
+    assert framed.START_SIZE == 5
+    for kind in range(32):
+        for length in (0, 995, 996, 40000):
+            header = b"FR" + bytes([0b10100000 | kind]) + length.to_bytes(2, "big")
+            fits = kind in (1, 2) and length <= 995
+            assert (framed.START.match(header) is not None) == fits, (kind, length)
+            assert (framed.START_ANY.match(header) is not None) == (kind in (1, 2))
+    assert framed.START.match(b"FX\x01\x00\x00") is None and isinstance(framed.START, re.Pattern)

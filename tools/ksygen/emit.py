@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import keyword
 
+from . import starts
 from .expr import GenerationError, Node, Scope, invert_linear, names_used, to_python
 from .model import ARROW_INT, INT_RANGE, Attr, EnumSpec, SpecFile, TypeSpec, inherits_endian, specialize
 
@@ -306,6 +307,23 @@ class DecodeEmitter(FunctionEmitter):
         self.extracts: list[str] = []  # statements splitting bit groups, run right after the unpack
         self.run: list[tuple[str, str, int, str]] = []  # (fmt, var, size, path)
         self.pending: list = []  # deferred checks of the current run
+        self.claims: dict[str, Attr] = {}  # sized field id -> the length field whose value sizes it
+        self.chained: dict[str, str] = {}  # counted list id -> its item's size function (chains.walk)
+
+    def claim_lengths(self, type_spec: TypeSpec) -> None:
+        """Note which field sizes which: a sized field that overruns then names its length field, that
+        field's position and its value (errors.Claim), so the error points at the cause."""
+        fields = {attr.id: attr for attr in type_spec.seq}
+        for attr in type_spec.seq:
+            if attr.size_expr is None or attr.size_expr.kind == "num" or attr.repeat:
+                continue
+            used = names_used(attr.size_expr)
+            if len(used) != 1:
+                continue
+            chain = next(iter(used))
+            length = fields.get(chain[0]) if len(chain) == 1 else None
+            if length is not None and length.kind in ("int", "bits") and not length.repeat:
+                self.claims[attr.id] = length
 
     # --- flattening -------------------------------------------------------------------------
     def seq(self, scope: LocalScope) -> None:
@@ -393,6 +411,10 @@ class DecodeEmitter(FunctionEmitter):
         for line in self.extracts:
             self.code.add(line)
         self.extracts = []
+        claimed = {length.id for length in self.claims.values()}
+        for kind, scope, attr, var, offset in self.pending:
+            if kind == "field" and not scope.prefix and attr.id in claimed:
+                self.code.add(f"{var}__at = {f'pos + {offset}' if offset else 'pos'}")
         covered = self.fast_checks()
         for kind, scope, attr, var, offset in self.pending:
             at = f"pos + {offset}" if offset else "pos"
@@ -494,10 +516,12 @@ class DecodeEmitter(FunctionEmitter):
         self.code.add(f"{var}__size = {size}")
         self.code.add(f"if {var}__size < 0:")
         self.fail("pos", scope.path + attr.id, reason("negative size ", E(f"{var}__size")))
+        length = self.claims.get(attr.id) if not scope.prefix else None
+        claim = "" if length is None else \
+            f", Claim(path + {scope.path + length.id!r}, {scope.var(length.id)}__at, {scope.var(length.id)})"
         self.code.add(f"if {self.end} - pos < {var}__size:")
         self.code.add(f"    raise TruncatedError(end, path + {scope.path + attr.id!r}, " + reason(
-            "needs ", E(f"{var}__size"), " bytes at offset ", E("pos"), ", only ", E(f"{self.end} - pos"),
-            " available") + ")")
+            "needs ", E(f"{var}__size"), " bytes, only ", E(f"{self.end} - pos"), " available") + f"{claim})")
         self.code.add(f"{end_var} = pos + {var}__size")
         return end_var
 
@@ -510,10 +534,18 @@ class DecodeEmitter(FunctionEmitter):
         le = self.endian_arg(scope, attr.user_type, attr, "pos") if attr.kind == "user" else ""
         self.code.add(f"{var} = []")
         element_path = f"path + {path + '['!r} + str(len({var})) + ']'"
+        chained = self.chained.get(attr.id) if not scope.prefix else None
         if attr.repeat == "expr":
             self.code.add(f"{var}__count = {self.expr(scope, attr.repeat_expr)}")
             self.code.add(f"if {var}__count < 0:")
             self.fail("pos", path, reason("negative count ", E(f"{var}__count")))
+            if chained:  # a scan's memo of item walks (inlong_proto/chains.py), the same items or error
+                call = self.module.type_ref(attr.user_type, "decode_")
+                self.code.add("if chains is not None:")
+                self.code.add(f"    {var}, pos = chains.walk(buf, pos, {self.end}, {var}__count, {call}, "
+                              f"{chained}, path + {path!r})")
+                self.code.add("else:")
+                self.code.depth += 1
             self.code.add(f"for _ in range({var}__count):")
         else:
             self.code.add(f"while pos < {self.end}:")
@@ -526,14 +558,13 @@ class DecodeEmitter(FunctionEmitter):
             size = self.expr(scope, attr.size_expr)
             self.code.add(f"if {size} < 0 or {self.end} - pos < {size}:")
             self.code.add(f"    raise TruncatedError({self.end}, {element_path}, " + reason(
-                "needs ", E(size), " bytes at offset ", E("pos"), ", only ", E(f"{self.end} - pos"),
-                " available") + ")")
+                "needs ", E(size), " bytes, only ", E(f"{self.end} - pos"), " available") + ")")
             self.code.add(f"{var}__item = bytes(buf[pos:pos + {size}])")
             self.code.add(f"pos += {size}")
         else:
             self.code.add(f"if {self.end} - pos < {attr.size}:")
             self.code.add(f"    raise TruncatedError({self.end}, {element_path}, " + reason(
-                f"needs {attr.size} bytes at offset ", E("pos"), ", only ", E(f"{self.end} - pos"), " available") + ")")
+                f"needs {attr.size} bytes, only ", E(f"{self.end} - pos"), " available") + ")")
             self.code.add(f"{var}__item, = {self.module.struct(attr.fmt)}.unpack_from(buf, pos)")
             self.code.add(f"pos += {attr.size}")
             if attr.enum is not None:
@@ -544,6 +575,8 @@ class DecodeEmitter(FunctionEmitter):
         self.code.add(f"{var}.append({var}__item)")
         self.code.depth -= 1
         self.code.add(f"{var} = tuple({var})")
+        if chained:
+            self.code.depth -= 1
 
     def dynamic(self, scope: LocalScope, attr: Attr, var: str) -> None:
         path = scope.path + attr.id
@@ -844,8 +877,28 @@ class TypeEmitter:
         default = f", {_default_src(attr)}" if attr.has_default and name == attr.id else ""
         return f"FieldInfo({name!r}, {kind!r}, {_arrow(attr, self.module)!r}, {detail}, {derived}{default})"
 
-    def decode(self) -> list[str]:
+    def chained_lists(self) -> dict[str, TypeSpec]:
+        """Counted lists whose items' sizes follow from their headers alone (a header of checked
+        integers, then one sized run of bytes): a scan may walk them with a memo (inlong_proto/chains.py)
+        and be sure that an item the size function accepts decodes whenever its bytes are there."""
+        out = {}
+        for attr in self.type_spec.seq:
+            item = attr.user_type if attr.kind == "user" else None
+            if attr.repeat != "expr" or item is None or item.spec is not self.type_spec.spec \
+                    or item.python_type != "struct" or item.switched_endian:
+                continue
+            header, header_size, body, trailer = TypeEmitter(self.module, item).layout()
+            if body is not None and body.kind == "bytes" and not body.valid and not trailer and header_size \
+                    and len(item.seq) == len(header) + 1:
+                out[attr.id] = item
+        return out
+
+    def decode(self, chained: bool = False) -> list[str]:
+        """decode_<type>; chained: the root of a frame takes a scan's memo (chains) for its counted lists."""
         gen = DecodeEmitter(self.module)
+        gen.claim_lengths(self.type_spec)
+        if chained:
+            gen.chained = {name: f"size_{item.fn_name}" for name, item in self.chained_lists().items()}
         scope = LocalScope(gen, self.type_spec, "", "")
         gen.seq(scope)
         gen.flush()
@@ -860,7 +913,7 @@ class TypeEmitter:
             gen.build(scope, Attr("value", "", "", "user", user_type=self.type_spec), "value")
             gen.code.add("return value, pos")
         name = f"decode_{self.type_spec.fn_name}"
-        return [f"def {name}(buf, pos=0, end=None, path=''):",
+        return [f"def {name}(buf, pos=0, end=None, path=''{', chains=None' if gen.chained else ''}):",
                 f'    """Decode one {self.type_spec.name} from buf[pos:end]; returns (value, next_pos)."""',
                 "    if end is None:", "        end = len(buf)"] + gen.code.lines
 
@@ -967,11 +1020,10 @@ class TypeEmitter:
                 f'    """Encode one {t.name}; lengths and discriminators are derived from the data."""'] + \
             gen.code.lines
 
-    def probe(self) -> list[str]:
-        """frame_length(buf, pos, end): the frame size from its header, None if the header is incomplete."""
+    def layout(self) -> tuple[list[Attr], int, Attr | None, int]:
+        """(header fields, header size, the one sized field after them, bytes after it): how a frame's
+        size follows from its header; the sized field is None when it does not (no frame_length)."""
         t = self.type_spec
-        gen = DecodeEmitter(self.module, need_more="return None")
-        scope = LocalScope(gen, t, "", "")
         header = []
         for attr in t.seq:
             if not (attr.kind == "bits" or attr.kind in ("int", "contents") and not attr.repeat):
@@ -981,11 +1033,33 @@ class TypeEmitter:
         variable = [a for a in rest if a.size is None]
         header_size = sum(a.bits if a.kind == "bits" else a.size * 8 for a in header) // 8
         if len(variable) != 1 or variable[0].size_expr is None or variable[0].repeat:
+            return header, header_size, None, 0
+        body = variable[0]
+        return header, header_size, body, sum(a.size for a in rest if a is not body)
+
+    def starts(self, limit: int) -> list[str]:
+        """START: where a frame may begin, for the scanner's resynchronisation (see starts.py); bounded by
+        MAX_FRAME_SIZE, so START_ANY (the same without that bound) serves a larger max_frame_size."""
+        header, header_size, body, trailer = self.layout()
+        bounds = {} if body is None else starts.size_bounds(header, body, header_size, trailer, limit)
+        _, size = starts.leading(self.type_spec)
+        bounded, unbounded = starts.pattern(self.type_spec, bounds), starts.pattern(self.type_spec, {})
+        lines = [f"START = re.compile(rb'{bounded}', re.DOTALL)  # where a frame may begin (see ksygen/starts.py)"]
+        lines.append("START_ANY = START" if bounded == unbounded else
+                     f"START_ANY = re.compile(rb'{unbounded}', re.DOTALL)  # the same for any frame size")
+        return lines + [f"START_SIZE = {size}  # the bytes START judges; a position with fewer left is not judged"]
+
+    def probe(self, name: str = "frame_length") -> list[str]:
+        """frame_length(buf, pos, end): the frame size from its header, None if the header is incomplete
+        (also size_<item> for the items of a chained list, under that name)."""
+        t = self.type_spec
+        gen = DecodeEmitter(self.module, need_more="return None")
+        scope = LocalScope(gen, t, "", "")
+        header, header_size, body, trailer = self.layout()
+        if body is None:
             # No length in the header (TubeMQ: a counted list of sized blocks): the runtime frames by
             # decoding, and bounds what it buffers by max_frame_size instead.
             return [f"HEADER_SIZE = {header_size}", "frame_length = None  # the frame's size is known only by decoding it"]
-        body = variable[0]
-        trailer = sum(a.size for a in rest if a is not body)
         gen.code.add("start = pos")
         for attr in header:
             gen.field(scope, attr)
@@ -995,9 +1069,10 @@ class TypeEmitter:
         gen.code.add("if body_size < 0:")
         gen.fail("start", body.id, reason("negative size ", E("body_size")))
         gen.code.add(f"return {header_size} + body_size + {trailer}")
-        return [f"HEADER_SIZE = {header_size}", "", "",
-                "def frame_length(buf, pos=0, end=None, path=''):",
-                '    """Size of the frame starting at pos, from its header alone; None until the header is in."""',
+        what = "frame" if name == "frame_length" else t.name
+        return ([f"HEADER_SIZE = {header_size}", "", ""] if name == "frame_length" else []) + [
+                f"def {name}(buf, pos=0, end=None, path=''):",
+                f'    """Size of the {what} starting at pos, from its header alone; None until the header is in."""',
                 "    if end is None:", "        end = len(buf)"] + gen.code.lines
 
 
@@ -1045,15 +1120,19 @@ def emit_module(spec: SpecFile) -> str:
         if emitter.type_spec.python_type == "struct":
             body += [emitter.fields_info(), "", ""]
     memo: dict = {}
+    options = spec.root.options
+    chained = TypeEmitter(module, spec.root).chained_lists() if options.get("frame") else {}
     for emitter in emitters:
         if not emitter.type_spec.switched_endian:
-            body += emitter.decode() + ["", ""] + emitter.encode() + ["", ""]
+            body += emitter.decode(chained=emitter.type_spec is spec.root and bool(chained)) + ["", ""] + \
+                emitter.encode() + ["", ""]
+            if any(item is emitter.type_spec for item in chained.values()):
+                body += emitter.probe(f"size_{emitter.type_spec.fn_name}") + ["", ""]
             continue
         for order in ("le", "be"):
             variant = TypeEmitter(module, specialize(emitter.type_spec, order, memo))
             body += variant.decode() + ["", ""] + variant.encode() + ["", ""]
         body += _endian_dispatch(emitter.type_spec.name) + ["", ""]
-    options = spec.root.options
     if options.get("frame"):
         body += TypeEmitter(module, spec.root).probe() + ["", ""]
         root = spec.root
@@ -1061,8 +1140,10 @@ def emit_module(spec: SpecFile) -> str:
         messages = []
         for t in _distinct_cases(switch) if switch else []:
             messages.append(f"    {module.type_ref(t, '')}: ({t.name!r}, {t.options.get('direction')!r}),")
+        limit = int(options.get("max-frame-size", 65536))
         body += [f"PROTOCOL = {options['protocol']!r}",
-                 f"MAX_FRAME_SIZE = {int(options.get('max-frame-size', 65536))!r}",
+                 f"MAX_FRAME_SIZE = {limit!r}"] + TypeEmitter(module, root).starts(limit) + [
+                 f"CHAINS = {bool(chained)}  # decode takes a scan's memo of item walks (inlong_proto/chains.py)",
                  f"FRAME = {root.class_name}",
                  f"MESSAGE_FIELD = {switch.id if switch else None!r}",
                  "MESSAGE_TYPES = {"] + messages + ["}", "decode = decode_" + root.name,
@@ -1072,14 +1153,16 @@ def emit_module(spec: SpecFile) -> str:
         "# flake8: noqa",
         "from __future__ import annotations",
         "",
+        "import re" if options.get("frame") else None,
         "import struct",
         "from datetime import datetime",
         "from enum import IntEnum",
         "from operator import itemgetter",
         "",
-        f"from {RUNTIME} import EncodeError, FieldInfo, TruncatedError, ValidationError, truncated",
+        f"from {RUNTIME} import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated",
         "from inlong_proto.message import Message, _tuple_new",
     ]
+    header = [line for line in header if line is not None]
     for imported in spec.imports:
         header.append(f"import {PACKAGE}.{imported.module} as {_import_alias(imported)}")
     header.append("")

@@ -2,12 +2,13 @@
 # flake8: noqa
 from __future__ import annotations
 
+import re
 import struct
 from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
 from inlong_proto.message import Message, _tuple_new
 import inlong_proto.generated.codec.common.bracketed_timestamp as _common_bracketed_timestamp
 
@@ -112,6 +113,7 @@ def decode_broadcast_frame(buf, pos=0, end=None, path=''):
     if end - pos < 8:
         raise truncated(path, pos, end, _RUN0)
     total_length, command_id = _S0.unpack_from(buf, pos)
+    total_length__at = pos
     if not (command_id in _COMMAND_BY_VALUE and total_length in _RANGE_37_38):
         if not 37 <= total_length <= 38:
             raise ValidationError(pos, path + 'total_length', 'value ' + repr(total_length) + ' is outside [37, 38] (Length of the whole frame in bytes, header included (= header.length + body.length).)')
@@ -126,7 +128,7 @@ def decode_broadcast_frame(buf, pos=0, end=None, path=''):
     if body__size < 0:
         raise ValidationError(pos, path + 'body', 'negative size ' + repr(body__size))
     if end - pos < body__size:
-        raise TruncatedError(end, path + 'body', 'needs ' + repr(body__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'body', 'needs ' + repr(body__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'total_length', total_length__at, total_length))
     body__end = pos + body__size
     if command_id == 0:
         if body__end - pos < 29:
@@ -918,6 +920,10 @@ def frame_length(buf, pos=0, end=None, path=''):
 
 PROTOCOL = 'broadcast'
 MAX_FRAME_SIZE = 65536
+START = re.compile(rb'\x00\x00\x00[\x25-\x26](?:\x00\x00\x00\x00|\x00\x00\x00\x01)', re.DOTALL)  # where a frame may begin (see ksygen/starts.py)
+START_ANY = START
+START_SIZE = 8  # the bytes START judges; a position with fewer left is not judged
+CHAINS = False  # decode takes a scan's memo of item walks (inlong_proto/chains.py)
 FRAME = BroadcastFrame
 MESSAGE_FIELD = 'body'
 MESSAGE_TYPES = {

@@ -7,7 +7,7 @@ from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
 from inlong_proto.message import Message, _tuple_new
 
 _S0 = struct.Struct('>H')
@@ -75,7 +75,7 @@ def decode_ethernet_frame(buf, pos=0, end=None, path=''):
     if dst_mac__size < 0:
         raise ValidationError(pos, path + 'dst_mac', 'negative size ' + repr(dst_mac__size))
     if end - pos < dst_mac__size:
-        raise TruncatedError(end, path + 'dst_mac', 'needs ' + repr(dst_mac__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'dst_mac', 'needs ' + repr(dst_mac__size) + ' bytes, only ' + repr(end - pos) + ' available')
     dst_mac__end = pos + dst_mac__size
     dst_mac = bytes(buf[pos:dst_mac__end])
     pos = dst_mac__end
@@ -84,7 +84,7 @@ def decode_ethernet_frame(buf, pos=0, end=None, path=''):
     if src_mac__size < 0:
         raise ValidationError(pos, path + 'src_mac', 'negative size ' + repr(src_mac__size))
     if end - pos < src_mac__size:
-        raise TruncatedError(end, path + 'src_mac', 'needs ' + repr(src_mac__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'src_mac', 'needs ' + repr(src_mac__size) + ' bytes, only ' + repr(end - pos) + ' available')
     src_mac__end = pos + src_mac__size
     src_mac = bytes(buf[pos:src_mac__end])
     pos = src_mac__end

@@ -7,7 +7,7 @@ from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
 from inlong_proto.message import Message, _tuple_new
 
 _S0 = struct.Struct('>BBHHHBBH')
@@ -84,6 +84,7 @@ def decode_ipv4_packet(buf, pos=0, end=None, path=''):
     dont_fragment = (reserved_flag__bits >> 14) & 1 == 1
     more_fragments = (reserved_flag__bits >> 13) & 1 == 1
     fragment_offset = reserved_flag__bits & 8191
+    ihl__at = pos
     if version != 4:
         raise ValidationError(pos, path + 'version', 'value ' + repr(version) + ' must equal ' + repr(4) + ' (IP version, 4.)')
     if ihl < 5:
@@ -96,7 +97,7 @@ def decode_ipv4_packet(buf, pos=0, end=None, path=''):
     if src_addr__size < 0:
         raise ValidationError(pos, path + 'src_addr', 'negative size ' + repr(src_addr__size))
     if end - pos < src_addr__size:
-        raise TruncatedError(end, path + 'src_addr', 'needs ' + repr(src_addr__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'src_addr', 'needs ' + repr(src_addr__size) + ' bytes, only ' + repr(end - pos) + ' available')
     src_addr__end = pos + src_addr__size
     src_addr = bytes(buf[pos:src_addr__end])
     pos = src_addr__end
@@ -105,7 +106,7 @@ def decode_ipv4_packet(buf, pos=0, end=None, path=''):
     if dst_addr__size < 0:
         raise ValidationError(pos, path + 'dst_addr', 'negative size ' + repr(dst_addr__size))
     if end - pos < dst_addr__size:
-        raise TruncatedError(end, path + 'dst_addr', 'needs ' + repr(dst_addr__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'dst_addr', 'needs ' + repr(dst_addr__size) + ' bytes, only ' + repr(end - pos) + ' available')
     dst_addr__end = pos + dst_addr__size
     dst_addr = bytes(buf[pos:dst_addr__end])
     pos = dst_addr__end
@@ -114,7 +115,7 @@ def decode_ipv4_packet(buf, pos=0, end=None, path=''):
     if options__size < 0:
         raise ValidationError(pos, path + 'options', 'negative size ' + repr(options__size))
     if end - pos < options__size:
-        raise TruncatedError(end, path + 'options', 'needs ' + repr(options__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'options', 'needs ' + repr(options__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'ihl', ihl__at, ihl))
     options__end = pos + options__size
     options = bytes(buf[pos:options__end])
     pos = options__end

@@ -7,7 +7,7 @@ from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
 from inlong_proto.message import Message, _tuple_new
 
 _S0 = struct.Struct('>IHBB')
@@ -66,7 +66,7 @@ def decode_ipv6_packet(buf, pos=0, end=None, path=''):
     if src_addr__size < 0:
         raise ValidationError(pos, path + 'src_addr', 'negative size ' + repr(src_addr__size))
     if end - pos < src_addr__size:
-        raise TruncatedError(end, path + 'src_addr', 'needs ' + repr(src_addr__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'src_addr', 'needs ' + repr(src_addr__size) + ' bytes, only ' + repr(end - pos) + ' available')
     src_addr__end = pos + src_addr__size
     src_addr = bytes(buf[pos:src_addr__end])
     pos = src_addr__end
@@ -75,7 +75,7 @@ def decode_ipv6_packet(buf, pos=0, end=None, path=''):
     if dst_addr__size < 0:
         raise ValidationError(pos, path + 'dst_addr', 'negative size ' + repr(dst_addr__size))
     if end - pos < dst_addr__size:
-        raise TruncatedError(end, path + 'dst_addr', 'needs ' + repr(dst_addr__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'dst_addr', 'needs ' + repr(dst_addr__size) + ' bytes, only ' + repr(end - pos) + ' available')
     dst_addr__end = pos + dst_addr__size
     dst_addr = bytes(buf[pos:dst_addr__end])
     pos = dst_addr__end

@@ -7,7 +7,7 @@ from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
 from inlong_proto.message import Message, _tuple_new
 
 _S0 = struct.Struct('>HHH')
@@ -57,7 +57,7 @@ def decode_linux_sll(buf, pos=0, end=None, path=''):
     if address__size < 0:
         raise ValidationError(pos, path + 'address', 'negative size ' + repr(address__size))
     if end - pos < address__size:
-        raise TruncatedError(end, path + 'address', 'needs ' + repr(address__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'address', 'needs ' + repr(address__size) + ' bytes, only ' + repr(end - pos) + ' available')
     address__end = pos + address__size
     address = bytes(buf[pos:address__end])
     pos = address__end

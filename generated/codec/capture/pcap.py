@@ -7,7 +7,7 @@ from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
 from inlong_proto.message import Message, _tuple_new
 
 _S0 = struct.Struct('>I')
@@ -308,6 +308,7 @@ def decode_packet__le(buf, pos=0, end=None, path=''):
     if end - pos < 16:
         raise truncated(path, pos, end, _RUN3)
     ts_sec, ts_frac, incl_len, orig_len = _S3.unpack_from(buf, pos)
+    incl_len__at = pos + 8
     if incl_len > 262144:
         raise ValidationError(pos + 8, path + 'incl_len', 'value ' + repr(incl_len) + ' is above the maximum 262144 (Bytes of the packet stored in this record (at most snaplen); larger values mean a corrupt file.)')
     pos += 16
@@ -316,7 +317,7 @@ def decode_packet__le(buf, pos=0, end=None, path=''):
     if data__size < 0:
         raise ValidationError(pos, path + 'data', 'negative size ' + repr(data__size))
     if end - pos < data__size:
-        raise TruncatedError(end, path + 'data', 'needs ' + repr(data__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'data', 'needs ' + repr(data__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'incl_len', incl_len__at, incl_len))
     data__end = pos + data__size
     data = bytes(buf[pos:data__end])
     pos = data__end
@@ -364,6 +365,7 @@ def decode_packet__be(buf, pos=0, end=None, path=''):
     if end - pos < 16:
         raise truncated(path, pos, end, _RUN4)
     ts_sec, ts_frac, incl_len, orig_len = _S4.unpack_from(buf, pos)
+    incl_len__at = pos + 8
     if incl_len > 262144:
         raise ValidationError(pos + 8, path + 'incl_len', 'value ' + repr(incl_len) + ' is above the maximum 262144 (Bytes of the packet stored in this record (at most snaplen); larger values mean a corrupt file.)')
     pos += 16
@@ -372,7 +374,7 @@ def decode_packet__be(buf, pos=0, end=None, path=''):
     if data__size < 0:
         raise ValidationError(pos, path + 'data', 'negative size ' + repr(data__size))
     if end - pos < data__size:
-        raise TruncatedError(end, path + 'data', 'needs ' + repr(data__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'data', 'needs ' + repr(data__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'incl_len', incl_len__at, incl_len))
     data__end = pos + data__size
     data = bytes(buf[pos:data__end])
     pos = data__end

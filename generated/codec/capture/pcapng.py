@@ -7,7 +7,7 @@ from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
 from inlong_proto.message import Message, _tuple_new
 
 _S0 = struct.Struct('>4s')
@@ -327,7 +327,7 @@ def decode_section_header_block(buf, pos=0, end=None, path=''):
     if block_total_length_bytes__size < 0:
         raise ValidationError(pos, path + 'block_total_length_bytes', 'negative size ' + repr(block_total_length_bytes__size))
     if end - pos < block_total_length_bytes__size:
-        raise TruncatedError(end, path + 'block_total_length_bytes', 'needs ' + repr(block_total_length_bytes__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'block_total_length_bytes', 'needs ' + repr(block_total_length_bytes__size) + ' bytes, only ' + repr(end - pos) + ' available')
     block_total_length_bytes__end = pos + block_total_length_bytes__size
     block_total_length_bytes = bytes(buf[pos:block_total_length_bytes__end])
     pos = block_total_length_bytes__end
@@ -353,7 +353,7 @@ def decode_section_header_block(buf, pos=0, end=None, path=''):
     if body__size < 0:
         raise ValidationError(pos, path + 'body', 'negative size ' + repr(body__size))
     if end - pos < body__size:
-        raise TruncatedError(end, path + 'body', 'needs ' + repr(body__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'body', 'needs ' + repr(body__size) + ' bytes, only ' + repr(end - pos) + ' available')
     body__end = pos + body__size
     body, _ = decode_section_header_body(buf, pos, body__end, path + 'body.', le=body__le)
     pos = body__end
@@ -362,7 +362,7 @@ def decode_section_header_block(buf, pos=0, end=None, path=''):
     if block_total_length_trailer__size < 0:
         raise ValidationError(pos, path + 'block_total_length_trailer', 'negative size ' + repr(block_total_length_trailer__size))
     if end - pos < block_total_length_trailer__size:
-        raise TruncatedError(end, path + 'block_total_length_trailer', 'needs ' + repr(block_total_length_trailer__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'block_total_length_trailer', 'needs ' + repr(block_total_length_trailer__size) + ' bytes, only ' + repr(end - pos) + ' available')
     block_total_length_trailer__end = pos + block_total_length_trailer__size
     block_total_length_trailer = bytes(buf[pos:block_total_length_trailer__end])
     pos = block_total_length_trailer__end
@@ -515,6 +515,7 @@ def decode_block__le(buf, pos=0, end=None, path=''):
     if end - pos < 8:
         raise truncated(path, pos, end, _RUN4)
     block_type, block_total_length = _S4.unpack_from(buf, pos)
+    block_total_length__at = pos + 4
     block_type = _BLOCKTYPE_BY_VALUE.get(block_type, block_type)
     if not ((12 <= block_total_length <= 16777216) and ((block_total_length % 4) == 0)):
         raise ValidationError(pos + 4, path + 'block_total_length', "fails the check _ >= 12 and _ <= 16777216 and _ % 4 == 0 (The whole block's length, header and trailer included; a multiple of 4 (draft section 3.1).)")
@@ -524,7 +525,7 @@ def decode_block__le(buf, pos=0, end=None, path=''):
     if body__size < 0:
         raise ValidationError(pos, path + 'body', 'negative size ' + repr(body__size))
     if end - pos < body__size:
-        raise TruncatedError(end, path + 'body', 'needs ' + repr(body__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'body', 'needs ' + repr(body__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'block_total_length', block_total_length__at, block_total_length))
     body__end = pos + body__size
     if block_type == 1:
         body, _ = decode_interface_description_block__le(buf, pos, body__end, path + 'body.')
@@ -594,6 +595,7 @@ def decode_block__be(buf, pos=0, end=None, path=''):
     if end - pos < 8:
         raise truncated(path, pos, end, _RUN6)
     block_type, block_total_length = _S6.unpack_from(buf, pos)
+    block_total_length__at = pos + 4
     block_type = _BLOCKTYPE_BY_VALUE.get(block_type, block_type)
     if not ((12 <= block_total_length <= 16777216) and ((block_total_length % 4) == 0)):
         raise ValidationError(pos + 4, path + 'block_total_length', "fails the check _ >= 12 and _ <= 16777216 and _ % 4 == 0 (The whole block's length, header and trailer included; a multiple of 4 (draft section 3.1).)")
@@ -603,7 +605,7 @@ def decode_block__be(buf, pos=0, end=None, path=''):
     if body__size < 0:
         raise ValidationError(pos, path + 'body', 'negative size ' + repr(body__size))
     if end - pos < body__size:
-        raise TruncatedError(end, path + 'body', 'needs ' + repr(body__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'body', 'needs ' + repr(body__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'block_total_length', block_total_length__at, block_total_length))
     body__end = pos + body__size
     if block_type == 1:
         body, _ = decode_interface_description_block__be(buf, pos, body__end, path + 'body.')
@@ -789,13 +791,14 @@ def decode_enhanced_packet_block__le(buf, pos=0, end=None, path=''):
     if end - pos < 20:
         raise truncated(path, pos, end, _RUN10)
     interface_id, timestamp_high, timestamp_low, captured_packet_length, original_packet_length = _S9.unpack_from(buf, pos)
+    captured_packet_length__at = pos + 12
     pos += 20
     packet_data__at = pos
     packet_data__size = captured_packet_length
     if packet_data__size < 0:
         raise ValidationError(pos, path + 'packet_data', 'negative size ' + repr(packet_data__size))
     if end - pos < packet_data__size:
-        raise TruncatedError(end, path + 'packet_data', 'needs ' + repr(packet_data__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'packet_data', 'needs ' + repr(packet_data__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'captured_packet_length', captured_packet_length__at, captured_packet_length))
     packet_data__end = pos + packet_data__size
     packet_data = bytes(buf[pos:packet_data__end])
     pos = packet_data__end
@@ -804,7 +807,7 @@ def decode_enhanced_packet_block__le(buf, pos=0, end=None, path=''):
     if padding__size < 0:
         raise ValidationError(pos, path + 'padding', 'negative size ' + repr(padding__size))
     if end - pos < padding__size:
-        raise TruncatedError(end, path + 'padding', 'needs ' + repr(padding__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'padding', 'needs ' + repr(padding__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'captured_packet_length', captured_packet_length__at, captured_packet_length))
     padding__end = pos + padding__size
     padding = bytes(buf[pos:padding__end])
     pos = padding__end
@@ -876,13 +879,14 @@ def decode_enhanced_packet_block__be(buf, pos=0, end=None, path=''):
     if end - pos < 20:
         raise truncated(path, pos, end, _RUN11)
     interface_id, timestamp_high, timestamp_low, captured_packet_length, original_packet_length = _S10.unpack_from(buf, pos)
+    captured_packet_length__at = pos + 12
     pos += 20
     packet_data__at = pos
     packet_data__size = captured_packet_length
     if packet_data__size < 0:
         raise ValidationError(pos, path + 'packet_data', 'negative size ' + repr(packet_data__size))
     if end - pos < packet_data__size:
-        raise TruncatedError(end, path + 'packet_data', 'needs ' + repr(packet_data__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'packet_data', 'needs ' + repr(packet_data__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'captured_packet_length', captured_packet_length__at, captured_packet_length))
     packet_data__end = pos + packet_data__size
     packet_data = bytes(buf[pos:packet_data__end])
     pos = packet_data__end
@@ -891,7 +895,7 @@ def decode_enhanced_packet_block__be(buf, pos=0, end=None, path=''):
     if padding__size < 0:
         raise ValidationError(pos, path + 'padding', 'negative size ' + repr(padding__size))
     if end - pos < padding__size:
-        raise TruncatedError(end, path + 'padding', 'needs ' + repr(padding__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'padding', 'needs ' + repr(padding__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'captured_packet_length', captured_packet_length__at, captured_packet_length))
     padding__end = pos + padding__size
     padding = bytes(buf[pos:padding__end])
     pos = padding__end
@@ -1045,13 +1049,14 @@ def decode_option__le(buf, pos=0, end=None, path=''):
     if end - pos < 4:
         raise truncated(path, pos, end, _RUN14)
     code, length = _S11.unpack_from(buf, pos)
+    length__at = pos + 2
     pos += 4
     value___at = pos
     value___size = length
     if value___size < 0:
         raise ValidationError(pos, path + 'value', 'negative size ' + repr(value___size))
     if end - pos < value___size:
-        raise TruncatedError(end, path + 'value', 'needs ' + repr(value___size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'value', 'needs ' + repr(value___size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'length', length__at, length))
     value___end = pos + value___size
     value_ = bytes(buf[pos:value___end])
     pos = value___end
@@ -1060,7 +1065,7 @@ def decode_option__le(buf, pos=0, end=None, path=''):
     if padding__size < 0:
         raise ValidationError(pos, path + 'padding', 'negative size ' + repr(padding__size))
     if end - pos < padding__size:
-        raise TruncatedError(end, path + 'padding', 'needs ' + repr(padding__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'padding', 'needs ' + repr(padding__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'length', length__at, length))
     padding__end = pos + padding__size
     padding = bytes(buf[pos:padding__end])
     pos = padding__end
@@ -1102,13 +1107,14 @@ def decode_option__be(buf, pos=0, end=None, path=''):
     if end - pos < 4:
         raise truncated(path, pos, end, _RUN15)
     code, length = _S12.unpack_from(buf, pos)
+    length__at = pos + 2
     pos += 4
     value___at = pos
     value___size = length
     if value___size < 0:
         raise ValidationError(pos, path + 'value', 'negative size ' + repr(value___size))
     if end - pos < value___size:
-        raise TruncatedError(end, path + 'value', 'needs ' + repr(value___size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'value', 'needs ' + repr(value___size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'length', length__at, length))
     value___end = pos + value___size
     value_ = bytes(buf[pos:value___end])
     pos = value___end
@@ -1117,7 +1123,7 @@ def decode_option__be(buf, pos=0, end=None, path=''):
     if padding__size < 0:
         raise ValidationError(pos, path + 'padding', 'negative size ' + repr(padding__size))
     if end - pos < padding__size:
-        raise TruncatedError(end, path + 'padding', 'needs ' + repr(padding__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'padding', 'needs ' + repr(padding__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'length', length__at, length))
     padding__end = pos + padding__size
     padding = bytes(buf[pos:padding__end])
     pos = padding__end

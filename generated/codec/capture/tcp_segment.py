@@ -7,7 +7,7 @@ from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
 from inlong_proto.message import Message, _tuple_new
 
 _S0 = struct.Struct('>HHIIBBHHH')
@@ -88,6 +88,7 @@ def decode_tcp_segment(buf, pos=0, end=None, path=''):
     rst = (cwr__bits >> 2) & 1 == 1
     syn = (cwr__bits >> 1) & 1 == 1
     fin = cwr__bits & 1 == 1
+    data_offset__at = pos + 12
     if data_offset < 5:
         raise ValidationError(pos + 12, path + 'data_offset', 'value ' + repr(data_offset) + ' is below the minimum 5 (Header length in 32-bit words (5 without options).)')
     pos += 20
@@ -96,7 +97,7 @@ def decode_tcp_segment(buf, pos=0, end=None, path=''):
     if options__size < 0:
         raise ValidationError(pos, path + 'options', 'negative size ' + repr(options__size))
     if end - pos < options__size:
-        raise TruncatedError(end, path + 'options', 'needs ' + repr(options__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'options', 'needs ' + repr(options__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'data_offset', data_offset__at, data_offset))
     options__end = pos + options__size
     options = bytes(buf[pos:options__end])
     pos = options__end

@@ -7,7 +7,7 @@ from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
 from inlong_proto.message import Message, _tuple_new
 
 _S0 = struct.Struct('>i')
@@ -253,6 +253,7 @@ def decode_text_message(buf, pos=0, end=None, path=''):
     if end - pos < 4:
         raise truncated(path, pos, end, _RUN0)
     body_len, = _S0.unpack_from(buf, pos)
+    body_len__at = pos
     if body_len < 0:
         raise ValidationError(pos, path + 'body_len', 'value ' + repr(body_len) + ' is below the minimum 0 (Bytes of body. Negative is malformed (server error 106 BODY_LENGTH_LESS_ZERO). Zero is)')
     pos += 4
@@ -261,13 +262,14 @@ def decode_text_message(buf, pos=0, end=None, path=''):
     if body__size < 0:
         raise ValidationError(pos, path + 'body', 'negative size ' + repr(body__size))
     if end - pos < body__size:
-        raise TruncatedError(end, path + 'body', 'needs ' + repr(body__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'body', 'needs ' + repr(body__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'body_len', body_len__at, body_len))
     body__end = pos + body__size
     body = bytes(buf[pos:body__end])
     pos = body__end
     if end - pos < 4:
         raise truncated(path, pos, end, _RUN1)
     attr_len, = _S0.unpack_from(buf, pos)
+    attr_len__at = pos
     if attr_len < 0:
         raise ValidationError(pos, path + 'attr_len', 'value ' + repr(attr_len) + ' is below the minimum 0 (Bytes of attr. Negative is malformed (server error 107 ATTR_LENGTH_LESS_ZERO). 4 bytes here, 2 in MsgType 7/8.)')
     pos += 4
@@ -276,7 +278,7 @@ def decode_text_message(buf, pos=0, end=None, path=''):
     if attr__size < 0:
         raise ValidationError(pos, path + 'attr', 'negative size ' + repr(attr__size))
     if end - pos < attr__size:
-        raise TruncatedError(end, path + 'attr', 'needs ' + repr(attr__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'attr', 'needs ' + repr(attr__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'attr_len', attr_len__at, attr_len))
     attr__end = pos + attr__size
     attr = bytes(buf[pos:attr__end])
     try:
@@ -325,6 +327,7 @@ def decode_bin_heartbeat(buf, pos=0, end=None, path=''):
     if end - pos < 9:
         raise truncated(path, pos, end, _RUN2)
     data_time, version, body_len = _S1.unpack_from(buf, pos)
+    body_len__at = pos + 5
     if body_len < 0:
         raise ValidationError(pos + 5, path + 'body_len', 'value ' + repr(body_len) + ' is below the minimum 0 (Bytes of body; 0 in requests, 2 in responses.)')
     pos += 9
@@ -333,13 +336,14 @@ def decode_bin_heartbeat(buf, pos=0, end=None, path=''):
     if body__size < 0:
         raise ValidationError(pos, path + 'body', 'negative size ' + repr(body__size))
     if end - pos < body__size:
-        raise TruncatedError(end, path + 'body', 'needs ' + repr(body__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'body', 'needs ' + repr(body__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'body_len', body_len__at, body_len))
     body__end = pos + body__size
     body = bytes(buf[pos:body__end])
     pos = body__end
     if end - pos < 2:
         raise truncated(path, pos, end, _RUN3)
     attr_len, = _S2.unpack_from(buf, pos)
+    attr_len__at = pos
     if attr_len < 0:
         raise ValidationError(pos, path + 'attr_len', 'value ' + repr(attr_len) + ' is below the minimum 0 (Bytes of attr; read signed by the server, so at most 32767.)')
     pos += 2
@@ -348,7 +352,7 @@ def decode_bin_heartbeat(buf, pos=0, end=None, path=''):
     if attr__size < 0:
         raise ValidationError(pos, path + 'attr', 'negative size ' + repr(attr__size))
     if end - pos < attr__size:
-        raise TruncatedError(end, path + 'attr', 'needs ' + repr(attr__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'attr', 'needs ' + repr(attr__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'attr_len', attr_len__at, attr_len))
     attr__end = pos + attr__size
     attr = bytes(buf[pos:attr__end])
     try:

@@ -7,7 +7,7 @@ from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
 from inlong_proto.message import Message, _tuple_new
 
 _S0 = struct.Struct('>i')
@@ -223,6 +223,7 @@ def decode_text_item(buf, pos=0, end=None, path=''):
     if end - pos < 4:
         raise truncated(path, pos, end, _RUN0)
     item_len, = _S0.unpack_from(buf, pos)
+    item_len__at = pos
     if item_len < 1:
         raise ValidationError(pos, path + 'item_len', 'value ' + repr(item_len) + ' is below the minimum 1 (Bytes of data; the server only accepts 0 < ItemLen <= what remains.)')
     pos += 4
@@ -231,7 +232,7 @@ def decode_text_item(buf, pos=0, end=None, path=''):
     if data__size < 0:
         raise ValidationError(pos, path + 'data', 'negative size ' + repr(data__size))
     if end - pos < data__size:
-        raise TruncatedError(end, path + 'data', 'needs ' + repr(data__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'data', 'needs ' + repr(data__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'item_len', item_len__at, item_len))
     data__end = pos + data__size
     data = bytes(buf[pos:data__end])
     pos = data__end
@@ -293,13 +294,14 @@ def decode_bin_item(buf, pos=0, end=None, path=''):
     if end - pos < 4:
         raise truncated(path, pos, end, _RUN1)
     item_len, = _S1.unpack_from(buf, pos)
+    item_len__at = pos
     pos += 4
     data__at = pos
     data__size = item_len
     if data__size < 0:
         raise ValidationError(pos, path + 'data', 'negative size ' + repr(data__size))
     if end - pos < data__size:
-        raise TruncatedError(end, path + 'data', 'needs ' + repr(data__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'data', 'needs ' + repr(data__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'item_len', item_len__at, item_len))
     data__end = pos + data__size
     data = bytes(buf[pos:data__end])
     pos = data__end
@@ -361,26 +363,28 @@ def decode_bin_item_with_attrs(buf, pos=0, end=None, path=''):
     if end - pos < 4:
         raise truncated(path, pos, end, _RUN2)
     item_len, = _S1.unpack_from(buf, pos)
+    item_len__at = pos
     pos += 4
     data__at = pos
     data__size = item_len
     if data__size < 0:
         raise ValidationError(pos, path + 'data', 'negative size ' + repr(data__size))
     if end - pos < data__size:
-        raise TruncatedError(end, path + 'data', 'needs ' + repr(data__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'data', 'needs ' + repr(data__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'item_len', item_len__at, item_len))
     data__end = pos + data__size
     data = bytes(buf[pos:data__end])
     pos = data__end
     if end - pos < 4:
         raise truncated(path, pos, end, _RUN3)
     attr_len, = _S1.unpack_from(buf, pos)
+    attr_len__at = pos
     pos += 4
     attr__at = pos
     attr__size = attr_len
     if attr__size < 0:
         raise ValidationError(pos, path + 'attr', 'negative size ' + repr(attr__size))
     if end - pos < attr__size:
-        raise TruncatedError(end, path + 'attr', 'needs ' + repr(attr__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'attr', 'needs ' + repr(attr__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'attr_len', attr_len__at, attr_len))
     attr__end = pos + attr__size
     attr = bytes(buf[pos:attr__end])
     try:
@@ -427,13 +431,14 @@ def decode_lf_block(buf, pos=0, end=None, path=''):
     if end - pos < 4:
         raise truncated(path, pos, end, _RUN4)
     block_len, = _S1.unpack_from(buf, pos)
+    block_len__at = pos
     pos += 4
     data__at = pos
     data__size = block_len
     if data__size < 0:
         raise ValidationError(pos, path + 'data', 'negative size ' + repr(data__size))
     if end - pos < data__size:
-        raise TruncatedError(end, path + 'data', 'needs ' + repr(data__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'data', 'needs ' + repr(data__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'block_len', block_len__at, block_len))
     data__end = pos + data__size
     data = bytes(buf[pos:data__end])
     pos = data__end

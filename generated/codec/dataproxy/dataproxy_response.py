@@ -2,12 +2,13 @@
 # flake8: noqa
 from __future__ import annotations
 
+import re
 import struct
 from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
 from inlong_proto.message import Message, _tuple_new
 import inlong_proto.generated.codec.dataproxy.dataproxy_common as _dataproxy_dataproxy_common
 
@@ -99,6 +100,7 @@ def decode_dataproxy_response(buf, pos=0, end=None, path=''):
     encrypted = (auth__bits >> 6) & 1 == 1
     compressed = (auth__bits >> 5) & 1 == 1
     base_type = auth__bits & 31
+    total_len__at = pos
     if not (base_type in _MSGTYPE_BY_VALUE and 1 <= total_len <= 20971516):
         if not 1 <= total_len <= 20971516:
             raise ValidationError(pos, path + 'total_len', 'value ' + repr(total_len) + ' is outside [1, 20971516] (Bytes after this field (MsgType byte included).)')
@@ -113,7 +115,7 @@ def decode_dataproxy_response(buf, pos=0, end=None, path=''):
     if body__size < 0:
         raise ValidationError(pos, path + 'body', 'negative size ' + repr(body__size))
     if end - pos < body__size:
-        raise TruncatedError(end, path + 'body', 'needs ' + repr(body__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'body', 'needs ' + repr(body__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'total_len', total_len__at, total_len))
     body__end = pos + body__size
     if base_type == 1:
         body = _tuple_new(LegacyHeartbeatReply, ())
@@ -210,6 +212,7 @@ def decode_bin_response(buf, pos=0, end=None, path=''):
     if end - pos < 6:
         raise truncated(path, pos, end, _RUN1)
     unique_id, attr_len = _S1.unpack_from(buf, pos)
+    attr_len__at = pos + 4
     if attr_len < 0:
         raise ValidationError(pos + 4, path + 'attr_len', 'value ' + repr(attr_len) + ' is below the minimum 0 (Bytes of attr (UTF-8 byte length).)')
     pos += 6
@@ -218,7 +221,7 @@ def decode_bin_response(buf, pos=0, end=None, path=''):
     if attr__size < 0:
         raise ValidationError(pos, path + 'attr', 'negative size ' + repr(attr__size))
     if end - pos < attr__size:
-        raise TruncatedError(end, path + 'attr', 'needs ' + repr(attr__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'attr', 'needs ' + repr(attr__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'attr_len', attr_len__at, attr_len))
     attr__end = pos + attr__size
     attr = bytes(buf[pos:attr__end])
     try:
@@ -296,6 +299,10 @@ def frame_length(buf, pos=0, end=None, path=''):
 
 PROTOCOL = 'dataproxy'
 MAX_FRAME_SIZE = 65536
+START = re.compile(rb'(?:\x00\x00\x00[\x01-\xff]|\x00\x00[\x01-\xfe].|\x00\x00\xff[\x00-\xfc])[\x01-\x08\x21-\x28A-Ha-h\x81-\x88\xa1-\xa8\xc1-\xc8\xe1-\xe8]', re.DOTALL)  # where a frame may begin (see ksygen/starts.py)
+START_ANY = re.compile(rb'(?:\x00\x00\x00[\x01-\xff]|\x00\x00[\x01-\xff].|\x00[\x01-\xff]..|\x01[\x00-\x3e]..|\x01\x3f[\x00-\xfe].|\x01\x3f\xff[\x00-\xfc])[\x01-\x08\x21-\x28A-Ha-h\x81-\x88\xa1-\xa8\xc1-\xc8\xe1-\xe8]', re.DOTALL)  # the same for any frame size
+START_SIZE = 5  # the bytes START judges; a position with fewer left is not judged
+CHAINS = False  # decode takes a scan's memo of item walks (inlong_proto/chains.py)
 FRAME = DataproxyResponse
 MESSAGE_FIELD = 'body'
 MESSAGE_TYPES = {

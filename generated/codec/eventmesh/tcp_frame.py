@@ -2,12 +2,13 @@
 # flake8: noqa
 from __future__ import annotations
 
+import re
 import struct
 from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
 from inlong_proto.message import Message, _tuple_new
 
 _S0 = struct.Struct('>9s4si')
@@ -67,6 +68,7 @@ def decode_tcp_frame(buf, pos=0, end=None, path=''):
     if end - pos < 17:
         raise truncated(path, pos, end, _RUN0)
     magic, version, package_length = _S0.unpack_from(buf, pos)
+    package_length__at = pos + 13
     if not (13 <= package_length <= 4194296 and (magic, version,) == (b'EventMesh', b'0000',)):
         if magic != b'EventMesh':
             raise ValidationError(pos, path + 'magic', "expected b'EventMesh', found " + repr(magic) + ' (The 9 ASCII bytes "EventMesh" (CONSTANT_MAGIC_FLAG); anything else closes the channel.)')
@@ -80,7 +82,7 @@ def decode_tcp_frame(buf, pos=0, end=None, path=''):
     if package__size < 0:
         raise ValidationError(pos, path + 'package', 'negative size ' + repr(package__size))
     if end - pos < package__size:
-        raise TruncatedError(end, path + 'package', 'needs ' + repr(package__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'package', 'needs ' + repr(package__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'package_length', package_length__at, package_length))
     package__end = pos + package__size
     package, _ = decode_package(buf, pos, package__end, path + 'package.')
     pos = package__end
@@ -111,6 +113,7 @@ def decode_package(buf, pos=0, end=None, path=''):
     if end - pos < 4:
         raise truncated(path, pos, end, _RUN1)
     header_length, = _S1.unpack_from(buf, pos)
+    header_length__at = pos
     if header_length < 1:
         raise ValidationError(pos, path + 'header_length', 'value ' + repr(header_length) + ' is below the minimum 1 (Bytes of header (its UTF-8 length).)')
     pos += 4
@@ -119,7 +122,7 @@ def decode_package(buf, pos=0, end=None, path=''):
     if header__size < 0:
         raise ValidationError(pos, path + 'header', 'negative size ' + repr(header__size))
     if end - pos < header__size:
-        raise TruncatedError(end, path + 'header', 'needs ' + repr(header__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'header', 'needs ' + repr(header__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'header_length', header_length__at, header_length))
     header__end = pos + header__size
     header = bytes(buf[pos:header__end])
     try:
@@ -182,6 +185,10 @@ def frame_length(buf, pos=0, end=None, path=''):
 
 PROTOCOL = 'eventmesh'
 MAX_FRAME_SIZE = 4194304
+START = re.compile(rb'EventMesh0000(?:\x00\x00\x00[\x0d-\xff]|\x00\x00[\x01-\xff].|\x00[\x01-\x3e]..|\x00\x3f[\x00-\xfe].|\x00\x3f\xff[\x00-\xf8])', re.DOTALL)  # where a frame may begin (see ksygen/starts.py)
+START_ANY = START
+START_SIZE = 17  # the bytes START judges; a position with fewer left is not judged
+CHAINS = False  # decode takes a scan's memo of item walks (inlong_proto/chains.py)
 FRAME = TcpFrame
 MESSAGE_FIELD = None
 MESSAGE_TYPES = {

@@ -2,12 +2,13 @@
 # flake8: noqa
 from __future__ import annotations
 
+import re
 import struct
 from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
 from inlong_proto.message import Message, _tuple_new
 import inlong_proto.generated.codec.eventmesh.tcp_frame as _eventmesh_tcp_frame
 
@@ -44,6 +45,7 @@ def decode_tcp_frame_legacy(buf, pos=0, end=None, path=''):
     if end - pos < 17:
         raise truncated(path, pos, end, _RUN0)
     magic, version, package_length = _S0.unpack_from(buf, pos)
+    package_length__at = pos + 13
     if not (8 <= package_length <= 4194304 and (magic, version,) == (b'EventMesh', b'0000',)):
         if magic != b'EventMesh':
             raise ValidationError(pos, path + 'magic', "expected b'EventMesh', found " + repr(magic) + ' (The 9 ASCII bytes "EventMesh", as in the current form.)')
@@ -57,7 +59,7 @@ def decode_tcp_frame_legacy(buf, pos=0, end=None, path=''):
     if package__size < 0:
         raise ValidationError(pos, path + 'package', 'negative size ' + repr(package__size))
     if end - pos < package__size:
-        raise TruncatedError(end, path + 'package', 'needs ' + repr(package__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'package', 'needs ' + repr(package__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'package_length', package_length__at, package_length))
     package__end = pos + package__size
     package, _ = _eventmesh_tcp_frame.decode_package(buf, pos, package__end, path + 'package.')
     pos = package__end
@@ -108,6 +110,10 @@ def frame_length(buf, pos=0, end=None, path=''):
 
 PROTOCOL = 'eventmesh_legacy'
 MAX_FRAME_SIZE = 4194317
+START = re.compile(rb'EventMesh0000(?:\x00\x00\x00[\x08-\xff]|\x00\x00[\x01-\xff].|\x00[\x01-\x3f]..|\x00\x40\x00\x00)', re.DOTALL)  # where a frame may begin (see ksygen/starts.py)
+START_ANY = START
+START_SIZE = 17  # the bytes START judges; a position with fewer left is not judged
+CHAINS = False  # decode takes a scan's memo of item walks (inlong_proto/chains.py)
 FRAME = TcpFrameLegacy
 MESSAGE_FIELD = None
 MESSAGE_TYPES = {

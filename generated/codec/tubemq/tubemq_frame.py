@@ -2,12 +2,13 @@
 # flake8: noqa
 from __future__ import annotations
 
+import re
 import struct
 from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
 from inlong_proto.message import Message, _tuple_new
 
 _S0 = struct.Struct('>4sii')
@@ -60,7 +61,7 @@ Block.FIELDS = (
 )
 
 
-def decode_tubemq_frame(buf, pos=0, end=None, path=''):
+def decode_tubemq_frame(buf, pos=0, end=None, path='', chains=None):
     """Decode one tubemq_frame from buf[pos:end]; returns (value, next_pos)."""
     if end is None:
         end = len(buf)
@@ -78,11 +79,14 @@ def decode_tubemq_frame(buf, pos=0, end=None, path=''):
     blocks__count = list_size
     if blocks__count < 0:
         raise ValidationError(pos, path + 'blocks', 'negative count ' + repr(blocks__count))
-    for _ in range(blocks__count):
-        blocks__item_at = pos
-        blocks__item, pos = decode_block(buf, pos, end, path + 'blocks[' + str(len(blocks)) + ']' + '.')
-        blocks.append(blocks__item)
-    blocks = tuple(blocks)
+    if chains is not None:
+        blocks, pos = chains.walk(buf, pos, end, blocks__count, decode_block, size_block, path + 'blocks')
+    else:
+        for _ in range(blocks__count):
+            blocks__item_at = pos
+            blocks__item, pos = decode_block(buf, pos, end, path + 'blocks[' + str(len(blocks)) + ']' + '.')
+            blocks.append(blocks__item)
+        blocks = tuple(blocks)
     return _tuple_new(TubemqFrame, (serial_no, list_size, blocks)), pos
 
 
@@ -119,6 +123,7 @@ def decode_block(buf, pos=0, end=None, path=''):
     if end - pos < 4:
         raise truncated(path, pos, end, _RUN1)
     block_len, = _S1.unpack_from(buf, pos)
+    block_len__at = pos
     if not (0 <= block_len <= 8192):
         if not 0 <= block_len <= 8192:
             raise ValidationError(pos, path + 'block_len', 'value ' + repr(block_len) + ' is outside [0, 8192] (Bytes of data, at most RPC_MAX_BUFFER_SIZE (8192); negative or larger is malformed.)')
@@ -128,7 +133,7 @@ def decode_block(buf, pos=0, end=None, path=''):
     if data__size < 0:
         raise ValidationError(pos, path + 'data', 'negative size ' + repr(data__size))
     if end - pos < data__size:
-        raise TruncatedError(end, path + 'data', 'needs ' + repr(data__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'data', 'needs ' + repr(data__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'block_len', block_len__at, block_len))
     data__end = pos + data__size
     data = bytes(buf[pos:data__end])
     pos = data__end
@@ -154,12 +159,34 @@ def encode_block(obj, path=''):
     return _S1.pack(block_len) + data__bytes
 
 
+def size_block(buf, pos=0, end=None, path=''):
+    """Size of the block starting at pos, from its header alone; None until the header is in."""
+    if end is None:
+        end = len(buf)
+    start = pos
+    if end - pos < 4:
+        return None
+    block_len, = _S1.unpack_from(buf, pos)
+    if not (0 <= block_len <= 8192):
+        if not 0 <= block_len <= 8192:
+            raise ValidationError(pos, path + 'block_len', 'value ' + repr(block_len) + ' is outside [0, 8192] (Bytes of data, at most RPC_MAX_BUFFER_SIZE (8192); negative or larger is malformed.)')
+    pos += 4
+    body_size = block_len
+    if body_size < 0:
+        raise ValidationError(start, path + 'data', 'negative size ' + repr(body_size))
+    return 4 + body_size + 0
+
+
 HEADER_SIZE = 12
 frame_length = None  # the frame's size is known only by decoding it
 
 
 PROTOCOL = 'tubemq'
 MAX_FRAME_SIZE = 29374476
+START = re.compile(rb'\xff\x7f\xf4\xfe....(?:\x00\x00\x00[\x01-\xff]|\x00\x00[\x01-\x0d].|\x00\x00\x0e\x00)', re.DOTALL)  # where a frame may begin (see ksygen/starts.py)
+START_ANY = START
+START_SIZE = 12  # the bytes START judges; a position with fewer left is not judged
+CHAINS = True  # decode takes a scan's memo of item walks (inlong_proto/chains.py)
 FRAME = TubemqFrame
 MESSAGE_FIELD = None
 MESSAGE_TYPES = {

@@ -7,7 +7,7 @@ from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
 from inlong_proto.message import Message, _tuple_new
 
 _S0 = struct.Struct('>i')
@@ -73,6 +73,7 @@ def decode_data_with_attribute(buf, pos=0, end=None, path=''):
     if end - pos < 4:
         raise truncated(path, pos, end, _RUN0)
     attr_len, = _S0.unpack_from(buf, pos)
+    attr_len__at = pos
     if attr_len < 0:
         raise ValidationError(pos, path + 'attr_len', 'value ' + repr(attr_len) + ' is below the minimum 0 (Bytes of the attribute text.)')
     pos += 4
@@ -81,7 +82,7 @@ def decode_data_with_attribute(buf, pos=0, end=None, path=''):
     if attribute__size < 0:
         raise ValidationError(pos, path + 'attribute', 'negative size ' + repr(attribute__size))
     if end - pos < attribute__size:
-        raise TruncatedError(end, path + 'attribute', 'needs ' + repr(attribute__size) + ' bytes at offset ' + repr(pos) + ', only ' + repr(end - pos) + ' available')
+        raise TruncatedError(end, path + 'attribute', 'needs ' + repr(attribute__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'attr_len', attr_len__at, attr_len))
     attribute__end = pos + attribute__size
     attribute = bytes(buf[pos:attribute__end])
     try:
