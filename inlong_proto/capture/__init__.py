@@ -35,7 +35,7 @@ from .container import ContainerError, Packet, PacketReader, is_capture, iter_pa
 from .tcp import Chunk, Reassembler, Segment, segment_of
 
 __all__ = ["CaptureDecoder", "CaptureFrame", "Flow", "GapError", "Packet", "PacketReader", "SERVER_PORTS",
-           "is_capture", "iter_capture_frames", "iter_packets"]
+           "container_error_frame", "is_capture", "iter_capture_frames", "iter_packets", "packet_segment"]
 
 # Default server ports of the real projects (shared/design/protocols): DataProxy 46801; TubeMQ master
 # 8715 and broker 8123; EventMesh TCP 10000, HTTP 10105, gRPC 10205. Broadcast has none (content only).
@@ -85,7 +85,7 @@ class CaptureFrame(NamedTuple):
 
     def to_dict(self) -> dict:
         out = {"flow": self.flow.to_dict() if self.flow else None, "stream": self.direction,
-               "timestamp": self.timestamp.isoformat() if self.timestamp_ns is not None else None,
+               "timestamp": self.timestamp.isoformat() if self.timestamp is not None else None,
                "timestamp_ns": self.timestamp_ns, "file_offset": self.file_offset}
         out.update(self.frame.to_dict())
         return out
@@ -195,8 +195,12 @@ class CaptureDecoder:
     a gap included, raises). Counters in `stats`; per-flow totals in `flows` (closed flows included).
     """
 
-    def __init__(self, protocol: str = "auto", mode: str = "FAILFAST", *, max_pending: int = 1 << 22):
+    def __init__(self, protocol: str = "auto", mode: str = "FAILFAST", *, max_pending: int = 1 << 22,
+                 flow_number=None):
         self.mode = _check_mode(mode)
+        # file offset of a connection's first packet -> its Flow.number; by default the connections' order.
+        # A reader that replays each 4-tuple apart (spark_capture) numbers by offset and ranks afterwards.
+        self.flow_number = flow_number
         if protocol != "auto" and protocol not in protocols.names() and protocol not in protocols.STREAM_PROTOCOLS:
             protocols.get(protocol)  # raises UnknownProtocolError with the list of names
         self.protocol = protocol
@@ -221,8 +225,7 @@ class CaptureDecoder:
         out: list[CaptureFrame] = []
         for item in items:
             if isinstance(item, ContainerError):
-                frame = _error_frame("capture", item.file_offset, item.length, item.error)
-                out.append(CaptureFrame(frame, None, None, None, item.file_offset))
+                out.append(container_error_frame(item))
             else:
                 out += self.feed_packet(item)
         return out
@@ -230,20 +233,21 @@ class CaptureDecoder:
     def feed_packet(self, packet: Packet) -> list[CaptureFrame]:
         self.stats["packets"] += 1
         try:
-            segment = segment_of(packet.linktype, packet.data)
-        except DecodeError as exc:
+            segment = packet_segment(packet)
+        except ValidationError:
             self.stats["malformed"] += 1
             if self.mode == "FAILFAST":
-                raise ValidationError(packet.file_offset, exc.field, f"packet at file offset "
-                                      f"{packet.file_offset}: {exc.reason}") from None
+                raise
             return []
         if segment is None:
             self.stats["not_tcp"] += 1
             return []
         self.stats["tcp"] += 1
-        return self._segment(segment, packet)
+        return self.feed_segment(segment, packet.timestamp_ns, packet.file_offset)
 
-    def _segment(self, seg: Segment, packet: Packet) -> list[CaptureFrame]:
+    def feed_segment(self, seg: Segment, timestamp_ns: int, file_offset: int) -> list[CaptureFrame]:
+        """A TCP segment already taken out of its packet (packet_segment), with that packet's capture time
+        and file offset: what feed_packet does after decoding the headers."""
         ends = ((seg.src, seg.src_port), (seg.dst, seg.dst_port))
         key = tuple(sorted(ends))
         out: list[CaptureFrame] = []
@@ -255,10 +259,10 @@ class CaptureDecoder:
         elif conn is not None and conn.finished:
             return out  # the last ACKs (or a retransmitted FIN) of a connection already closed
         if conn is None:
-            conn = self._open[key] = self._new(seg)
+            conn = self._open[key] = self._new(seg, file_offset)
         direction = "request" if (seg.src, seg.src_port) == (conn.flow.client, conn.flow.client_port) else "response"
         side = conn.sides[direction]
-        ts, at = packet.timestamp_ns, packet.file_offset
+        ts, at = timestamp_ns, file_offset
         if seg.syn:
             side.stream.syn(seg.seq)
         seq = (seg.seq + 1) % (1 << 32) if seg.syn else seg.seq
@@ -272,7 +276,7 @@ class CaptureDecoder:
             out += self._finish(conn, "reset" if seg.rst else "connection closed")
         return out
 
-    def _new(self, seg: Segment) -> _Connection:
+    def _new(self, seg: Segment, file_offset: int) -> _Connection:
         a, b = (seg.src, seg.src_port), (seg.dst, seg.dst_port)
         if seg.syn:
             client, server = (a, b) if seg.ack is None else (b, a)
@@ -280,7 +284,7 @@ class CaptureDecoder:
             client, server = (a, b) if b[1] in SERVER_PORTS else (b, a)
         else:
             client, server = (a, b) if a[1] > b[1] else (b, a)
-        number = len(self.flows)
+        number = len(self.flows) if self.flow_number is None else self.flow_number(file_offset)
         flow = Flow(number, client[0], client[1], server[0], server[1])
         conn = _Connection(flow, self.max_pending)
         if self.protocol != "auto":
@@ -371,6 +375,22 @@ class CaptureDecoder:
         conn.finished = True
         conn.sides = {}  # its buffers are no longer needed; stray packets of it are ignored
         return out
+
+
+def container_error_frame(error: ContainerError) -> CaptureFrame:
+    """The item of a broken container: an error span of protocol "capture" from the break on, no flow."""
+    frame = _error_frame("capture", error.file_offset, error.length, error.error)
+    return CaptureFrame(frame, None, None, None, error.file_offset)
+
+
+def packet_segment(packet: Packet) -> Segment | None:
+    """The TCP segment a packet carries, None when it carries none (tcp.segment_of); a malformed header
+    raises ValidationError naming the packet's file offset."""
+    try:
+        return segment_of(packet.linktype, packet.data)
+    except DecodeError as exc:
+        raise ValidationError(packet.file_offset, exc.field, f"packet at file offset {packet.file_offset}: "
+                              f"{exc.reason}") from None
 
 
 def iter_capture_frames(data: bytes, protocol: str = "auto", mode: str = "FAILFAST") -> Iterator[CaptureFrame]:

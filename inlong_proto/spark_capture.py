@@ -1,0 +1,447 @@
+"""One big pcap / pcapng capture read on many cores: packets in parallel, then flows in parallel.
+
+::
+
+    from inlong_proto.spark_capture import read_captures
+    df = read_captures(spark, "captures/big.pcap", protocol="auto", mode="PERMISSIVE", split_size="128m")
+
+The rows and the schema are exactly those of ``spark.read.format("inlong")`` on the same files (which
+reads a capture in one task): the same frames and error spans, offsets, error texts, capture column and
+flow numbers. ``path`` is a file, a directory, a glob or a list, as for the data source; every file must
+be a capture.
+
+Why this shape
+--------------
+A capture is a sequence of records, and TCP reassembly needs a connection's packets in file order, but
+no more: connections do not interact. So the work is cut twice.
+
+1. Packets by byte range. Each file is cut into ``split_size`` ranges; a task finds its range's first
+   record exactly (``capture.split``: sync points, the chain, the container's break) and turns each
+   packet it owns into its TCP segment (``capture.packet_segment``), a row keyed by the 4-tuple. It also
+   writes one control row for its split (the ``SplitEnd``): where it started, where its walk met the
+   next split, the break it saw.
+2. Flows by 4-tuple. The rows are shuffled by 4-tuple into ``partitions`` buckets, and sorted by
+   (file, bucket, 4-tuple, offset) within them; a task replays each 4-tuple's packets in file order
+   through a ``CaptureDecoder`` (``feed_segment``: reassembly, classification, framing, modes), so the
+   frames are the sequential reader's. A 4-tuple reused after both FINs is a new connection there too.
+   The control rows of a file are copied into every bucket and sort first: each replay task computes the
+   chain and the first break itself (``capture.split.stitch``) and keeps only the packets the sequential
+   reader reads, without a join back to the split stage (which would parse the file twice). The bucket
+   that holds split 0's control row first writes the container's error span.
+3. Flow numbers. ``Flow.number`` is the order of a connection's first packet in the file, which no
+   4-tuple knows alone. The replay numbers a connection by its first packet's file offset; a second,
+   data-free replay over the same shuffled rows (Spark reuses the shuffle, so nothing is parsed twice)
+   lists every connection's first offset, connections without frames included; a dense rank per file
+   turns offsets into numbers, broadcast-joined onto the frames.
+
+Sorting (not ``groupBy().applyInArrow``) keeps memory bounded: a task holds one batch of rows and, per
+open connection, the reassembler's bounds; a long connection is never one in-memory group. The split
+tasks read their range in chunks through the source (``sources.open_source``: local files or
+pyarrow.fs filesystems), never whole files.
+
+Modes: PERMISSIVE keeps error spans; DROPMALFORMED drops them (the container is still read to its first
+break); FAILFAST fails the job with the first error met on the chain (a DumpDecodeError naming the file),
+or any flow's first error. A pcapng file that defines an interface or a section after its first packet
+fails with CaptureSplitError (capture.split): read it with ``spark.read.format("inlong")``.
+"""
+from __future__ import annotations
+
+import zlib
+from functools import partial
+from typing import Iterator, NamedTuple, Sequence
+
+from . import arrow, protocols
+from .capture import CaptureDecoder, container_error_frame, packet_segment
+from .capture.container import ContainerError
+from .capture.split import WINDOW, CaptureSplitError, SplitEnd, read_head, read_split, split_count, stitch
+from .capture.tcp import Segment
+from .errors import DecodeError, FrameTooLargeError, TruncatedError, ValidationError
+from .frames import _check_mode
+from .sources import file_uri, list_files, open_source
+from .spark import DumpDecodeError
+from .spark_source import (AUTO, BATCH_BYTES, BATCH_ROWS, DEFAULT_SPLIT_SIZE, auto_batch, is_capture_file,
+                           parse_size, spark_arrow_schema, spark_schema)
+
+# Row kinds; control rows sort first in their bucket. An EVENT repeats, without its data, a packet that
+# can open or end a connection (its 4-tuple's first in the split, or one with SYN, FIN or RST).
+CONTROL, PACKET, EVENT = 0, 1, 2
+KEY = ("a", "ap", "b", "bp")  # the 4-tuple, its two ends in sorted order (as CaptureDecoder keys it)
+# The rows between the stages: a packet's TCP segment keyed by its 4-tuple, or a split's control row.
+ROWS = (("path", "string"), ("bucket", "int32"), ("kind", "int8"), ("a", "string"), ("ap", "int32"),
+        ("b", "string"), ("bp", "int32"), ("offset", "int64"), ("split", "int32"), ("ts", "int64"),
+        ("from_a", "bool"), ("seq", "int64"), ("ack", "int64"), ("syn", "bool"), ("fin", "bool"),
+        ("rst", "bool"), ("data", "binary"), ("missing", "int64"), ("size", "int64"), ("start", "int64"),
+        ("met", "int64"), ("section", "int64"), ("broken_at", "int64"), ("broken_length", "int64"),
+        ("error_kind", "string"), ("error_offset", "int64"), ("error_field", "string"),
+        ("error_reason", "string"), ("fail_offset", "int64"), ("fail_field", "string"),
+        ("fail_reason", "string"))
+TASKS = "location string, path string, size bigint, split int"
+CONNECTIONS = "path string, _first bigint"
+_ERRORS = {cls.kind: cls for cls in (ValidationError, TruncatedError, FrameTooLargeError)}
+
+
+class _Settings(NamedTuple):
+    protocol: str
+    mode: str
+    split_size: int
+    fs_options: dict | None
+    buckets: tuple  # bucket values that Spark's hash partitioning puts on partitions 0, 1, ...
+    window: int
+
+
+def read_captures(spark, path: str | Sequence[str], protocol: str = AUTO, mode: str = "PERMISSIVE",
+                  split_size=DEFAULT_SPLIT_SIZE, *, fs_options: dict | None = None,
+                  partitions: int | None = None, sync_window: int = WINDOW):
+    """A DataFrame of every frame of every TCP flow in the capture file(s) at path, each file parsed by
+    many tasks (module doc); rows and schema are spark.read.format("inlong")'s. split_size: bytes per
+    split (an int or "64m"); fs_options: the source's filesystem options (sources.open_source);
+    partitions: replay tasks (default: the session's default parallelism); sync_window: how far before
+    a split boundary its sync search looks (capture.split.WINDOW; it changes speed, never rows)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import from_arrow_schema
+    from pyspark.sql.types import StructType
+    from pyspark.sql.window import Window
+
+    protocol = AUTO if str(protocol).strip().lower() == AUTO else protocols.get(protocol).name
+    mode = _check_mode(mode)
+    split_size = parse_size(split_size)
+    files = [(location, size) for location, size in list_files(path, fs_options) if size]
+    for location, _ in files:
+        if not is_capture_file(location, fs_options):
+            raise ValueError(f"{location} is not a pcap / pcapng capture; read dumps with "
+                             f"spark.read.format(\"inlong\")")
+    schema = spark_schema(protocol)
+    tasks = [(location, file_uri(location), size, index) for location, size in files
+             for index in range(split_count(size, split_size))]
+    if not tasks:
+        return spark.createDataFrame([], schema)
+    context = spark.sparkContext
+    count = max(1, int(partitions or context.defaultParallelism))
+    settings = _Settings(protocol, mode, split_size, fs_options, bucket_values(count), int(sync_window))
+    slices = min(len(tasks), max(1, context.defaultParallelism) * 4)
+    splits = spark.createDataFrame(context.parallelize(tasks, slices), StructType.fromDDL(TASKS))
+    order = ("path", "bucket", "kind", *KEY, "offset")
+    rows = (splits.mapInArrow(partial(_split_rows, settings), from_arrow_schema(_rows_schema()))
+            .repartition(count, "bucket"))
+    frames = rows.sortWithinPartitions(*order).mapInArrow(partial(_replay, settings), schema)
+    # The events of the same shuffle (Spark reuses it). rand() keeps the filter above the shuffle: a
+    # deterministic one would be pushed below it, and the shuffle, not being the same, would run twice.
+    events = rows.where((F.col("kind") != PACKET) & (F.rand() >= 0))
+    firsts = events.sortWithinPartitions(*order).mapInArrow(partial(_connections, settings), CONNECTIONS)
+    numbers = (firsts.withColumn("_number", F.dense_rank().over(Window.partitionBy("path").orderBy("_first")) - 1)
+               .withColumnRenamed("path", "_path"))
+    joined = frames.join(F.broadcast(numbers), (frames["path"] == numbers["_path"])
+                         & (frames["capture"].getField("flow") == numbers["_first"]), "left")
+    capture = F.col("capture").withField("flow", F.col("_number").cast("long"))
+    return joined.select(*[capture.alias(name) if name == arrow.CAPTURE_COLUMN else F.col(name)
+                           for name in schema.names])
+
+
+# ---------------------------------------------------------------------------------------------------
+# Stage 1: packets of each split, as rows keyed by 4-tuple, and one control row per split
+
+
+def bucket_values(count: int) -> tuple:
+    """For each partition i < count, an int that Spark's hash partitioning (Murmur3, seed 42, pmod)
+    sends to partition i: buckets then map one to one onto tasks, as evenly as the 4-tuples."""
+    found: dict[int, int] = {}
+    value = 0
+    while len(found) < count:
+        found.setdefault(_murmur3_int(value) % count, value)
+        value += 1
+    return tuple(found[index] for index in range(count))
+
+
+def _murmur3_int(value: int, seed: int = 42) -> int:
+    """Spark's Murmur3_x86_32.hashInt (what HashPartitioning computes for an INT column), signed."""
+    def rotl(x, r):
+        return ((x << r) | (x >> (32 - r))) & 0xFFFFFFFF
+
+    k = (value & 0xFFFFFFFF) * 0xCC9E2D51 & 0xFFFFFFFF
+    k = rotl(k, 15) * 0x1B873593 & 0xFFFFFFFF
+    h = rotl(seed ^ k, 13)
+    h = (h * 5 + 0xE6546B64) & 0xFFFFFFFF
+    h ^= 4
+    h = (h ^ (h >> 16)) * 0x85EBCA6B & 0xFFFFFFFF
+    h = (h ^ (h >> 13)) * 0xC2B2AE35 & 0xFFFFFFFF
+    h ^= h >> 16
+    return h - (1 << 32) if h & 0x80000000 else h
+
+
+def _rows_schema():
+    import pyarrow as pa
+
+    return pa.schema([(name, pa.type_for_alias(kind)) for name, kind in ROWS])
+
+
+class _Row(NamedTuple("_Row", [(name, object) for name, _ in ROWS])):
+    """One row of ROWS (a packet's segment, or a split's control row)."""
+
+
+_EMPTY_ROW = _Row(*[None] * len(ROWS))
+
+
+class _RowBatches:
+    """Rows of ROWS, column by column, cut into Arrow batches of at most BATCH_ROWS / about BATCH_BYTES."""
+
+    def __init__(self):
+        import pyarrow as pa
+
+        self.pa, self.schema = pa, _rows_schema()
+        self._reset()
+
+    def _reset(self):
+        self.columns = [[] for _ in ROWS]
+        self.rows = self.held = 0
+
+    def add(self, row: _Row) -> bool:
+        """Append one row; True when a batch is due."""
+        for column, value in zip(self.columns, row):
+            column.append(value)
+        self.rows += 1
+        self.held += len(row.data or b"")
+        return self.rows >= BATCH_ROWS or self.held >= BATCH_BYTES
+
+    def take(self):
+        batch = self.pa.RecordBatch.from_arrays(
+            [self.pa.array(column, type=field.type) for column, field in zip(self.columns, self.schema)],
+            schema=self.schema)
+        self._reset()
+        return batch
+
+
+def _split_rows(settings: _Settings, batches):
+    """mapInArrow over (location, path, size, split) tasks: each split's packet and control rows."""
+    out = _RowBatches()
+    for task in batches:
+        for location, path, index in zip(*(task.column(name).to_pylist() for name in ("location", "path", "split"))):
+            with open_source(location, settings.fs_options) as src:
+                for due in _split(settings, src, path, index, out):
+                    if due:
+                        yield out.take()
+    if out.rows:
+        yield out.take()
+
+
+def _split(settings: _Settings, src, path: str, index: int, out: _RowBatches) -> Iterator[bool]:
+    buckets, failure, placed, seen = settings.buckets, None, {}, set()
+    for item in read_split(src, index, settings.split_size, head=read_head(src), window=settings.window):
+        if isinstance(item, SplitEnd):
+            yield from _control_rows(out, path, src.size, item, failure, buckets)
+            return
+        if failure is not None:
+            continue  # FAILFAST: the job fails if this split is on the chain; the rest would be dropped
+        try:
+            seg = packet_segment(item)
+        except ValidationError as exc:
+            if settings.mode == "FAILFAST":
+                failure = exc
+            continue  # PERMISSIVE, DROPMALFORMED: skipped, as CaptureDecoder.feed_packet skips it
+        if seg is None:
+            continue  # not TCP
+        ends = sorted(((seg.src, seg.src_port), (seg.dst, seg.dst_port)))
+        key = (ends[0][0], ends[0][1], ends[1][0], ends[1][1])
+        bucket = placed.get(key)
+        if bucket is None:
+            bucket = placed[key] = buckets[zlib.crc32(repr((path, key)).encode()) % len(buckets)]
+        row = _EMPTY_ROW._replace(
+            path=path, bucket=bucket, kind=PACKET, a=key[0], ap=key[1], b=key[2], bp=key[3],
+            offset=item.file_offset, split=index, ts=item.timestamp_ns, from_a=(seg.src, seg.src_port) == ends[0],
+            seq=seg.seq, ack=seg.ack, syn=seg.syn, fin=seg.fin, rst=seg.rst, data=seg.data, missing=seg.missing)
+        yield out.add(row)
+        if seg.syn or seg.fin or seg.rst or key not in seen:
+            seen.add(key)
+            yield out.add(row._replace(kind=EVENT, data=None, missing=None))
+
+
+def _control_rows(out: _RowBatches, path: str, size: int, end: SplitEnd, failure, buckets) -> Iterator[bool]:
+    """The split's SplitEnd (and its FAILFAST failure), once per bucket: every replay task reads them."""
+    broken = {}
+    if end.broken is not None:
+        error = end.broken.error
+        broken = dict(broken_at=end.broken.file_offset, broken_length=end.broken.length, error_kind=error.kind,
+                      error_offset=error.offset, error_field=error.field, error_reason=error.reason)
+    failed = {} if failure is None else dict(fail_offset=failure.offset, fail_field=failure.field,
+                                             fail_reason=failure.reason)
+    for bucket in buckets:
+        yield out.add(_EMPTY_ROW._replace(path=path, bucket=bucket, kind=CONTROL, split=end.index, size=size,
+                                          start=end.start, met=end.met, section=end.section, **broken, **failed))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Stages 2 and 3: each bucket's 4-tuples replayed in file order
+
+
+class _File:
+    """One file's control rows in one bucket: the chain, the first break, what must fail the job."""
+
+    def __init__(self, path: str, mode: str):
+        self.path, self.mode = path, mode
+        self.ends: list[SplitEnd] = []
+        self.failures: list[ValidationError] = []
+        self.size = 0
+        self.stitched = None
+
+    def control(self, row: dict) -> None:
+        self.size = row.size
+        broken = None
+        if row.broken_at is not None:
+            error = _ERRORS.get(row.error_kind, DecodeError)(row.error_offset, row.error_field, row.error_reason)
+            broken = ContainerError(row.broken_at, row.broken_length, error)
+        self.ends.append(SplitEnd(row.split, row.start, row.met, broken, row.section))
+        if row.fail_offset is not None:
+            self.failures.append((row.split, ValidationError(row.fail_offset, row.fail_field, row.fail_reason)))
+
+    def stitch(self):
+        """The file's Stitch, once; raises what the sequential reader would have failed on."""
+        if self.stitched is None:
+            self.stitched = stitch(self.ends, self.size)
+            st = self.stitched
+            if st.section is not None:
+                raise CaptureSplitError(self.path, st.section, "a pcapng section or interface defined")
+            if self.mode == "FAILFAST":
+                errors = [error for index, error in self.failures
+                          if st.keeps(index, error.offset)] + ([st.broken.error] if st.broken else [])
+                if errors:
+                    raise DumpDecodeError.of(self.path, min(errors, key=lambda error: error.offset))
+        return self.stitched
+
+
+def _groups(batches, data: bool = True):
+    """(path, bucket, rows) of the sorted shuffled rows: each file's control rows, then its packets
+    (without their data, which then stays in Arrow)."""
+    current, pending = None, []
+    for batch in batches:
+        columns = [batch.column(name).to_pylist() if data or name not in ("data", "missing")
+                   else [None] * batch.num_rows for name, _ in ROWS]
+        for values in zip(*columns):
+            row = _Row._make(values)
+            group = (row.path, row.bucket)
+            if group != current:
+                if current is not None:
+                    yield current[0], current[1], pending
+                current, pending = group, []
+            pending.append(row)
+            if len(pending) >= BATCH_ROWS:  # a long group streams on in pieces
+                yield current[0], current[1], pending
+                pending = []
+    if current is not None:
+        yield current[0], current[1], pending
+
+
+class _Replayer:
+    """Per (file, bucket): the file's control rows, then its packets 4-tuple after 4-tuple, each 4-tuple
+    through its own CaptureDecoder; connections are numbered by their first packet's file offset. With
+    data, the items are CaptureFrames; without, the first offsets of the connections, from the EVENT rows:
+    a connection begins at its 4-tuple's first packet or at a SYN, and ends at FINs or an RST, so a replay
+    of those packets alone, without data, finds the same connections."""
+
+    def __init__(self, settings: _Settings, data: bool):
+        self.settings, self.data = settings, data
+        self.file: _File | None = None
+        self.group = None
+        self.key = None
+        self.decoder: CaptureDecoder | None = None
+
+    def replay(self, batches) -> Iterator[tuple[str, object]]:
+        """(path, item) for the sorted shuffled rows of one task."""
+        for path, bucket, rows in _groups(batches, self.data):
+            if (path, bucket) != self.group:
+                yield from self.finish()
+                self.group, self.file = (path, bucket), _File(path, self.settings.mode)
+            for item in self.rows(rows):
+                yield path, item
+        yield from self.finish()
+
+    def rows(self, rows: list) -> list:
+        out = []
+        for row in rows:
+            if row.kind == CONTROL:
+                self.file.control(row)
+                continue
+            if row.kind != (PACKET if self.data else EVENT) or not self.file.stitch().keeps(row.split, row.offset):
+                continue
+            key = (row.a, row.ap, row.b, row.bp)
+            if key != self.key:
+                out += self._close()
+                self.key = key
+                self.decoder = (CaptureDecoder(self.settings.protocol, self.settings.mode, flow_number=int)
+                                if self.data else CaptureDecoder("auto", "DROPMALFORMED", flow_number=int))
+            elif not self.data and not (row.syn or row.fin or row.rst):
+                continue  # only a 4-tuple's first packet, SYN, FIN and RST open or end connections
+            a, b = (key[0], key[1]), (key[2], key[3])
+            (src, sport), (dst, dport) = (a, b) if row.from_a else (b, a)
+            seg = Segment(src, sport, dst, dport, row.seq, row.ack, row.syn, row.fin, row.rst,
+                          row.data if self.data else b"", row.missing if self.data else 0)
+            out += self._fed(self.decoder.feed_segment, seg, row.ts, row.offset)
+        return out
+
+    def _fed(self, function, *args) -> list:
+        try:
+            items = function(*args)
+        except DecodeError as exc:
+            raise DumpDecodeError.of(self.file.path, exc) from None
+        return items if self.data else []
+
+    def _close(self) -> list:
+        if self.decoder is None:
+            return []
+        out = self._fed(self.decoder.close)
+        if not self.data:
+            out = list(self.decoder.flows)  # every connection's first file offset, with rows or not
+        self.decoder, self.key = None, None
+        return out
+
+    def finish(self) -> Iterator[tuple[str, object]]:
+        """End of a (file, bucket): its last 4-tuple, and the container's error span (in one bucket)."""
+        if self.file is None:
+            return
+        path = self.file.path
+        out = self._close()
+        st = self.file.stitch()
+        if self.data and st.broken is not None and self.settings.mode == "PERMISSIVE" \
+                and self.group[1] == self.settings.buckets[0]:
+            out.append(container_error_frame(st.broken))
+        self.file, self.group = None, None
+        for item in out:
+            yield path, item
+
+
+def _replay(settings: _Settings, batches):
+    """mapInArrow: the frames of each bucket's 4-tuples, in the data source's schema."""
+    path, items, held = None, [], 0
+    for item_path, item in _Replayer(settings, data=True).replay(batches):
+        if item_path != path or len(items) >= BATCH_ROWS or held >= BATCH_BYTES:
+            if items:
+                yield _frames(settings.protocol, path, items)
+            path, items, held = item_path, [], 0
+        items.append(item)
+        held += item.frame.length
+    if items:
+        yield _frames(settings.protocol, path, items)
+
+
+def _frames(protocol: str, path: str, items: list):
+    """The batch capture_batches (spark_source) builds for these CaptureFrames."""
+    frames = [item.frame for item in items]
+    captures = [arrow.capture_value(item) for item in items]
+    batch = (auto_batch(path, frames, captures) if protocol == AUTO
+             else arrow.frames_to_batch(path, frames, protocol, captures))
+    return batch.cast(spark_arrow_schema(protocol))
+
+
+def _connections(settings: _Settings, batches):
+    """mapInArrow: (path, first packet offset) of every connection, from a replay without data."""
+    import pyarrow as pa
+
+    paths, firsts = [], []
+    for path, first in _Replayer(settings, data=False).replay(batches):
+        paths.append(path)
+        firsts.append(first)
+        if len(firsts) >= BATCH_ROWS:
+            yield pa.RecordBatch.from_arrays([pa.array(paths, pa.string()), pa.array(firsts, pa.int64())],
+                                             names=["path", "_first"])
+            paths, firsts = [], []
+    if firsts:
+        yield pa.RecordBatch.from_arrays([pa.array(paths, pa.string()), pa.array(firsts, pa.int64())],
+                                         names=["path", "_first"])
