@@ -135,17 +135,22 @@ def _with_file(exc: InlongProtoError, path: str) -> InlongProtoError:
               show_default=True)
 @click.argument("file")
 def capture(protocol, mode, file):
-    """Summarise the TCP flows of a .pcap / .pcapng FILE: ends, protocol, bytes, frames, errors, gaps."""
+    """Summarise the TCP flows of a .pcap / .pcapng FILE: ends, protocol, bytes, frames, errors, gaps.
+    A file that is not a capture, or whose container breaks, ends with that error and exit status 1
+    (in PERMISSIVE and DROPMALFORMED after the table of what was read before the break)."""
     from rich.console import Console
     from rich.table import Table
 
     from .capture import CaptureDecoder
 
     decoder = CaptureDecoder(protocol, mode)
-    with open(file, "rb") as handle:
-        while chunk := handle.read(1 << 20):
-            decoder.feed(chunk)
-    decoder.close()
+    try:
+        with open(file, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                decoder.feed(chunk)
+        decoder.close()
+    except InlongProtoError as exc:
+        raise _with_file(exc, file) from None
     table = Table(title=f"{file}: " + ", ".join(f"{v} {k}" for k, v in decoder.stats.items()) + " packets")
     for column in ("flow", "client", "server", "protocol", "bytes c>s", "bytes s>c", "frames", "errors", "gaps"):
         table.add_column(column, justify="right" if column not in ("client", "server", "protocol") else "left")
@@ -154,7 +159,10 @@ def capture(protocol, mode, file):
         table.add_row(str(number), f"{flow.client}:{flow.client_port}", f"{flow.server}:{flow.server_port}",
                       str(row["protocol"]), str(row["bytes"]["request"]), str(row["bytes"]["response"]),
                       str(sum(row["frames"].values())), str(sum(row["errors"].values())), str(row["gaps"]))
-    Console().print(table)
+    if decoder.stats["packets"] or decoder.reader.broken is None:
+        Console().print(table)
+    if decoder.reader.broken is not None:  # every mode: a broken container is never a silent "0 packets"
+        raise _with_file(decoder.reader.broken, file)
 
 
 def _endpoint(value: str) -> tuple[str, int]:

@@ -51,7 +51,7 @@ from functools import partial
 from typing import Iterator, NamedTuple, Sequence
 
 from . import arrow, protocols
-from .capture import CaptureDecoder, container_error_frame, packet_segment
+from .capture import IDLE_TIMEOUT, CaptureDecoder, container_error_frame, packet_segment
 from .capture.container import ContainerError
 from .capture.split import WINDOW, CaptureSplitError, SplitEnd, read_head, read_split, split_count, stitch
 from .capture.tcp import Segment
@@ -63,14 +63,16 @@ from .spark_source import (AUTO, BATCH_BYTES, BATCH_ROWS, DEFAULT_SPLIT_SIZE, au
                            parse_size, spark_arrow_schema, spark_schema)
 
 # Row kinds; control rows sort first in their bucket. An EVENT repeats, without its data, a packet that
-# can open or end a connection (its 4-tuple's first in the split, or one with SYN, FIN or RST).
+# can open or end a connection: its 4-tuple's first or last in the split, one with SYN, FIN or RST, or
+# one after a silence longer than the idle timeout; prev_ts is its 4-tuple's previous packet's time.
 CONTROL, PACKET, EVENT = 0, 1, 2
 KEY = ("a", "ap", "b", "bp")  # the 4-tuple, its two ends in sorted order (as CaptureDecoder keys it)
 # The rows between the stages: a packet's TCP segment keyed by its 4-tuple, or a split's control row.
 ROWS = (("path", "string"), ("bucket", "int32"), ("kind", "int8"), ("a", "string"), ("ap", "int32"),
         ("b", "string"), ("bp", "int32"), ("offset", "int64"), ("split", "int32"), ("ts", "int64"),
         ("from_a", "bool"), ("seq", "int64"), ("ack", "int64"), ("syn", "bool"), ("fin", "bool"),
-        ("rst", "bool"), ("data", "binary"), ("missing", "int64"), ("size", "int64"), ("start", "int64"),
+        ("rst", "bool"), ("data", "binary"), ("missing", "int64"), ("prev_ts", "int64"), ("size", "int64"),
+        ("start", "int64"), ("last_ts", "int64"),
         ("met", "int64"), ("section", "int64"), ("broken_at", "int64"), ("broken_length", "int64"),
         ("error_kind", "string"), ("error_offset", "int64"), ("error_field", "string"),
         ("error_reason", "string"), ("fail_offset", "int64"), ("fail_field", "string"),
@@ -87,16 +89,19 @@ class _Settings(NamedTuple):
     fs_options: dict | None
     buckets: tuple  # bucket values that Spark's hash partitioning puts on partitions 0, 1, ...
     window: int
+    idle_timeout: float | None
 
 
 def read_captures(spark, path: str | Sequence[str], protocol: str = AUTO, mode: str = "PERMISSIVE",
                   split_size=DEFAULT_SPLIT_SIZE, *, fs_options: dict | None = None,
-                  partitions: int | None = None, sync_window: int = WINDOW):
+                  partitions: int | None = None, sync_window: int = WINDOW,
+                  idle_timeout: float | None = IDLE_TIMEOUT):
     """A DataFrame of every frame of every TCP flow in the capture file(s) at path, each file parsed by
     many tasks (module doc); rows and schema are spark.read.format("inlong")'s. split_size: bytes per
     split (an int or "64m"); fs_options: the source's filesystem options (sources.open_source);
     partitions: replay tasks (default: the session's default parallelism); sync_window: how far before
-    a split boundary its sync search looks (capture.split.WINDOW; it changes speed, never rows)."""
+    a split boundary its sync search looks (capture.split.WINDOW; it changes speed, never rows);
+    idle_timeout: capture seconds after which a silent 4-tuple is forgotten (capture.CaptureDecoder)."""
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
     from pyspark.sql.types import StructType
@@ -117,7 +122,8 @@ def read_captures(spark, path: str | Sequence[str], protocol: str = AUTO, mode: 
         return spark.createDataFrame([], schema)
     context = spark.sparkContext
     count = max(1, int(partitions or context.defaultParallelism))
-    settings = _Settings(protocol, mode, split_size, fs_options, bucket_values(count), int(sync_window))
+    settings = _Settings(protocol, mode, split_size, fs_options, bucket_values(count), int(sync_window),
+                         idle_timeout)
     slices = min(len(tasks), max(1, context.defaultParallelism) * 4)
     splits = spark.createDataFrame(context.parallelize(tasks, slices), StructType.fromDDL(TASKS))
     order = ("path", "bucket", "kind", *KEY, "offset")
@@ -224,11 +230,19 @@ def _split_rows(settings: _Settings, batches):
 
 
 def _split(settings: _Settings, src, path: str, index: int, out: _RowBatches) -> Iterator[bool]:
-    buckets, failure, placed, seen = settings.buckets, None, {}, set()
+    buckets, failure, placed = settings.buckets, None, {}
+    idle_ns = None if settings.idle_timeout is None else int(settings.idle_timeout * 1e9)
+    last: dict[tuple, tuple[_Row, bool]] = {}  # 4-tuple -> its last packet row here, and if it was an EVENT
+    last_ts = None  # the latest capture time of the packets this split owns (CaptureDecoder.see)
     for item in read_split(src, index, settings.split_size, head=read_head(src), window=settings.window):
         if isinstance(item, SplitEnd):
-            yield from _control_rows(out, path, src.size, item, failure, buckets)
+            for row, evented in last.values():
+                if not evented:
+                    yield out.add(row._replace(kind=EVENT, data=None, missing=None))
+            yield from _control_rows(out, path, src.size, item, failure, buckets, last_ts)
             return
+        if last_ts is None or item.timestamp_ns > last_ts:
+            last_ts = item.timestamp_ns
         if failure is not None:
             continue  # FAILFAST: the job fails if this split is on the chain; the rest would be dropped
         try:
@@ -244,17 +258,23 @@ def _split(settings: _Settings, src, path: str, index: int, out: _RowBatches) ->
         bucket = placed.get(key)
         if bucket is None:
             bucket = placed[key] = buckets[zlib.crc32(repr((path, key)).encode()) % len(buckets)]
+        before = last.get(key)
+        prev_ts = before[0].ts if before else None
         row = _EMPTY_ROW._replace(
             path=path, bucket=bucket, kind=PACKET, a=key[0], ap=key[1], b=key[2], bp=key[3],
             offset=item.file_offset, split=index, ts=item.timestamp_ns, from_a=(seg.src, seg.src_port) == ends[0],
-            seq=seg.seq, ack=seg.ack, syn=seg.syn, fin=seg.fin, rst=seg.rst, data=seg.data, missing=seg.missing)
+            seq=seg.seq, ack=seg.ack, syn=seg.syn, fin=seg.fin, rst=seg.rst, data=seg.data, missing=seg.missing,
+            prev_ts=prev_ts)
         yield out.add(row)
-        if seg.syn or seg.fin or seg.rst or key not in seen:
-            seen.add(key)
+        event = (seg.syn or seg.fin or seg.rst or before is None
+                 or (idle_ns is not None and item.timestamp_ns - prev_ts > idle_ns))
+        if event:
             yield out.add(row._replace(kind=EVENT, data=None, missing=None))
+        last[key] = (row, event)
 
 
-def _control_rows(out: _RowBatches, path: str, size: int, end: SplitEnd, failure, buckets) -> Iterator[bool]:
+def _control_rows(out: _RowBatches, path: str, size: int, end: SplitEnd, failure, buckets,
+                  last_ts: int | None) -> Iterator[bool]:
     """The split's SplitEnd (and its FAILFAST failure), once per bucket: every replay task reads them."""
     broken = {}
     if end.broken is not None:
@@ -265,7 +285,8 @@ def _control_rows(out: _RowBatches, path: str, size: int, end: SplitEnd, failure
                                              fail_reason=failure.reason)
     for bucket in buckets:
         yield out.add(_EMPTY_ROW._replace(path=path, bucket=bucket, kind=CONTROL, split=end.index, size=size,
-                                          start=end.start, met=end.met, section=end.section, **broken, **failed))
+                                          start=end.start, met=end.met, section=end.section, last_ts=last_ts,
+                                          **broken, **failed))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -281,6 +302,7 @@ class _File:
         self.failures: list[ValidationError] = []
         self.size = 0
         self.stitched = None
+        self.last_ts: dict[int, int] = {}  # split -> the latest capture time of the packets it owns
 
     def control(self, row: dict) -> None:
         self.size = row.size
@@ -289,6 +311,8 @@ class _File:
             error = _ERRORS.get(row.error_kind, DecodeError)(row.error_offset, row.error_field, row.error_reason)
             broken = ContainerError(row.broken_at, row.broken_length, error)
         self.ends.append(SplitEnd(row.split, row.start, row.met, broken, row.section))
+        if row.last_ts is not None:
+            self.last_ts[row.split] = row.last_ts
         if row.fail_offset is not None:
             self.failures.append((row.split, ValidationError(row.fail_offset, row.fail_field, row.fail_reason)))
 
@@ -305,6 +329,15 @@ class _File:
                 if errors:
                     raise DumpDecodeError.of(self.path, min(errors, key=lambda error: error.offset))
         return self.stitched
+
+    def now(self) -> int | None:
+        """The sequential reader's clock at the end (CaptureDecoder.now_ns): the latest capture time of
+        the packets it read, those of the chain's splits that start before the container's break."""
+        st = self.stitch()
+        limit = st.broken.file_offset if st.broken is not None else self.size
+        starts = {end.index: end.start for end in self.ends}
+        times = [ts for index, ts in self.last_ts.items() if index in st.chain and starts[index] < limit]
+        return max(times, default=None)
 
 
 def _groups(batches, data: bool = True):
@@ -365,15 +398,17 @@ class _Replayer:
             if key != self.key:
                 out += self._close()
                 self.key = key
-                self.decoder = (CaptureDecoder(self.settings.protocol, self.settings.mode, flow_number=int)
-                                if self.data else CaptureDecoder("auto", "DROPMALFORMED", flow_number=int))
-            elif not self.data and not (row.syn or row.fin or row.rst):
-                continue  # only a 4-tuple's first packet, SYN, FIN and RST open or end connections
+                idle = self.settings.idle_timeout
+                self.decoder = (CaptureDecoder(self.settings.protocol, self.settings.mode, flow_number=int,
+                                               idle_timeout=idle, keep_flows=False)
+                                if self.data else CaptureDecoder("auto", "DROPMALFORMED", flow_number=int,
+                                                                 idle_timeout=idle))
             a, b = (key[0], key[1]), (key[2], key[3])
             (src, sport), (dst, dport) = (a, b) if row.from_a else (b, a)
             seg = Segment(src, sport, dst, dport, row.seq, row.ack, row.syn, row.fin, row.rst,
                           row.data if self.data else b"", row.missing if self.data else 0)
-            out += self._fed(self.decoder.feed_segment, seg, row.ts, row.offset)
+            previous = None if self.data else row.prev_ts  # the packets between events are not here
+            out += self._fed(partial(self.decoder.feed_segment, previous_ns=previous), seg, row.ts, row.offset)
         return out
 
     def _fed(self, function, *args) -> list:
@@ -386,6 +421,7 @@ class _Replayer:
     def _close(self) -> list:
         if self.decoder is None:
             return []
+        self.decoder.see(self.file.now())  # connections idle at the end of the capture end as "idle"
         out = self._fed(self.decoder.close)
         if not self.data:
             out = list(self.decoder.flows)  # every connection's first file offset, with rows or not

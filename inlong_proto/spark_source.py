@@ -453,7 +453,7 @@ def capture_batches(src, path: str, protocol: str, mode: str, rows: int = BATCH_
     """
     from .capture import CaptureDecoder
 
-    decoder = CaptureDecoder(protocol if protocol != AUTO else "auto", mode)
+    decoder = CaptureDecoder(protocol if protocol != AUTO else "auto", mode, keep_flows=False)
 
     def items():
         for start in [*range(0, src.size, CAPTURE_CHUNK), None]:  # None: the end, close the decoder

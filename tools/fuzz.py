@@ -70,14 +70,7 @@ class InvariantError(AssertionError):
 # Failures found and reported but not fixed yet, by target and signature: reported as known, not counted in
 # the exit status; tests/test_fuzz_regressions.py expects their stored inputs to fail (strict xfail), so
 # the entry has to go when the fix lands.
-KNOWN = {
-    "capture": {
-        "InvariantError:container-span": "capture/container.py: after a broken record, PacketReader's "
-        "PERMISSIVE ContainerError covers only the bytes buffered so far (the rest of the chunk), and later "
-        "chunks are dropped, so its length depends on the chunking and bytes past it are not accounted for "
-        "(its doc promises the rest of the file). capture/split.py builds on that behaviour.",
-    },
-}
+KNOWN: dict[str, dict[str, str]] = {}  # target -> {signature: why it is not fixed yet}; none open
 
 
 # ------------------------------------------------------------------------------------------ targets

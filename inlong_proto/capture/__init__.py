@@ -44,6 +44,10 @@ SERVER_PORTS = {46801: "dataproxy", 8715: "tubemq", 8123: "tubemq", 10000: "even
 GRPC = "eventmesh-grpc"  # recognised, not decoded: HTTP/2 framing is out of scope
 UNKNOWN = "unknown"
 DETECT_BYTES = 4096
+# A 4-tuple silent this long in capture time is forgotten (CaptureDecoder): ten minutes, past every
+# server's own idle timeout (DataProxy 180 s, EventMesh 120 s) and Linux's TIME_WAIT (60 s).
+IDLE_TIMEOUT = 600.0
+SWEEP_EVERY = 4096  # segments between sweeps of idle 4-tuples
 _H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"  # RFC 9113 section 3.4
 
 
@@ -167,12 +171,16 @@ class _Side:
 
 
 class _Connection:
-    def __init__(self, flow: Flow, max_pending: int):
+    def __init__(self, flow: Flow, max_pending: int, timestamp_ns: int):
         self.flow = flow
         self.protocol: str | None = None
         self.sides = {"request": _Side(max_pending), "response": _Side(max_pending)}
         self.closed = {"request": False, "response": False}
         self.finished = False
+        self.last_ns = timestamp_ns  # capture time of its 4-tuple's last packet (idle expiry)
+        self.totals = {"flow": flow, "protocol": None, "bytes": {"request": 0, "response": 0},
+                       "frames": {"request": 0, "response": 0}, "errors": {"request": 0, "response": 0},
+                       "gaps": 0, "closed": False}
 
 
 def _classify(client_head: bytes, server_head: bytes, server_port: int) -> str:
@@ -192,12 +200,27 @@ class CaptureDecoder:
 
     protocol: "auto" (classify each flow) or a protocol name for every flow. mode: PERMISSIVE (error
     spans, the stream decoder resynchronises, gaps are spans), DROPMALFORMED, FAILFAST (the first error,
-    a gap included, raises). Counters in `stats`; per-flow totals in `flows` (closed flows included).
+    a gap included, raises). Counters in `stats`; per-flow totals in `flows` (closed flows included)
+    unless keep_flows is False (then memory does not grow with the number of connections seen).
+
+    Memory is bounded by the open connections, each by max_pending bytes per direction. A 4-tuple with
+    no packet for idle_timeout seconds of capture time is forgotten: an open (half-open, abandoned)
+    connection is finished then, with reason "idle", and a later packet on it starts a new connection,
+    as a connection-tracking firewall would see it; a closed one's stray ACKs stop being ignored. The
+    rule depends only on the 4-tuple's own packet times, so a reader that replays each 4-tuple apart
+    (spark_capture) finds the same connections; with capture times that go backwards by more than
+    idle_timeout the two may differ. None keeps every 4-tuple until the end of the capture.
     """
 
     def __init__(self, protocol: str = "auto", mode: str = "FAILFAST", *, max_pending: int = 1 << 22,
-                 flow_number=None):
+                 idle_timeout: float | None = IDLE_TIMEOUT, keep_flows: bool = True, flow_number=None):
         self.mode = _check_mode(mode)
+        self.idle_ns = None if idle_timeout is None else int(idle_timeout * 1e9)
+        self.idle_reason = None if idle_timeout is None else f"idle for over {idle_timeout:g} s of capture time"
+        self.keep_flows = keep_flows
+        self.now_ns: int | None = None  # the latest capture time seen
+        self._count = 0  # connections opened
+        self._since_sweep = 0
         # file offset of a connection's first packet -> its Flow.number; by default the connections' order.
         # A reader that replays each 4-tuple apart (spark_capture) numbers by offset and ranks afterwards.
         self.flow_number = flow_number
@@ -217,8 +240,25 @@ class CaptureDecoder:
         out = self._packets(self.reader.close())
         for conn in self._open.values():
             if not conn.finished:
-                out += self._finish(conn, "end of capture")
+                out += self._finish(conn, self._idle(conn, self.now_ns) or "end of capture")
         self._open.clear()
+        return out
+
+    def _idle(self, conn: _Connection, now_ns: int | None) -> str | None:
+        """The reason to forget a connection at capture time now_ns, or None."""
+        if self.idle_ns is None or now_ns is None or conn.last_ns is None or now_ns - conn.last_ns <= self.idle_ns:
+            return None
+        return self.idle_reason
+
+    def _sweep(self) -> list[CaptureFrame]:
+        """Forget the 4-tuples idle at the latest capture time: what bounds memory by open connections."""
+        out: list[CaptureFrame] = []
+        for key, conn in list(self._open.items()):
+            why = self._idle(conn, self.now_ns)
+            if why is not None:
+                if not conn.finished:
+                    out += self._finish(conn, why)
+                del self._open[key]
         return out
 
     def _packets(self, items: list) -> list[CaptureFrame]:
@@ -232,6 +272,7 @@ class CaptureDecoder:
 
     def feed_packet(self, packet: Packet) -> list[CaptureFrame]:
         self.stats["packets"] += 1
+        self.see(packet.timestamp_ns)
         try:
             segment = packet_segment(packet)
         except ValidationError:
@@ -245,13 +286,33 @@ class CaptureDecoder:
         self.stats["tcp"] += 1
         return self.feed_segment(segment, packet.timestamp_ns, packet.file_offset)
 
-    def feed_segment(self, seg: Segment, timestamp_ns: int, file_offset: int) -> list[CaptureFrame]:
+    def see(self, timestamp_ns: int | None) -> None:
+        """A packet's capture time (any packet, TCP or not): the clock of idle expiry."""
+        if timestamp_ns is not None and (self.now_ns is None or timestamp_ns > self.now_ns):
+            self.now_ns = timestamp_ns
+
+    def feed_segment(self, seg: Segment, timestamp_ns: int, file_offset: int, *,
+                     previous_ns: int | None = None) -> list[CaptureFrame]:
         """A TCP segment already taken out of its packet (packet_segment), with that packet's capture time
-        and file offset: what feed_packet does after decoding the headers."""
+        and file offset: what feed_packet does after decoding the headers. previous_ns: the capture time
+        of the 4-tuple's previous packet, for a caller that skipped it (spark_capture's numbering)."""
         ends = ((seg.src, seg.src_port), (seg.dst, seg.dst_port))
         key = tuple(sorted(ends))
         out: list[CaptureFrame] = []
+        self._since_sweep += 1
+        if self._since_sweep >= SWEEP_EVERY and self.idle_ns is not None:
+            self._since_sweep = 0
+            out += self._sweep()
         conn = self._open.get(key)
+        if conn is not None and previous_ns is not None:
+            conn.last_ns = previous_ns
+        if conn is not None and self._idle(conn, timestamp_ns) is not None:
+            if not conn.finished:
+                out += self._finish(conn, self.idle_reason)
+            del self._open[key]
+            conn = None
+        if conn is not None:
+            conn.last_ns = timestamp_ns
         if conn is not None and seg.syn and seg.ack is None and all(conn.closed.values()):
             if not conn.finished:
                 out += self._finish(conn, "connection reused")
@@ -259,7 +320,7 @@ class CaptureDecoder:
         elif conn is not None and conn.finished:
             return out  # the last ACKs (or a retransmitted FIN) of a connection already closed
         if conn is None:
-            conn = self._open[key] = self._new(seg, file_offset)
+            conn = self._open[key] = self._new(seg, timestamp_ns, file_offset)
         direction = "request" if (seg.src, seg.src_port) == (conn.flow.client, conn.flow.client_port) else "response"
         side = conn.sides[direction]
         ts, at = timestamp_ns, file_offset
@@ -276,7 +337,7 @@ class CaptureDecoder:
             out += self._finish(conn, "reset" if seg.rst else "connection closed")
         return out
 
-    def _new(self, seg: Segment, file_offset: int) -> _Connection:
+    def _new(self, seg: Segment, timestamp_ns: int, file_offset: int) -> _Connection:
         a, b = (seg.src, seg.src_port), (seg.dst, seg.dst_port)
         if seg.syn:
             client, server = (a, b) if seg.ack is None else (b, a)
@@ -284,16 +345,16 @@ class CaptureDecoder:
             client, server = (a, b) if b[1] in SERVER_PORTS else (b, a)
         else:
             client, server = (a, b) if a[1] > b[1] else (b, a)
-        number = len(self.flows) if self.flow_number is None else self.flow_number(file_offset)
+        number = self._count if self.flow_number is None else self.flow_number(file_offset)
+        self._count += 1
         flow = Flow(number, client[0], client[1], server[0], server[1])
-        conn = _Connection(flow, self.max_pending)
+        conn = _Connection(flow, self.max_pending, timestamp_ns)
         if self.protocol != "auto":
-            conn.protocol = self.protocol
+            conn.protocol = conn.totals["protocol"] = self.protocol
             for direction, side in conn.sides.items():
                 side.framer = _Framer(self.protocol, direction, self.mode)
-        self.flows[number] = {"flow": flow, "protocol": conn.protocol, "bytes": {"request": 0, "response": 0},
-                              "frames": {"request": 0, "response": 0}, "errors": {"request": 0, "response": 0},
-                              "gaps": 0, "closed": False}
+        if self.keep_flows:
+            self.flows[number] = conn.totals
         return conn
 
     def _chunks(self, conn: _Connection, direction: str, chunks: list[Chunk]) -> list[CaptureFrame]:
@@ -301,9 +362,9 @@ class CaptureDecoder:
         out: list[CaptureFrame] = []
         for chunk in chunks:
             side.end = chunk.offset + chunk.length
-            self.flows[conn.flow.number]["bytes"][direction] += chunk.length
+            conn.totals["bytes"][direction] += chunk.length
             if chunk.data is None:
-                self.flows[conn.flow.number]["gaps"] += 1
+                conn.totals["gaps"] += 1
             side.starts.append(chunk.offset)
             side.origins.append((chunk.timestamp_ns, chunk.file_offset))
             if side.framer is None:
@@ -328,7 +389,7 @@ class CaptureDecoder:
                  for d, s in conn.sides.items()}
         conn.protocol = _classify(heads["request"][:DETECT_BYTES], heads["response"][:DETECT_BYTES],
                                   conn.flow.server_port)
-        self.flows[conn.flow.number]["protocol"] = conn.protocol
+        conn.totals["protocol"] = conn.protocol
         out: list[CaptureFrame] = []
         for direction, side in conn.sides.items():
             side.framer = _Framer(conn.protocol, direction, self.mode)
@@ -354,7 +415,7 @@ class CaptureDecoder:
 
     def _emit(self, conn: _Connection, direction: str, items: list) -> list[CaptureFrame]:
         side = conn.sides[direction]
-        totals = self.flows[conn.flow.number]
+        totals = conn.totals
         out = []
         for item in items:
             bad = getattr(item, "error", None) is not None
@@ -371,7 +432,7 @@ class CaptureDecoder:
             out += self._classified(conn)
         for direction, side in conn.sides.items():
             out += self._emit(conn, direction, side.framer.close())
-        self.flows[conn.flow.number]["closed"] = True
+        conn.totals["closed"] = True
         conn.finished = True
         conn.sides = {}  # its buffers are no longer needed; stray packets of it are ignored
         return out

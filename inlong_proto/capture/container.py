@@ -47,7 +47,8 @@ def ns_datetime(ns: int) -> datetime | None:
 
 
 class ContainerError(NamedTuple):
-    """PERMISSIVE: where the container broke; `length` covers the rest of the file, which is not read."""
+    """PERMISSIVE: where the container broke; `length` covers the rest of the file, which is not read
+    (given at close(), once the file's end is known, so it does not depend on how the file was fed)."""
 
     file_offset: int
     length: int
@@ -81,7 +82,10 @@ class PacketReader:
         self.format: str | None = None  # "pcap" or "pcapng" once the magic is in
         self._buf = bytearray()
         self._base = 0  # file offset of _buf[0]
-        self._done = False
+        self._done = self._closed = False
+        self.broken: DecodeError | None = None  # the break, as soon as it is met (its span comes at close)
+        self.broken_at = 0  # the file offset of the record it broke at
+        self._skipped = 0  # bytes fed from the break on
         self._le = False
         self._nano = False
         self._linktype = 0
@@ -89,12 +93,19 @@ class PacketReader:
 
     def feed(self, data: bytes) -> list:
         if self._done:
+            self._skipped += len(data)
             return []
         self._buf += data
         return self._run(final=False)
 
     def close(self) -> list:
-        return [] if self._done else self._run(final=True)
+        if self._closed:
+            return []
+        out = [] if self._done else self._run(final=True)
+        self._closed = True
+        if self.broken is not None and self.mode == "PERMISSIVE":
+            out.append(ContainerError(self.broken_at, self._skipped, self.broken))
+        return out
 
     def _run(self, final: bool) -> list:
         out: list = []
@@ -120,9 +131,8 @@ class PacketReader:
             self._done = True
             if self.mode == "FAILFAST":
                 raise error from None
-            if self.mode == "PERMISSIVE":
-                start = self._base + pos
-                out.append(ContainerError(start, self._base + len(view) - start, error))
+            self.broken, self.broken_at = error, self._base + pos
+            self._skipped = len(view) - pos
             pos = len(view)
         finally:
             view.release()

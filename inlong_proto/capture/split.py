@@ -58,16 +58,14 @@ first MiB), or broken, makes the file unsplittable: split 0 reads it all.
 
 Damage
 ------
-The sequential reader stops at the first record that does not decode, with one error span: the
-ContainerError at that offset, its length up to the end of the chunk being read (PacketReader's
-PERMISSIVE behaviour). A split that meets a break reports it (``SplitEnd.broken``) and stops; the
-stitching keeps the smallest break of the chain and drops every packet after it, which is what the
-sequential reader never reads. Since the span's length depends on where the sequential reader's chunk
-ends (chunks of CHUNK bytes from byte 0), a split feeds its reader on the same chunk grid and reports a
-break only from a chunk whose start it has read from (not its first chunk, unless it starts on the
-grid): then its buffer is the sequential reader's. To give the chunk where a break shows to the split
-that read that chunk's start, every split reads on to the end of the chunk in which its walk meets the
-next split (packets past that point are the next split's).
+The sequential reader stops at the first record that does not decode, with one error span from that
+record to the end of the file (``ContainerError``). A split that meets a break reports it
+(``SplitEnd.broken``) and stops; the stitching keeps the smallest break of the chain and drops every
+packet after it, which is what the sequential reader never reads. Whether a record decodes, and the
+error when it does not, depend on the record's bytes alone (a record is judged once all of it, or the
+end of the file, is in), so the split's error is the sequential reader's. Splits read in chunks of
+CHUNK bytes on a grid from byte 0, each on to the end of the chunk in which its walk meets the next
+split (packets past that point are the next split's).
 
 pcapng sections and interfaces
 ------------------------------
@@ -440,23 +438,18 @@ def read_split(src, index: int, split_size: int, *, head: Head | None = None, ch
     later = split_starts(src, head, split_size, index + 1, window) if head.end is not None else iter([size])
     progress = _Progress(head, later)
     reader = _TrackedReader(progress.watch) if index == 0 else _TrackedReader.primed(head, start, progress.watch)
-    broken, stopped, pos = None, False, start
-    while pos < size and progress.met is None and not stopped:
+    pos = start
+    while pos < size and progress.met is None and reader.broken is None:
         hi = min(size, (pos // chunk + 1) * chunk)
-        # a break is reported from a chunk whose start this reader read: its buffer is the sequential one's
-        from_grid = pos > start or start % chunk == 0
-        runs = [(from_grid, reader.feed(src.read(pos, hi - pos)))]
+        items = reader.feed(src.read(pos, hi - pos))
         if hi == size:
-            runs.append((True, reader.close()))  # after the last chunk, as the sequential reader closes
+            items += reader.close()  # after the last chunk, as the sequential reader closes
         pos = hi
-        for exact, items in runs:
-            for item in items:
-                if isinstance(item, ContainerError):
-                    stopped = True
-                    if exact:
-                        broken = item
-                elif progress.met is None or item.file_offset < progress.met:
-                    yield item
+        for item in items:
+            if isinstance(item, Packet) and (progress.met is None or item.file_offset < progress.met):
+                yield item
+    broken = None if reader.broken is None else ContainerError(reader.broken_at, size - reader.broken_at,
+                                                               reader.broken)
     section = progress.section if progress.met is not None and progress.met < size else None
     yield SplitEnd(index, start, progress.met, broken, section)
 

@@ -11,7 +11,7 @@ from inlong_proto.capture import CaptureDecoder, GapError, iter_capture_frames, 
 from inlong_proto.capture.writer import LINK_RAW, LINK_SLL, Conversation, pcap_file, segment, sll
 from inlong_proto.capture.tcp import Reassembler
 from tools.make_captures import pcapng_file
-from vectors import valid_frames
+from vectors import T0, valid_frames
 
 BROADCAST = valid_frames()["broadcast"]
 REQUEST = next(f for f in BROADCAST if len(f) == 37)
@@ -284,3 +284,62 @@ def test_tiny_segments_each_leaving_a_hole_stay_bounded_in_pieces_and_memory():
         tracemalloc.stop()
     assert peak < 8 << 20
     assert (data, at) == (100_000, 200_001)
+
+
+def _idle_capture(count: int, *, close: bool, spacing_s: float) -> list:
+    """Packets of `count` connections one after another, each a handshake and one request, closed or left
+    half-open, `spacing_s` seconds of capture time apart."""
+    from inlong_proto.capture.writer import Conversation
+
+    from vectors import SERVER
+
+    request = valid_frames(["request"])["dataproxy"][0]  # one whole frame
+    packets = []
+    for number in range(count):
+        conv = Conversation((f"10.1.{number // 250}.{number % 250 + 1}", 40000), (SERVER, 46801))
+        steps = conv.open(0) + conv.send("client", request, 0) + (conv.close(0) if close else [])
+        packets += [(T0 + int(number * spacing_s * 1e9) + index, p) for index, (_, p) in enumerate(steps)]
+    return packets
+
+
+@pytest.mark.parametrize("close", [True, False])
+def test_connections_are_forgotten_after_the_idle_timeout_of_capture_time(close):
+    """Issue 11: finished connections stayed in the decoder's tables and half-open ones were never
+    expired, so memory grew with every connection a capture ever held."""
+    from inlong_proto.capture import IDLE_TIMEOUT, SWEEP_EVERY, CaptureDecoder
+    from inlong_proto.capture.writer import pcap_file
+
+    count = 3 * SWEEP_EVERY // 4  # about 4 segments each: three sweeps
+    data = pcap_file(_idle_capture(count, close=close, spacing_s=IDLE_TIMEOUT / 100))
+    decoder = CaptureDecoder("dataproxy", "PERMISSIVE", keep_flows=False)
+    most = 0
+    for at in range(0, len(data), 1 << 16):
+        frames = decoder.feed(data[at:at + (1 << 16)])
+        most = max(most, len(decoder._open))
+        assert all(f.frame.error is None for f in frames)
+    frames = decoder.close()
+    assert most <= 100 + SWEEP_EVERY, most  # 100 connections per timeout, plus those between two sweeps
+    assert not decoder.flows and not decoder._open
+
+
+def test_a_half_open_connection_ends_idle_and_its_4_tuple_starts_over():
+    from inlong_proto.capture import IDLE_TIMEOUT, CaptureDecoder
+    from inlong_proto.capture.writer import Conversation, pcap_file
+
+    from vectors import SERVER
+
+    request = max(valid_frames(["request"])["dataproxy"], key=len)
+    assert len(request) > 100
+    conv = Conversation(("10.1.0.1", 40000), (SERVER, 46801))
+    first = [p for _, p in conv.open(0) + conv.send("client", request[:50], 0)]
+    later = [p for _, p in conv.send("client", request[50:], 0)]
+    silence = int((IDLE_TIMEOUT + 1) * 1e9)
+    packets = [(T0 + i, p) for i, p in enumerate(first)] + [(T0 + silence + i, p) for i, p in enumerate(later)]
+    items = list(iter_capture_frames(pcap_file(packets), "dataproxy", "PERMISSIVE"))
+    flows = sorted({item.flow.number for item in items})
+    assert flows == [0, 1]
+    first_flow = [item.frame for item in items if item.flow.number == 0]
+    assert [(f.offset, f.length, f.error.kind) for f in first_flow] == [(0, 50, "truncated")]
+    decoder = CaptureDecoder("dataproxy", "PERMISSIVE", idle_timeout=None)
+    kept = decoder.feed(pcap_file(packets)) + decoder.close()
+    assert {item.flow.number for item in kept} == {0} and all(item.frame.error is None for item in kept)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from inlong_proto.capture import iter_capture_frames
+from inlong_proto.capture import IDLE_TIMEOUT, iter_capture_frames
 from inlong_proto.capture.container import ContainerError, Packet, PacketReader
 from inlong_proto.capture.split import (ALIGNMENT, CHUNK, WINDOW, CaptureSplitError, SplitEnd, read_head,
                                         read_split, split_count, stitch, sync_point)
@@ -66,12 +66,16 @@ def _flow(rng: random.Random, number: int, protocol: str, *, reuse_of=None, loss
 
 def busy_packets(seed: int, flows: int = 24, *, lossy: bool = True) -> list:
     """[(timestamp ns, IP packet)] of many interleaved connections of every protocol (and a 4-tuple used
-    twice, a connection without data, one that is reset), in capture order."""
+    twice, a connection without data, one that is reset, one silent for longer than the idle timeout
+    halfway, so that connections left open are idle at the end), in capture order."""
     rng = random.Random(seed)
     packets = []
     for number in range(flows):
         protocol = list(STREAMS)[number % len(STREAMS)]
         flow = _flow(rng, number, protocol, lossy=lossy)
+        if number == 2:  # the idle timeout forgets it halfway; its second half is a new connection
+            silence = int((IDLE_TIMEOUT + 100) * 1e9)
+            flow = flow[:len(flow) // 2] + [(ts + silence, p) for ts, p in flow[len(flow) // 2:]]
         packets += flow
         if number == 1:  # the same 4-tuple again once the first connection is over
             ends = ((f"10.0.{number}.1", 40000 + number), (SERVER, PORTS[protocol]))

@@ -163,3 +163,65 @@ def test_cli_decodes_captures_and_summarises_flows():
     assert {(r["stream"], r["protocol"], r["flow"]["server_port"]) for r in lines} == {("request", "dataproxy", 46801)}
     result = CliRunner(env={"COLUMNS": "200"}).invoke(main, ["capture", path])
     assert result.exit_code == 0 and "dataproxy" in result.output and "127.0.0.1:46801" in result.output
+
+
+def _pcapng_with_a_4_gib_block() -> bytes:
+    """Issue 11 reproducer: a section header, one interface, then a block claiming 0xFFFFFFFC bytes."""
+    import struct
+
+    section = b"\x0a\x0d\x0d\x0a" + struct.pack("<IIHHqI", 28, 0x1A2B3C4D, 1, 0, -1, 28)
+    interface = struct.pack("<IIHHII", 1, 20, 1, 0, 0, 20)
+    return section + interface + struct.pack("<II", 6, 0xFFFFFFFC) + bytes(64)
+
+
+@pytest.mark.parametrize("mode", ["PERMISSIVE", "DROPMALFORMED", "FAILFAST"])
+@pytest.mark.parametrize("name, content, offset, field", [
+    ("random.bin", bytes(range(7, 250)) * 4, 0, "magic"),
+    ("huge-block.pcapng", _pcapng_with_a_4_gib_block(), 52, "block.block_total_length"),
+])
+def test_cli_capture_shows_a_broken_container_and_fails(tmp_path, mode, name, content, offset, field):
+    """Issue 11: `capture` on a file that is not a capture, or on a pcapng block of 4 GiB, exited 0 with
+    "0 packets" and never showed the container error."""
+    from click.testing import CliRunner
+
+    from inlong_proto.cli import main
+
+    path = tmp_path / name
+    path.write_bytes(content)
+    result = CliRunner().invoke(main, ["capture", "--mode", mode, str(path)])
+    assert result.exit_code == 1, result.output
+    assert f"{path}: offset {offset} in {field}" in result.output and "0 packets" not in result.output
+    assert "Traceback" not in result.output
+
+
+def test_cli_capture_shows_packets_read_before_a_break(tmp_path):
+    data = (VECTORS / "dataproxy_lo.pcap").read_bytes()
+    path = tmp_path / "cut.pcap"
+    path.write_bytes(data[:-5])
+    from click.testing import CliRunner
+
+    from inlong_proto.cli import main
+
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(main, ["capture", str(path)])
+    assert result.exit_code == 1 and "127.0.0.1:46801" in result.output
+    assert "in packet.data: needs 66 bytes, only 61 available" in result.output
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64, 4096, 1 << 20])
+def test_the_container_error_span_covers_the_rest_of_the_file_however_it_is_fed(chunk):
+    """Issue 11: the PERMISSIVE span covered only the bytes buffered at the break (its length depended
+    on the chunking) and later chunks were dropped unaccounted."""
+    from inlong_proto.capture import PacketReader
+    from inlong_proto.capture.container import ContainerError
+
+    data = bytearray((VECTORS / "dataproxy_lo.pcap").read_bytes())
+    whole = list(iter_packets(bytes(data)))
+    broken_at = whole[3].file_offset
+    data[broken_at + 8:broken_at + 12] = (1 << 30).to_bytes(4, "little")  # incl_len past any snap length
+    reader, items = PacketReader("PERMISSIVE"), []
+    for at in range(0, len(data), chunk):
+        items += reader.feed(bytes(data[at:at + chunk]))
+    items += reader.close()
+    *packets, error = items
+    assert [p.file_offset for p in packets] == [p.file_offset for p in whole[:3]]
+    assert isinstance(error, ContainerError) and (error.file_offset, error.length) == (broken_at, len(data) - broken_at)
