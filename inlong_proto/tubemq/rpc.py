@@ -33,6 +33,11 @@ FLAG_RESPONSE = TABLE["enums"]["rpc_flag"]["values"]["MSG_TYPE_RESPONSE"]
 SERVICE_TYPES = TABLE["enums"]["service_type"]["values"]
 METHODS = {entry["id"]: entry for entry in TABLE["methods"]}
 UNSUPPORTED_METHODS = {entry["id"]: entry for entry in TABLE["unsupported_methods"]["entries"]}
+STATUS = TABLE["enums"]["response_status"]["values"]
+ANSWERS = TABLE["answers"]
+# The bytes fields of the envelope that carry the business message (shown decoded, as "message").
+PAYLOAD_FIELDS = {message: field for message, field in (
+    TABLE["envelope"][key].split(".") for key in ("request_payload_field", "response_payload_field"))}
 
 
 @cache
@@ -88,8 +93,12 @@ class RpcMessage:
         return self.method or f"method_{self.method_id}"
 
     def to_dict(self) -> dict:
+        """Every field of the three envelope messages under its protobuf name (conn_header, header, body),
+        except the bytes field that carries the business message, which is shown decoded ("message") or
+        as hex ("raw_message"); then what they mean (method, exception, parsed strings, carried messages)."""
         out = {"serial_no": self.serial_no, "direction": self.direction, "method_id": self.method_id,
-               "method": self.method, "conn_header": plain(self.conn_header), "header": plain(self.header)}
+               "method": self.method, "conn_header": plain(self.conn_header), "header": plain(self.header),
+               "body": plain(self.body, PAYLOAD_FIELDS.get(type(self.body).__name__))}
         if self.exception is not None:
             out["exception"] = self.exception.to_dict()
         elif self.business is not None:
@@ -107,11 +116,15 @@ class RpcMessage:
         return out
 
 
-def plain(message) -> dict:
-    """A protobuf message as JSON-able data (json_format's mapping), except that a string field holding
+def plain(message, leave_out: str | None = None) -> dict:
+    """A protobuf message as JSON-able data (json_format's mapping: every set field under its own name,
+    int64 as a decimal string, bytes as base64, an enum by its name), except that a string field holding
     bytes that are not UTF-8 is shown as {"hex": ...}: json_format would print str(bytes), "b'...'",
-    which reads as text that was never sent."""
-    return _mend_strings(message, json_format.MessageToDict(message, preserving_proto_field_name=True))
+    which reads as text that was never sent. leave_out names a field shown elsewhere."""
+    out = _mend_strings(message, json_format.MessageToDict(message, preserving_proto_field_name=True))
+    if leave_out is not None:
+        out.pop(leave_out, None)
+    return out
 
 
 def _mend_strings(message, out: dict) -> dict:
@@ -285,12 +298,38 @@ def response_frame(serial_no: int, method: int | str, message, *, protocol_ver: 
     return frame_of(serial_no, delimited(RPC_pb2.RpcConnHeader(flag=FLAG_RESPONSE), header, body))
 
 
-def exception_frame(serial_no: int, class_name: str, text: str, *, status: int = 1,
+def exception_frame(serial_no: int, class_name: str, text: str, *, status: int = STATUS["ERROR"],
                     protocol_ver: int = 3) -> TubemqFrame:
-    """An ERROR (1) or FATAL (2) response carrying an exception."""
-    header = RPC_pb2.ResponseHeader(status=status, protocolVer=protocol_ver)
+    """An ERROR (1) or FATAL (2) response carrying an exception, with the ResponseHeader fields the
+    server sets for that status (methods.yaml, answers.response_header_fields): an ERROR header carries
+    protocol_ver, a FATAL one carries the status only, whatever protocol_ver says. text is the
+    stackTrace exactly as sent; fatal_frame adds the server's prefix to a FATAL answer's message."""
+    status_name = next((name for name, value in STATUS.items() if value == status and name != "SUCCESS"), None)
+    if status_name is None:
+        raise EncodeError("status", f"an exception answer is ERROR or FATAL, not {status!r}")
+    values = {"status": status, "protocolVer": protocol_ver}
+    header = RPC_pb2.ResponseHeader(**{name: values[name] for name in
+                                       ANSWERS["response_header_fields"][status_name]})
     body = RPC_pb2.RspExceptionBody(exceptionName=class_name, stackTrace=text)
     return frame_of(serial_no, delimited(RPC_pb2.RpcConnHeader(flag=FLAG_RESPONSE), header, body))
+
+
+def fatal_frame(serial_no: int, class_name: str, message: str, *, stage: str = "handle") -> TubemqFrame:
+    """A FATAL answer as the server's channel handler writes it: the header holds the status only, and the
+    stackTrace is the stage's fixed prefix followed by the exception's message (stage "read": the envelope
+    could not be read or the server is not running; "handle": the request could not be handed over). The
+    facts are in methods.yaml `answers`, read from apache/inlong NettyRpcServer.java (NettyServerHandler)."""
+    prefixes = ANSWERS["fatal_stack_trace_prefixes"]
+    if stage not in prefixes:
+        raise EncodeError("stage", f"a FATAL answer's stage is one of {', '.join(prefixes)}, not {stage!r}")
+    return exception_frame(serial_no, class_name, prefixes[stage]["text"] + message, status=STATUS["FATAL"])
+
+
+def unsupported_method_frame(serial_no: int, method_id: int) -> TubemqFrame:
+    """The server's FATAL answer to a request whose method id has no message mapping (e.g. 11, 12, 14, 19)."""
+    entry = ANSWERS["unsupported_method"]
+    return fatal_frame(serial_no, entry["exception_name"], entry["message_format"].format(id=method_id),
+                       stage=entry["stage"])
 
 
 @dataclass(frozen=True)

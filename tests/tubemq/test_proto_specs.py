@@ -371,3 +371,20 @@ def test_frame_constants():
     assert frame["RPC_MAX_BUFFER_SIZE"]["value"] == 8192
     assert frame["MAX_FRAME_MAX_LIST_SIZE"]["value"] == (20 + 8) * 1024 * 1024 // 8192
     assert frame["CPP_MAX_FRAME_LIST_COUNT"]["value"] == 8 * 1024 * 1024 // 8192
+
+
+def test_answers_match_the_server():
+    """methods.yaml `answers`, read from NettyRpcServer.java / NettyRequestContext.java / PbEnDecoder.java."""
+    answers = METHODS["answers"]
+    assert answers["response_header_fields"] == {"SUCCESS": ["status", "protocolVer"],
+                                                 "ERROR": ["status", "protocolVer"], "FATAL": ["status"]}
+    assert set(answers["response_header_fields"]) == set(METHODS["enums"]["response_status"]["values"])
+    prefixes = answers["fatal_stack_trace_prefixes"]
+    assert {stage: prefix["text"] for stage, prefix in prefixes.items()} == {
+        "read": "IPC server unable to read call parameters:", "handle": "IPC server handle request error :"}
+    assert all(prefix["doc"] for prefix in prefixes.values())
+    unsupported = answers["unsupported_method"]
+    assert unsupported["exception_name"] == "java.lang.Exception" and unsupported["stage"] in prefixes
+    assert unsupported["message_format"].format(id=11) == "Unsupported method ID :11"
+    assert all(part.split("/")[0] in METHODS["path_prefixes"]
+               for source in (answers["source"], unsupported["source"]) for part in source.split("; "))

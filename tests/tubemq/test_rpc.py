@@ -9,7 +9,9 @@ import inlong_proto
 from inlong_proto import DecodeError
 from inlong_proto.generated.protobuf.tubemq import BrokerService_pb2 as broker
 from inlong_proto.generated.protobuf.tubemq import MasterService_pb2 as master
+from inlong_proto.generated.protobuf.tubemq import RPC_pb2
 from inlong_proto.tubemq import rpc
+from inlong_proto.values import lenient_text
 
 import backends
 import vectors
@@ -47,6 +49,48 @@ def test_builders_reproduce_the_worked_examples_byte_for_byte():
     assert inlong_proto.encode(ok) == hex_of("response_producer_close_worked_example")
     standby = rpc.exception_frame(1, "org.apache.inlong.tubemq.corerpc.exception.StandbyException", "m")
     assert inlong_proto.encode(standby) == hex_of("response_standby_exception_worked_example")
+
+
+def test_fatal_answers_are_built_as_the_server_writes_them():
+    """Issue 12, item 4. A FATAL answer comes from NettyRpcServer.NettyServerHandler (apache/inlong,
+    inlong-tubemq/tubemq-core/src/main/java/org/apache/inlong/tubemq/corerpc/netty/NettyRpcServer.java):
+    its prepareResponse sets ResponseHeader.status only (no protocolVer, unlike NettyRequestContext's ERROR
+    and SUCCESS answers), and channelRead writes "IPC server handle request error :" + the message of
+    PbEnDecoder.pbDecode's exception ("Unsupported method ID :<id>", a java.lang.Exception)."""
+    trace = b"IPC server handle request error :Unsupported method ID :11"
+    body = b"\x0a\x13java.lang.Exception" + b"\x12" + bytes([len(trace)]) + trace
+    stream = bytes.fromhex("020801" "020802") + bytes([len(body)]) + body  # RpcConnHeader, ResponseHeader
+    expected = bytes.fromhex("ff7ff4fe 00000008 00000001") + len(stream).to_bytes(4, "big") + stream
+    assert inlong_proto.encode(rpc.unsupported_method_frame(8, 11)) == expected
+    assert hex_of("response_fatal_unsupported_method") == expected
+    read = rpc.fatal_frame(2, "java.io.IOException", "boom", stage="read")
+    assert inlong_proto.decode(inlong_proto.encode(read), "tubemq").payload.exception.message == (
+        "IPC server unable to read call parameters:boom")
+    fatal = rpc.exception_frame(3, "x.Y", "m", status=2, protocol_ver=3)
+    assert not inlong_proto.decode(inlong_proto.encode(fatal), "tubemq").payload.header.HasField("protocolVer")
+    with pytest.raises(inlong_proto.EncodeError):
+        rpc.exception_frame(3, "x.Y", "m", status=0)
+    with pytest.raises(inlong_proto.EncodeError):
+        rpc.fatal_frame(3, "x.Y", "m", stage="later")
+
+
+def test_every_exception_vector_has_the_header_and_text_the_server_writes():
+    """ERROR answers carry status and protocolVer; FATAL ones the status only and a stack trace that starts
+    with one of the server's prefixes (the FATAL vector once had neither right)."""
+    prefixes = tuple(p["text"] for p in rpc.ANSWERS["fatal_stack_trace_prefixes"].values())
+    seen = set()
+    for param in VALID:
+        vector = param.values[0]
+        payload = inlong_proto.decode(bytes.fromhex(vector["hex"]), "tubemq").payload
+        if payload.direction != "response":
+            continue
+        status = RPC_pb2.ResponseHeader.Status.Name(payload.header.status)
+        seen.add(status)
+        set_fields = [field.name for field, _ in payload.header.ListFields()]
+        assert set_fields == rpc.ANSWERS["response_header_fields"][status], param.id
+        if status == "FATAL":
+            assert lenient_text(payload.exception.message).startswith(prefixes), param.id
+    assert seen == {"SUCCESS", "ERROR", "FATAL"}
 
 
 def test_a_payload_over_8_kb_is_cut_into_8192_byte_blocks_anywhere():

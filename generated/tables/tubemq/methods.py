@@ -329,8 +329,9 @@ DATA = {'upstream': {'repository': 'apache/inlong', 'commit': 'a6c7a6a670c3b935c
  'methods_source': 'TC/corerpc/RpcConstants.java (RPC_MSG_*); TC/corerpc/codec/PbEnDecoder.java (name map, '
                    'pbDecode, isValidServiceTypeAndMethod)',
  'unsupported_methods': {'doc': 'Ids with an RpcConstants name that pass the service-type check but have no '
-                                'message mapping: the server fails to decode them and answers status FATAL '
-                                '("Unsupported method ID :<id>"). No client sends them.',
+                                'message mapping: the server fails to decode them and answers status FATAL, '
+                                'stackTrace "IPC server handle request error :Unsupported method ID :<id>" '
+                                '(see answers.unsupported_method). No client sends them.',
                          'source': 'TC/corerpc/RpcConstants.java; TC/corerpc/codec/PbEnDecoder.java '
                                    '(pbDecode)',
                          'entries': [{'id': 11,
@@ -357,4 +358,36 @@ DATA = {'upstream': {'repository': 'apache/inlong', 'commit': 'a6c7a6a670c3b935c
                                     'HeartRequest_V2_B2M',
                                     'HeartResponse_V2_M2B',
                                     'CloseRequest_V2_B2M',
-                                    'CloseResponse_V2_M2B']}}
+                                    'CloseResponse_V2_M2B']},
+ 'answers': {'doc': 'Which ResponseHeader fields each kind of answer sets, and the text of FATAL answers. '
+                    'SUCCESS and ERROR answers are written by NettyRequestContext.prepareResponse, which '
+                    "sets status and protocolVer (the server's, 3). FATAL answers are written by "
+                    "NettyRpcServer's own prepareResponse, straight from channelRead: the request could not "
+                    'be read (or the server is not running yet), or its message could not be decoded or '
+                    'handed over (a method id without a message mapping); that builder sets only status, so '
+                    'a FATAL ResponseHeader is the 2 bytes 08 02 and has no protocolVer. Its '
+                    "RspExceptionBody carries the exception's class name (rewritten by the request's "
+                    'protocolVer as for ERROR, see protocol_version) and, as stackTrace, a fixed prefix '
+                    "directly followed by the exception's message. No serviceType in any answer. Checked at "
+                    'the commit in `upstream`.',
+             'source': 'TC/corerpc/netty/NettyRequestContext.java (prepareResponse); '
+                       'TC/corerpc/netty/NettyRpcServer.java (NettyServerHandler.channelRead, '
+                       'NettyServerHandler.prepareResponse); TC/corerpc/utils/MixUtils.java '
+                       '(replaceClassNamePrefix)',
+             'response_header_fields': {'SUCCESS': ['status', 'protocolVer'],
+                                        'ERROR': ['status', 'protocolVer'],
+                                        'FATAL': ['status']},
+             'fatal_stack_trace_prefixes': {'read': {'text': 'IPC server unable to read call parameters:',
+                                                     'doc': 'RpcConnHeader, RequestHeader or RequestBody '
+                                                            'could not be parsed, or the server is not '
+                                                            'running yet (ServerNotReadyException, '
+                                                            '"RpcServer is not running yet").'},
+                                            'handle': {'text': 'IPC server handle request error :',
+                                                       'doc': 'The envelope was read but the request could '
+                                                              'not be handed to its service: the business '
+                                                              'message did not decode, or its method id has '
+                                                              'no message mapping (unsupported_method).'}},
+             'unsupported_method': {'exception_name': 'java.lang.Exception',
+                                    'message_format': 'Unsupported method ID :{id}',
+                                    'stage': 'handle',
+                                    'source': 'TC/corerpc/codec/PbEnDecoder.java (pbDecode)'}}}
