@@ -18,11 +18,13 @@ Everything the runtime would refuse by closing the channel (bad JSON, unknown cm
 bind) is a ValidationError with the byte offset in the frame; what it only answers with a failure (a
 hello without purpose, a message without protocoltype) is a warning in ``TcpMessage.warnings``.
 The builders below write exactly what the Java encoder writes (key order, NON_NULL, the duplicate
-``command`` key, JSON-quoted String bodies, raw CloudEvents bytes).
+``command`` key, JSON-quoted String bodies, raw CloudEvents bytes, and text outside the BMP as Jackson's
+escaped surrogate pairs, see ``json_bytes``).
 """
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -46,7 +48,8 @@ HELLO_PURPOSES = ("pub", "sub")
 
 __all__ = ["Command", "CloudEvent", "EventMeshMessage", "RedirectInfo", "Subscription", "SubscriptionItem",
            "SubscriptionMode", "SubscriptionType", "TcpHeader", "TcpMessage", "UserAgent", "ack", "decode_package",
-           "describe", "dumps", "frame", "header", "hello", "heartbeat", "message", "reply", "subscribe"]
+           "describe", "dumps", "frame", "header", "hello", "heartbeat", "json_bytes", "message", "reply",
+           "subscribe"]
 
 
 @cache
@@ -104,7 +107,9 @@ _ESCAPES.update({0x22: '\\"', 0x5C: "\\\\", 0x08: "\\b", 0x09: "\\t", 0x0A: "\\n
 
 
 def dumps(value) -> str:
-    """Compact JSON as Jackson writes it: no spaces, raw UTF-8, the same escapes, keys in given order."""
+    """Compact JSON text as Jackson's writeValueAsString gives it: no spaces, the same escapes (control
+    characters, quote and backslash; everything else raw, supplementary characters included), keys in
+    the given order. The bytes a TCP frame carries are ``json_bytes``; HTTP form fields are this text."""
     if value is None:
         return "null"
     if value is True:
@@ -126,6 +131,44 @@ def dumps(value) -> str:
     if hasattr(value, "to_json"):
         return dumps(value.to_json())
     raise EncodeError("", f"{type(value).__name__} cannot be written as JSON")
+
+
+# Text outside the BMP. Codec.Encoder writes the header and every non-raw body with JsonUtils.toJSONBytes,
+# i.e. ObjectMapper.writeValueAsBytes (apache/eventmesh: eventmesh-common/src/main/java/org/apache/eventmesh/
+# common/protocol/tcp/codec/Codec.java and .../common/utils/JsonUtils.java, since 1.9.0), and the CloudEvents
+# SDK writes a structured event with writeValueAsBytes too (cloudevents/sdk-java:
+# formats/json-jackson/src/main/java/io/cloudevents/jackson/JsonFormat.java, serialize). That is Jackson's
+# UTF8JsonGenerator (FasterXML/jackson-core: src/main/java/com/fasterxml/jackson/core/json/
+# UTF8JsonGenerator.java, _outputMultiByteChar, the same in 2.14 and 2.18 through 2.20): ASCII control
+# characters, quote and backslash are escaped (CharTypes.sOutputEscapes128), other BMP characters go out
+# raw as UTF-8, and every UTF-16 surrogate is written as its own \uXXXX escape in upper-case hex
+# (WRITE_HEX_UPPER_CASE defaults to true). So U+1F600 becomes \uD83D\uDE00 and a lone surrogate \uD800:
+# valid ASCII either way, never raw 4-byte UTF-8. COMBINE_UNICODE_SURROGATES_IN_UTF8 (2.18, JsonGenerator.java),
+# which would write the 4 raw bytes instead, is off by default, and EventMesh's mapper does not turn it on.
+# Before 1.9.0 the encoder was serializeBytes(writeValueAsString(..)) (Codec.java at tag v1.8.0): the
+# char-based WriterBasedJsonGenerator leaves surrogates as they are, and String.getBytes(UTF_8) writes a
+# pair as 4 raw bytes and a lone surrogate as '?'. Decoding takes both forms to the same string.
+_SURROGATES = re.compile("[\ud800-\udfff\U00010000-\U0010ffff]")
+
+
+def _escape_utf16(match: re.Match) -> str:
+    units = match.group().encode("utf-16-be", "surrogatepass")
+    return "".join(f"\\u{units[i] << 8 | units[i + 1]:04X}" for i in range(0, len(units), 2))
+
+
+def _wire_text(text: str, legacy: bool = False) -> str:
+    """JSON text as the encoder puts it in a frame (UTF-8 encodable): surrogates escaped, as
+    writeValueAsBytes does, or for the pre-1.9 encoder raw pairs and '?' for a lone surrogate."""
+    if legacy:
+        paired = text.encode("utf-16-be", "surrogatepass").decode("utf-16-be", "surrogatepass")
+        return paired.encode("utf-8", "replace").decode("utf-8")
+    return _SURROGATES.sub(_escape_utf16, text)
+
+
+def json_bytes(value, legacy: bool = False) -> bytes:
+    """The bytes Codec.Encoder writes for value: Jackson's writeValueAsBytes (legacy=False), or the pre-1.9
+    writeValueAsString(..).getBytes(UTF_8) (legacy=True)."""
+    return _wire_text(dumps(value), legacy).encode("utf-8")
 
 
 def _text(data: bytes, offset: int, field_name: str) -> str:
@@ -286,13 +329,13 @@ def header(cmd, code: int = 0, desc: str | None = None, seq: str | None = None,
                      properties={} if properties is None else dict(properties), command=command.name)
 
 
-def body_bytes(header_obj: TcpHeader, body) -> bytes:
+def body_bytes(header_obj: TcpHeader, body, legacy: bool = False) -> bytes:
     """The body as Codec.Encoder writes it: raw bytes for protocoltype cloudevents, Jackson otherwise
-    (so a str becomes a JSON string literal and None no body at all)."""
+    (so a str becomes a JSON string literal and None no body at all); legacy=True for the pre-1.9 encoder."""
     cloudevents = _java_string((header_obj.properties or {}).get(_commands.PROTOCOL_TYPE_PROPERTY)) == "cloudevents"
     if cloudevents:
         if isinstance(body, CloudEvent):
-            return dumps(body).encode("utf-8")
+            return json_bytes(body)  # the CloudEvents SDK's own writeValueAsBytes, whatever the frame form
         if not isinstance(body, (bytes, bytearray)):
             raise EncodeError("package.body", "protocoltype cloudevents needs the event's bytes "
                                               f"(Java casts the body to byte[]), got {type(body).__name__}")
@@ -301,15 +344,14 @@ def body_bytes(header_obj: TcpHeader, body) -> bytes:
         return b""
     if isinstance(body, (bytes, bytearray)):
         raise EncodeError("package.body", "raw bytes are written only when protocoltype is cloudevents")
-    try:
-        return dumps(body).encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise EncodeError("package.body", f"not encodable as UTF-8: {exc.reason}") from None
+    return json_bytes(body, legacy)
 
 
 def frame(header_obj: TcpHeader, body=None, *, legacy: bool = False):
-    """A frame message for inlong_proto.encode (lengths are derived); legacy=True for the pre-1.9 form."""
-    package = Package(header=dumps(header_obj.to_json()), body=body_bytes(header_obj, body))
+    """A frame message for inlong_proto.encode (lengths are derived); legacy=True for the pre-1.9 form
+    (its length field, and the text as that encoder wrote it, see json_bytes)."""
+    package = Package(header=_wire_text(dumps(header_obj.to_json()), legacy),
+                      body=body_bytes(header_obj, body, legacy))
     return TcpFrameLegacy(package=package) if legacy else TcpFrame(package=package)
 
 

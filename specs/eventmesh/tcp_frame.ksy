@@ -69,9 +69,16 @@ types:
         doc: |
           The Header as compact UTF-8 JSON, see tcp_header.schema.json.
           {"cmd":..,"code":..,"desc":..,"seq":..,"properties":{..},"command":..} as Jackson writes it.
+          Text as Jackson's writeValueAsBytes writes it (JsonUtils.toJSONBytes; FasterXML/jackson-core
+          UTF8JsonGenerator.java, _outputMultiByteChar): control characters escaped in upper-case hex,
+          other BMP characters raw UTF-8, and each UTF-16 surrogate as its own escape, so a character
+          outside the BMP is the pair \uD83D\uDE00, never 4 raw bytes (Jackson 2.14 to 2.20 alike; the
+          pre-1.9 encoder of tcp_frame_legacy.ksy wrote them raw). Readers take both forms to the same string.
       - id: body
         size-eos: true
         doc: |
           The body, package_length - 13 - header_length bytes; may be empty.
           JSON, a JSON-quoted Java String, or the raw CloudEvents JSON when the header property
-          protocoltype is "cloudevents" (commands.yaml says which).
+          protocoltype is "cloudevents" (commands.yaml says which). JSON text as in the header:
+          characters outside the BMP written as escaped surrogate pairs (the CloudEvents SDK's
+          JsonFormat.serialize is writeValueAsBytes too).

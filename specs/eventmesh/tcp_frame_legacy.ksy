@@ -23,6 +23,11 @@ doc: |
   length_form "legacy"). Old Java encoders refused package_length > 4 MiB and old decoders had no limit
   (the Go SDK has none either); this spec takes the encoder's limit, so a frame is at most 4194304 + 13
   bytes.
+
+  Text: the Java encoder up to 1.8.0 wrote the JSON as writeValueAsString(..).getBytes(UTF_8)
+  (apache/eventmesh, eventmesh-common/.../protocol/tcp/codec/Codec.java at tag v1.8.0), so a character
+  outside the BMP is 4 raw UTF-8 bytes and a lone surrogate '?', where 1.9.0 and later write Jackson's
+  escaped surrogate pairs (tcp_frame.ksy, header). Both read the same.
 doc-ref: "shared/design/protocols/eventmesh.md, section 1.9 and quirk 4.1"
 seq:
   - id: magic

@@ -171,7 +171,7 @@ def test_publish_reaches_subscriber_through_server_and_dumps_hold_exactly_the_ex
     push = payloads(data["sub_rx"])[3]
     ack_of_push = payloads(data["sub_tx"])[3]
     assert ack_of_push.header.seq == push.header.seq and ack_of_push.body == push.raw_body.decode()
-    assert ack_of_push.raw_body == tcp.dumps(push.raw_body.decode()).encode()  # JSON-quoted
+    assert ack_of_push.raw_body == tcp.json_bytes(push.raw_body.decode())  # JSON-quoted
     assert push.raw_body == pushed.raw_body
 
 
@@ -261,7 +261,7 @@ def test_cloudevents_message_is_pushed_as_raw_bytes():
 
     pushed = run(body())
     assert pushed.protocol_type == "cloudevents" and pushed.header.properties == {"protocoltype": "cloudevents"}
-    assert pushed.body == event and pushed.raw_body == tcp.dumps(event).encode()
+    assert pushed.body == event and pushed.raw_body == tcp.json_bytes(event)
 
 
 # -- timers and server-initiated frames -------------------------------------------------------------

@@ -18,6 +18,7 @@ import inlong_proto
 from inlong_proto import DecodeError, EncodeError, ValidationError
 from inlong_proto.eventmesh import tcp
 from inlong_proto.generated.eventmesh import commands
+from inlong_proto.values import json_text
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = ROOT / "specs" / "eventmesh"
@@ -169,6 +170,88 @@ def test_string_bodies_are_json_quoted_and_cloudevents_raw():
 def test_jackson_escapes_use_upper_case_hex():
     assert tcp.dumps("a\x1b\x00\n\"\\/é😀") == '"a\\u001B\\u0000\\n\\"\\\\/é😀"'
     assert tcp.dumps({"a": [1, True, None, 1.5]}) == '{"a":[1,true,null,1.5]}'
+
+
+# ------------------------------------------------------------------- text outside the BMP (issue 12, item 5)
+GRIN = "\U0001F600"  # U+1F600, the UTF-16 pair D83D DE00
+GRIN_JACKSON = b"\\uD83D\\uDE00"  # what UTF8JsonGenerator writes for it: one upper-case escape per surrogate
+
+
+def test_json_bytes_escape_surrogates_as_jackson_writes_them():
+    """writeValueAsBytes: control characters escaped, BMP raw UTF-8, every surrogate its own \\uXXXX escape."""
+    assert tcp.json_bytes("a\x1b é中" + GRIN) == b'"a\\u001B \xc3\xa9\xe4\xb8\xad' + GRIN_JACKSON + b'"'
+    assert tcp.json_bytes("\U00010000\U0010FFFF") == b'"\\uD800\\uDC00\\uDBFF\\uDFFF"'
+    assert tcp.json_bytes("\ud83d\ude00") == tcp.json_bytes(GRIN)  # a Java pair held as two code points
+    assert tcp.json_bytes("x\ud800y\udfff") == b'"x\\uD800y\\uDFFF"'  # lone surrogates: escaped, no crash
+    assert tcp.json_bytes({GRIN: [GRIN]}) == b'{"' + GRIN_JACKSON + b'":["' + GRIN_JACKSON + b'"]}'
+    assert tcp.json_bytes("\ue000\uffff") == '"\ue000\uffff"'.encode()  # BMP past the surrogates stays raw
+    # the pre-1.9 encoder (writeValueAsString, then String.getBytes(UTF_8)): raw pairs, '?' for a lone one
+    assert tcp.json_bytes(GRIN + "\ud83d\ude00\ud800", legacy=True) == b'"' + GRIN.encode() * 2 + b'?"'
+    assert tcp.dumps(GRIN) == '"' + GRIN + '"'  # the char-level text (HTTP form fields) keeps the character
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_builders_write_supplementary_characters_as_the_java_encoder_does(legacy):
+    properties = {"protocoltype": "eventmeshmessage", "protocolversion": "1.0", "protocoldesc": "tcp",
+                  "k" + GRIN: "v" + GRIN}
+    header = tcp.header(tcp.Command.ASYNC_MESSAGE_TO_SERVER, desc=GRIN, seq="1", properties=properties)
+    body = tcp.EventMeshMessage(topic="T" + GRIN, body="b" + GRIN, properties={"p": GRIN})
+    built = tcp.frame(header, body, legacy=legacy)
+    encoded = inlong_proto.encode(built)
+    wanted = GRIN.encode() if legacy else GRIN_JACKSON
+    assert encoded.count(wanted) == 6 and encoded.count(GRIN.encode() if not legacy else GRIN_JACKSON) == 0
+    if not legacy:
+        assert max(encoded[13 + 8:]) < 0x80  # nothing but ASCII here: no 4-byte UTF-8 sequence at all
+    payload = inlong_proto.decode(encoded, "eventmesh_legacy" if legacy else "eventmesh").payload
+    assert payload.header == header and payload.body == body
+    hello = inlong_proto.encode(tcp.hello(tcp.UserAgent(group=GRIN, purpose="pub", version="1"), "1"))
+    assert b'"group":"' + GRIN_JACKSON + b'"' in hello
+    assert tcp.reply(tcp.Command.RECOMMEND_RESPONSE, "1", body=GRIN).package.body == b'"' + GRIN_JACKSON + b'"'
+    event = tcp.CloudEvent(specversion="1.0", id="1", source="/", type="t", subject=GRIN, data=GRIN)
+    sent = tcp.message(tcp.Command.ASYNC_MESSAGE_TO_SERVER, event, "1", legacy=legacy).package.body
+    assert sent.count(GRIN_JACKSON) == 2  # the CloudEvents SDK's writeValueAsBytes, whichever frame form
+
+
+def test_fixed_unicode_vector_is_jackson_output_and_both_forms_decode_alike():
+    """unicode_and_escapes holds U+1F600 as Jackson writes it; the same frame with 4 raw UTF-8 bytes (as
+    a non-Java writer may send it) decodes to the very same message."""
+    jackson, raw = data_of("unicode_and_escapes"), data_of("unicode_supplementary_raw_utf8")
+    assert GRIN_JACKSON in jackson and GRIN.encode() not in jackson
+    assert raw == jackson.replace(GRIN_JACKSON, GRIN.encode())[:13] + (
+        int.from_bytes(jackson[13:17], "big") - 8).to_bytes(4, "big") + jackson.replace(
+        GRIN_JACKSON, GRIN.encode())[17:]
+    a, b = (inlong_proto.decode(d, "eventmesh").payload for d in (jackson, raw))
+    assert a.to_dict() == b.to_dict() and a.body.body.endswith("é中" + GRIN)
+    for data in (jackson, raw):  # the decoded message, rebuilt by the builders, is what Java writes
+        payload = inlong_proto.decode(data, "eventmesh").payload
+        assert inlong_proto.encode(tcp.frame(payload.header, payload.body)) == jackson
+        assert inlong_proto.encode(inlong_proto.decode(data, "eventmesh")) == data  # the frame itself kept
+
+
+def test_escaped_pairs_and_lone_surrogates_decode_without_crashing():
+    header = tcp.dumps(tcp.header(tcp.Command.REQUEST_TO_CLIENT_ACK, seq="1").to_json()).encode()
+    for text, expected in ((b'"\\uD83D\\uDE00"', GRIN), (b'"\\ud83d\\ude00"', GRIN),
+                           (b'"\xf0\x9f\x98\x80"', GRIN), (b'"\\uD800 \\uDFFF"', "\ud800 \udfff")):
+        data = inlong_proto.encode(tcp.TcpFrame(package=tcp.Package(header=header.decode(), body=text)))
+        frame = inlong_proto.decode(data, "eventmesh")
+        assert frame.payload.body == expected
+        assert json.loads(json_text(frame.to_dict()))["payload"]["body"] == expected
+        rebuilt = inlong_proto.encode(tcp.frame(frame.payload.header, frame.payload.body))
+        assert inlong_proto.decode(rebuilt, "eventmesh").payload.body == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.text(st.characters(blacklist_categories=()), max_size=10), legacy=st.booleans())
+def test_any_text_encodes_and_reads_back(text, legacy):
+    """Any Python string, lone surrogates included, encodes without error; the current form gives it back
+    exactly (Jackson's escapes carry lone surrogates too), the legacy form with '?' for a lone one."""
+    header = tcp.header(tcp.Command.REQUEST_TO_CLIENT_ACK, desc=text, seq="1", properties={text: text})
+    encoded = inlong_proto.encode(tcp.frame(header, text, legacy=legacy))
+    payload = inlong_proto.decode(encoded, "eventmesh_legacy" if legacy else "eventmesh").payload
+    paired = text.encode("utf-16-be", "surrogatepass").decode("utf-16-be", "surrogatepass")
+    expected = paired.encode("utf-8", "replace").decode() if legacy else paired
+    assert payload.header.desc == expected and payload.body == expected
+    assert payload.header.properties == {expected: expected}
 
 
 # -------------------------------------------------------------------------------- legacy length form
