@@ -132,7 +132,7 @@ def capture_value(item) -> tuple:
     flow = item.flow
     if flow is None:  # a broken stretch of the capture file itself
         return (None, None, None, None, None, None, item.timestamp, item.file_offset)
-    return (flow.number, flow.client, flow.client_port, flow.server, flow.server_port,
+    return (flow.first_packet_offset, flow.client, flow.client_port, flow.server, flow.server_port,
             "client" if item.direction == "request" else "server", item.timestamp, item.file_offset)
 
 

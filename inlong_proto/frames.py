@@ -252,6 +252,7 @@ class _Scanner:
         self.bad_error: DecodeError | None = None
         self.keep_from = 0  # first buffer position still needed after scan()
         self.stopped_at = 0  # where scan() stopped waiting for more bytes
+        self.waiting_for: int | None = None  # the size the frame at stopped_at claims, when it waits on one
 
     def scan(self, view, pos: int, base: int, final: bool, horizon: int | None = None) -> Iterator[Frame]:
         """horizon: decide no position past it yet (stop there as if waiting for bytes); a reader whose
@@ -259,12 +260,14 @@ class _Scanner:
         end = len(view)
         last = end if horizon is None else min(end, horizon + 1)
         chains = Chains() if self.chained else None  # valid for this view only
+        self.waiting_for = None
         while pos < last:
             try:
                 frame, size = _decode_at(self.proto, self.candidates, view, pos, end, self.limit, base,
                                          self.direction, chains)
                 if frame is None:
                     if not final:
+                        self.waiting_for = size
                         break  # wait for the rest of the frame (at most limit bytes)
                     # The input ends inside what pos claims: malformed, and the bytes after pos are
                     # scanned on, so that a damaged length never swallows the frames behind it.
@@ -335,6 +338,7 @@ class StreamDecoder:
         self._base = offset  # stream offset of _buf[0]
         self._error: DecodeError | None = None
         self._resume = 0  # buffer position where scanning continues
+        self._retry_at = 0  # buffer length before which a new scan cannot decide anything new
 
     @property
     def buffered(self) -> int:
@@ -351,6 +355,8 @@ class StreamDecoder:
         if self._error is not None:
             raise self._error
         self._buf += data
+        if not final and len(self._buf) < self._retry_at:
+            return []  # still inside a frame whose claimed size is not all here: nothing to decide yet
         frames: list[Frame] = []
         view = memoryview(self._buf)
         scanner = self._scanner
@@ -370,4 +376,11 @@ class StreamDecoder:
         self._resume = scanner.stopped_at - keep
         if scanner.bad_start is not None:
             scanner.bad_start -= keep
+        self._retry_at = 0
+        if scanner.waiting_for is not None and self._error is None:
+            # The frame at _resume claims waiting_for bytes and cannot end sooner; try again when they are
+            # all here, or earlier as the buffer doubles, so that a bad field further on (garbage with a
+            # plausible length) is still found in time logarithmic in the claim, not after all of it.
+            held = len(self._buf) - self._resume
+            self._retry_at = self._resume + min(scanner.waiting_for, max(2 * held, held + 4096))
         return frames

@@ -27,12 +27,14 @@ no more: connections do not interact. So the work is cut twice.
    The control rows of a file are copied into every bucket and sort first: each replay task computes the
    chain and the first break itself (``capture.split.stitch``) and keeps only the packets the sequential
    reader reads, without a join back to the split stage (which would parse the file twice). The bucket
-   that holds split 0's control row first writes the container's error span.
-3. Flow numbers. ``Flow.number`` is the order of a connection's first packet in the file, which no
-   4-tuple knows alone. The replay numbers a connection by its first packet's file offset; a second,
-   data-free replay over the same shuffled rows (Spark reuses the shuffle, so nothing is parsed twice)
-   lists every connection's first offset, connections without frames included; a dense rank per file
-   turns offsets into numbers, broadcast-joined onto the frames.
+   that holds split 0's control row first writes the container's error span. The control rows also
+   carry each split's latest capture time, the sequential reader's clock at the end, so that connections
+   idle at the end of the capture end as there (``CaptureDecoder``'s idle timeout).
+
+A flow's id in the ``capture`` column is the file offset of its first packet (``Flow.first_packet_offset``),
+in both readers: a count of the connections before it would need every 4-tuple's history, a second
+pass over the shuffled rows (Spark does not reuse a shuffle across the two sides of a join, so the file
+would be parsed twice: measured, a third of the time).
 
 Sorting (not ``groupBy().applyInArrow``) keeps memory bounded: a task holds one batch of rows and, per
 open connection, the reassembler's bounds; a long connection is never one in-memory group. The split
@@ -62,23 +64,20 @@ from .spark import DumpDecodeError
 from .spark_source import (AUTO, BATCH_BYTES, BATCH_ROWS, DEFAULT_SPLIT_SIZE, auto_batch, is_capture_file,
                            parse_size, spark_arrow_schema, spark_schema)
 
-# Row kinds; control rows sort first in their bucket. An EVENT repeats, without its data, a packet that
-# can open or end a connection: its 4-tuple's first or last in the split, one with SYN, FIN or RST, or
-# one after a silence longer than the idle timeout; prev_ts is its 4-tuple's previous packet's time.
-CONTROL, PACKET, EVENT = 0, 1, 2
+# Row kinds; control rows sort first in their bucket.
+CONTROL, PACKET = 0, 1
 KEY = ("a", "ap", "b", "bp")  # the 4-tuple, its two ends in sorted order (as CaptureDecoder keys it)
 # The rows between the stages: a packet's TCP segment keyed by its 4-tuple, or a split's control row.
 ROWS = (("path", "string"), ("bucket", "int32"), ("kind", "int8"), ("a", "string"), ("ap", "int32"),
         ("b", "string"), ("bp", "int32"), ("offset", "int64"), ("split", "int32"), ("ts", "int64"),
         ("from_a", "bool"), ("seq", "int64"), ("ack", "int64"), ("syn", "bool"), ("fin", "bool"),
-        ("rst", "bool"), ("data", "binary"), ("missing", "int64"), ("prev_ts", "int64"), ("size", "int64"),
-        ("start", "int64"), ("last_ts", "int64"),
+        ("rst", "bool"), ("data", "binary"), ("missing", "int64"), ("size", "int64"), ("start", "int64"),
+        ("last_ts", "int64"),
         ("met", "int64"), ("section", "int64"), ("broken_at", "int64"), ("broken_length", "int64"),
         ("error_kind", "string"), ("error_offset", "int64"), ("error_field", "string"),
         ("error_reason", "string"), ("fail_offset", "int64"), ("fail_field", "string"),
         ("fail_reason", "string"))
 TASKS = "location string, path string, size bigint, split int"
-CONNECTIONS = "path string, _first bigint"
 _ERRORS = {cls.kind: cls for cls in (ValidationError, TruncatedError, FrameTooLargeError)}
 
 
@@ -102,10 +101,8 @@ def read_captures(spark, path: str | Sequence[str], protocol: str = AUTO, mode: 
     partitions: replay tasks (default: the session's default parallelism); sync_window: how far before
     a split boundary its sync search looks (capture.split.WINDOW; it changes speed, never rows);
     idle_timeout: capture seconds after which a silent 4-tuple is forgotten (capture.CaptureDecoder)."""
-    from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
     from pyspark.sql.types import StructType
-    from pyspark.sql.window import Window
 
     protocol = AUTO if str(protocol).strip().lower() == AUTO else protocols.get(protocol).name
     mode = _check_mode(mode)
@@ -129,18 +126,7 @@ def read_captures(spark, path: str | Sequence[str], protocol: str = AUTO, mode: 
     order = ("path", "bucket", "kind", *KEY, "offset")
     rows = (splits.mapInArrow(partial(_split_rows, settings), from_arrow_schema(_rows_schema()))
             .repartition(count, "bucket"))
-    frames = rows.sortWithinPartitions(*order).mapInArrow(partial(_replay, settings), schema)
-    # The events of the same shuffle (Spark reuses it). rand() keeps the filter above the shuffle: a
-    # deterministic one would be pushed below it, and the shuffle, not being the same, would run twice.
-    events = rows.where((F.col("kind") != PACKET) & (F.rand() >= 0))
-    firsts = events.sortWithinPartitions(*order).mapInArrow(partial(_connections, settings), CONNECTIONS)
-    numbers = (firsts.withColumn("_number", F.dense_rank().over(Window.partitionBy("path").orderBy("_first")) - 1)
-               .withColumnRenamed("path", "_path"))
-    joined = frames.join(F.broadcast(numbers), (frames["path"] == numbers["_path"])
-                         & (frames["capture"].getField("flow") == numbers["_first"]), "left")
-    capture = F.col("capture").withField("flow", F.col("_number").cast("long"))
-    return joined.select(*[capture.alias(name) if name == arrow.CAPTURE_COLUMN else F.col(name)
-                           for name in schema.names])
+    return rows.sortWithinPartitions(*order).mapInArrow(partial(_replay, settings), schema)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -187,8 +173,12 @@ class _Row(NamedTuple("_Row", [(name, object) for name, _ in ROWS])):
 _EMPTY_ROW = _Row(*[None] * len(ROWS))
 
 
+PACKET_FIELDS = ROWS.index(("missing", "int64")) + 1  # a packet row fills these only
+
+
 class _RowBatches:
-    """Rows of ROWS, column by column, cut into Arrow batches of at most BATCH_ROWS / about BATCH_BYTES."""
+    """Rows of ROWS cut into Arrow batches of at most BATCH_ROWS / about BATCH_BYTES: packet rows as
+    tuples of their PACKET_FIELDS (the hot path: one tuple per packet), control rows whole."""
 
     def __init__(self):
         import pyarrow as pa
@@ -197,23 +187,30 @@ class _RowBatches:
         self._reset()
 
     def _reset(self):
-        self.columns = [[] for _ in ROWS]
+        self.packets, self.controls = [], []
         self.rows = self.held = 0
 
-    def add(self, row: _Row) -> bool:
-        """Append one row; True when a batch is due."""
-        for column, value in zip(self.columns, row):
-            column.append(value)
+    def packet(self, values: tuple) -> bool:
+        """Append a packet row (PACKET_FIELDS values); True when a batch is due."""
+        self.packets.append(values)
         self.rows += 1
-        self.held += len(row.data or b"")
+        self.held += len(values[16] or b"")  # data
         return self.rows >= BATCH_ROWS or self.held >= BATCH_BYTES
 
-    def take(self):
-        batch = self.pa.RecordBatch.from_arrays(
-            [self.pa.array(column, type=field.type) for column, field in zip(self.columns, self.schema)],
-            schema=self.schema)
+    def control(self, row: _Row) -> bool:
+        self.controls.append(row)
+        self.rows += 1
+        return self.rows >= BATCH_ROWS
+
+    def take(self) -> list:
+        pa, out = self.pa, []
+        for rows, width in ((self.packets, PACKET_FIELDS), (self.controls, len(ROWS))):
+            if rows:
+                columns = [pa.array(column, type=field.type) for column, field in zip(zip(*rows), self.schema)]
+                columns += [pa.nulls(len(rows), field.type) for field in list(self.schema)[width:]]
+                out.append(pa.RecordBatch.from_arrays(columns, schema=self.schema))
         self._reset()
-        return batch
+        return out
 
 
 def _split_rows(settings: _Settings, batches):
@@ -224,25 +221,21 @@ def _split_rows(settings: _Settings, batches):
             with open_source(location, settings.fs_options) as src:
                 for due in _split(settings, src, path, index, out):
                     if due:
-                        yield out.take()
+                        yield from out.take()
     if out.rows:
-        yield out.take()
+        yield from out.take()
 
 
 def _split(settings: _Settings, src, path: str, index: int, out: _RowBatches) -> Iterator[bool]:
     buckets, failure, placed = settings.buckets, None, {}
-    idle_ns = None if settings.idle_timeout is None else int(settings.idle_timeout * 1e9)
-    last: dict[tuple, tuple[_Row, bool]] = {}  # 4-tuple -> its last packet row here, and if it was an EVENT
     last_ts = None  # the latest capture time of the packets this split owns (CaptureDecoder.see)
     for item in read_split(src, index, settings.split_size, head=read_head(src), window=settings.window):
         if isinstance(item, SplitEnd):
-            for row, evented in last.values():
-                if not evented:
-                    yield out.add(row._replace(kind=EVENT, data=None, missing=None))
             yield from _control_rows(out, path, src.size, item, failure, buckets, last_ts)
             return
-        if last_ts is None or item.timestamp_ns > last_ts:
-            last_ts = item.timestamp_ns
+        ts = item.timestamp_ns
+        if last_ts is None or ts > last_ts:
+            last_ts = ts
         if failure is not None:
             continue  # FAILFAST: the job fails if this split is on the chain; the rest would be dropped
         try:
@@ -253,24 +246,14 @@ def _split(settings: _Settings, src, path: str, index: int, out: _RowBatches) ->
             continue  # PERMISSIVE, DROPMALFORMED: skipped, as CaptureDecoder.feed_packet skips it
         if seg is None:
             continue  # not TCP
-        ends = sorted(((seg.src, seg.src_port), (seg.dst, seg.dst_port)))
-        key = (ends[0][0], ends[0][1], ends[1][0], ends[1][1])
+        src_end, dst_end = (seg.src, seg.src_port), (seg.dst, seg.dst_port)
+        from_a = src_end <= dst_end
+        key = src_end + dst_end if from_a else dst_end + src_end
         bucket = placed.get(key)
         if bucket is None:
             bucket = placed[key] = buckets[zlib.crc32(repr((path, key)).encode()) % len(buckets)]
-        before = last.get(key)
-        prev_ts = before[0].ts if before else None
-        row = _EMPTY_ROW._replace(
-            path=path, bucket=bucket, kind=PACKET, a=key[0], ap=key[1], b=key[2], bp=key[3],
-            offset=item.file_offset, split=index, ts=item.timestamp_ns, from_a=(seg.src, seg.src_port) == ends[0],
-            seq=seg.seq, ack=seg.ack, syn=seg.syn, fin=seg.fin, rst=seg.rst, data=seg.data, missing=seg.missing,
-            prev_ts=prev_ts)
-        yield out.add(row)
-        event = (seg.syn or seg.fin or seg.rst or before is None
-                 or (idle_ns is not None and item.timestamp_ns - prev_ts > idle_ns))
-        if event:
-            yield out.add(row._replace(kind=EVENT, data=None, missing=None))
-        last[key] = (row, event)
+        yield out.packet((path, bucket, PACKET, *key, item.file_offset, index, ts, from_a, seg.seq, seg.ack,
+                          seg.syn, seg.fin, seg.rst, seg.data, seg.missing))
 
 
 def _control_rows(out: _RowBatches, path: str, size: int, end: SplitEnd, failure, buckets,
@@ -284,7 +267,7 @@ def _control_rows(out: _RowBatches, path: str, size: int, end: SplitEnd, failure
     failed = {} if failure is None else dict(fail_offset=failure.offset, fail_field=failure.field,
                                              fail_reason=failure.reason)
     for bucket in buckets:
-        yield out.add(_EMPTY_ROW._replace(path=path, bucket=bucket, kind=CONTROL, split=end.index, size=size,
+        yield out.control(_EMPTY_ROW._replace(path=path, bucket=bucket, kind=CONTROL, split=end.index, size=size,
                                           start=end.start, met=end.met, section=end.section, last_ts=last_ts,
                                           **broken, **failed))
 
@@ -340,14 +323,11 @@ class _File:
         return max(times, default=None)
 
 
-def _groups(batches, data: bool = True):
-    """(path, bucket, rows) of the sorted shuffled rows: each file's control rows, then its packets
-    (without their data, which then stays in Arrow)."""
+def _groups(batches):
+    """(path, bucket, rows) of the sorted shuffled rows: each file's control rows, then its packets."""
     current, pending = None, []
     for batch in batches:
-        columns = [batch.column(name).to_pylist() if data or name not in ("data", "missing")
-                   else [None] * batch.num_rows for name, _ in ROWS]
-        for values in zip(*columns):
+        for values in zip(*(batch.column(name).to_pylist() for name, _ in ROWS)):
             row = _Row._make(values)
             group = (row.path, row.bucket)
             if group != current:
@@ -364,21 +344,18 @@ def _groups(batches, data: bool = True):
 
 class _Replayer:
     """Per (file, bucket): the file's control rows, then its packets 4-tuple after 4-tuple, each 4-tuple
-    through its own CaptureDecoder; connections are numbered by their first packet's file offset. With
-    data, the items are CaptureFrames; without, the first offsets of the connections, from the EVENT rows:
-    a connection begins at its 4-tuple's first packet or at a SYN, and ends at FINs or an RST, so a replay
-    of those packets alone, without data, finds the same connections."""
+    through its own CaptureDecoder."""
 
-    def __init__(self, settings: _Settings, data: bool):
-        self.settings, self.data = settings, data
+    def __init__(self, settings: _Settings):
+        self.settings = settings
         self.file: _File | None = None
         self.group = None
         self.key = None
         self.decoder: CaptureDecoder | None = None
 
     def replay(self, batches) -> Iterator[tuple[str, object]]:
-        """(path, item) for the sorted shuffled rows of one task."""
-        for path, bucket, rows in _groups(batches, self.data):
+        """(path, CaptureFrame) for the sorted shuffled rows of one task."""
+        for path, bucket, rows in _groups(batches):
             if (path, bucket) != self.group:
                 yield from self.finish()
                 self.group, self.file = (path, bucket), _File(path, self.settings.mode)
@@ -392,39 +369,31 @@ class _Replayer:
             if row.kind == CONTROL:
                 self.file.control(row)
                 continue
-            if row.kind != (PACKET if self.data else EVENT) or not self.file.stitch().keeps(row.split, row.offset):
+            if not self.file.stitch().keeps(row.split, row.offset):
                 continue
             key = (row.a, row.ap, row.b, row.bp)
             if key != self.key:
                 out += self._close()
                 self.key = key
-                idle = self.settings.idle_timeout
-                self.decoder = (CaptureDecoder(self.settings.protocol, self.settings.mode, flow_number=int,
-                                               idle_timeout=idle, keep_flows=False)
-                                if self.data else CaptureDecoder("auto", "DROPMALFORMED", flow_number=int,
-                                                                 idle_timeout=idle))
+                self.decoder = CaptureDecoder(self.settings.protocol, self.settings.mode,
+                                              idle_timeout=self.settings.idle_timeout, keep_flows=False)
             a, b = (key[0], key[1]), (key[2], key[3])
             (src, sport), (dst, dport) = (a, b) if row.from_a else (b, a)
-            seg = Segment(src, sport, dst, dport, row.seq, row.ack, row.syn, row.fin, row.rst,
-                          row.data if self.data else b"", row.missing if self.data else 0)
-            previous = None if self.data else row.prev_ts  # the packets between events are not here
-            out += self._fed(partial(self.decoder.feed_segment, previous_ns=previous), seg, row.ts, row.offset)
+            seg = Segment(src, sport, dst, dport, row.seq, row.ack, row.syn, row.fin, row.rst, row.data, row.missing)
+            out += self._fed(self.decoder.feed_segment, seg, row.ts, row.offset)
         return out
 
     def _fed(self, function, *args) -> list:
         try:
-            items = function(*args)
+            return function(*args)
         except DecodeError as exc:
             raise DumpDecodeError.of(self.file.path, exc) from None
-        return items if self.data else []
 
     def _close(self) -> list:
         if self.decoder is None:
             return []
         self.decoder.see(self.file.now())  # connections idle at the end of the capture end as "idle"
         out = self._fed(self.decoder.close)
-        if not self.data:
-            out = list(self.decoder.flows)  # every connection's first file offset, with rows or not
         self.decoder, self.key = None, None
         return out
 
@@ -435,8 +404,7 @@ class _Replayer:
         path = self.file.path
         out = self._close()
         st = self.file.stitch()
-        if self.data and st.broken is not None and self.settings.mode == "PERMISSIVE" \
-                and self.group[1] == self.settings.buckets[0]:
+        if st.broken is not None and self.settings.mode == "PERMISSIVE" and self.group[1] == self.settings.buckets[0]:
             out.append(container_error_frame(st.broken))
         self.file, self.group = None, None
         for item in out:
@@ -446,7 +414,7 @@ class _Replayer:
 def _replay(settings: _Settings, batches):
     """mapInArrow: the frames of each bucket's 4-tuples, in the data source's schema."""
     path, items, held = None, [], 0
-    for item_path, item in _Replayer(settings, data=True).replay(batches):
+    for item_path, item in _Replayer(settings).replay(batches):
         if item_path != path or len(items) >= BATCH_ROWS or held >= BATCH_BYTES:
             if items:
                 yield _frames(settings.protocol, path, items)
@@ -464,20 +432,3 @@ def _frames(protocol: str, path: str, items: list):
     batch = (auto_batch(path, frames, captures) if protocol == AUTO
              else arrow.frames_to_batch(path, frames, protocol, captures))
     return batch.cast(spark_arrow_schema(protocol))
-
-
-def _connections(settings: _Settings, batches):
-    """mapInArrow: (path, first packet offset) of every connection, from a replay without data."""
-    import pyarrow as pa
-
-    paths, firsts = [], []
-    for path, first in _Replayer(settings, data=False).replay(batches):
-        paths.append(path)
-        firsts.append(first)
-        if len(firsts) >= BATCH_ROWS:
-            yield pa.RecordBatch.from_arrays([pa.array(paths, pa.string()), pa.array(firsts, pa.int64())],
-                                             names=["path", "_first"])
-            paths, firsts = [], []
-    if firsts:
-        yield pa.RecordBatch.from_arrays([pa.array(paths, pa.string()), pa.array(firsts, pa.int64())],
-                                         names=["path", "_first"])

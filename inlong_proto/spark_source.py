@@ -17,20 +17,22 @@ of valid ones (``Options``). The columns and their types are listed in ``InlongD
 The rows are exactly those of ``spark.read_dumps`` on the same files (same columns from
 ``arrow.frame_schema``, same offsets, lengths and error texts), but a file is not one ``binaryFile``
 row: it is cut into byte ranges of ``splitSize`` that different tasks parse, so a file may exceed
-2 GiB. Small files are packed together into one task up to ``splitSize``. Paths are local (plain
-paths or ``file:`` URIs; directories are listed recursively, skipping names that start with ``.`` or
-``_`` as Spark does). Other filesystems (HDFS, S3, ...) would need an fsspec opener and a chunked
-scan in place of ``FileSource`` (see Memory); the split logic only needs ``size`` and ``buffer``.
+2 GiB. Small files are packed together into one task up to ``splitSize``. Paths are plain paths or
+URIs of any filesystem ``pyarrow.fs`` reads (``s3://``, ``gs://``, ``abfs://``, ``hdfs://``,
+``file:``); directories are listed recursively, skipping names that start with ``.`` or ``_`` as Spark
+does. A task opens its object itself (``sources.open_source``) and reads only its range and the
+lookahead it needs, by ranged reads; ``fs.*`` options go to the filesystem (``sources.filesystem``).
 
 With ``protocol=auto`` each file's protocol is found from its first bytes by ``detect.detect``; the
 table then has the meta columns (``protocol`` holds the detected name) and one struct column per
 protocol holding that protocol's frame columns. A file no protocol matches becomes one error row
 covering the whole file (PERMISSIVE), is dropped (DROPMALFORMED) or fails the job (FAILFAST).
 
-A pcap / pcapng file (found by its magic when the tasks are planned) is never split, since TCP
+A pcap / pcapng file (found by its magic when the tasks are planned) is read by one task, since TCP
 reassembly is sequential: its task streams it through ``capture.CaptureDecoder`` (capture_batches), and
 its rows fill the ``capture`` column. With protocol=auto a capture mixes protocols in one batch, so every
-frame's columns go into its own protocol's struct (auto_batch).
+frame's columns go into its own protocol's struct (auto_batch). ``spark_capture.read_captures`` gives
+the same rows from one capture parsed by many tasks (packets by byte range, then flows after a shuffle).
 
 How splits are stitched exactly once
 ------------------------------------
@@ -69,10 +71,10 @@ DumpDecodeError naming the file and the offset); DROPMALFORMED leaves error span
 
 Memory
 ------
-A task maps its file read-only (``mmap``): the OS reads only the pages the task touches (its range,
-max_frame_size before it and up to the next sync point after it), the scan hands the pages it has
-passed back every 16 MiB (``MADV_DONTNEED``), and the scanner holds one frame at a time; no file is
-ever read whole. A batch holds at most BATCH_ROWS frames and about BATCH_BYTES of frame bytes.
+A task maps a local file read-only (``mmap``; a remote object: an anonymous mapping filled by ranged
+reads, ``sources.RangeSource``): only the pages the task touches are read (its range, max_frame_size
+before it and up to the next sync point after it), the scan hands the pages it has passed back every
+16 MiB (``MADV_DONTNEED``), and the scanner holds one frame at a time; no file is ever read whole. A batch holds at most BATCH_ROWS frames and about BATCH_BYTES of frame bytes.
 ``make bench-memory`` parses a 4 GiB dump and prints every process's peak RSS. The scan runs over the mapped file, indexed by absolute offsets, rather than over a
 StreamDecoder fed with read() chunks. (Error texts no longer hold buffer positions, so StreamDecoder
 now gives the same rows, tests/test_recovery.py checks it; the map stays for now.) Over the map,
@@ -88,14 +90,11 @@ through it, at read_dumps' speed.
 """
 from __future__ import annotations
 
-import glob
 import heapq
 import json
-import os
 import re
 from functools import cache
-from typing import Container, Iterable, Iterator, Sequence
-from urllib.parse import unquote, urlparse
+from typing import Container, Iterable, Iterator
 
 from . import arrow, protocols
 from .capture.container import is_capture

@@ -1,3 +1,4 @@
+import signal
 import sys
 from pathlib import Path
 
@@ -7,6 +8,11 @@ sys.path.insert(0, str(Path(__file__).parent.parent))
 
 
 import pytest  # noqa: E402
+
+# A run started in the background by a non-interactive shell (`pytest &`, nohup) inherits SIGINT ignored,
+# and so would the CLIs the tests start and interrupt; a handler here makes their SIGINT default again.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")

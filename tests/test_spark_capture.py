@@ -113,9 +113,11 @@ def test_auto_reads_a_capture_of_every_protocol(spark, tmp_path):
     items = list(iter_capture_frames(data, "auto", "PERMISSIVE"))
     assert len(rows) == len(items)
     structs = ("broadcast", "dataproxy", "eventmesh", "tubemq")
+    ids = {i.flow.number: i.flow.first_packet_offset for i in items}  # the column holds the flow's first packet
+    assert len(set(ids.values())) == len(flows)
     for number, (protocol, client, server) in flows.items():
         for sender, stream in (("client", client), ("server", server)):
-            own = [row for row in rows if row["capture"]["flow"] == number and row["capture"]["sender"] == sender]
+            own = [row for row in rows if row["capture"]["flow"] == ids[number] and row["capture"]["sender"] == sender]
             want = [i.frame for i in items if i.flow.number == number and i.direction == {"client": "request",
                                                                                         "server": "response"}[sender]]
             assert [(r["offset"], r["length"], r["message_type"]) for r in own] == \

@@ -58,7 +58,9 @@ class GapError(TruncatedError):
 
 
 class Flow(NamedTuple):
-    """One TCP connection: its number in the capture (a reused 4-tuple gets a new one) and its ends."""
+    """One TCP connection: its number in the capture (a reused 4-tuple gets a new one), its ends, and the
+    file offset of its first packet (its id in the Spark readers: it needs no count of the connections
+    before it, so a reader that splits the file finds the same one)."""
 
     number: int
     client: str
@@ -66,6 +68,7 @@ class Flow(NamedTuple):
     server: str
     server_port: int
     transport: str = "tcp"
+    first_packet_offset: int | None = None
 
     def to_dict(self) -> dict:
         return self._asdict()
@@ -213,7 +216,7 @@ class CaptureDecoder:
     """
 
     def __init__(self, protocol: str = "auto", mode: str = "FAILFAST", *, max_pending: int = 1 << 22,
-                 idle_timeout: float | None = IDLE_TIMEOUT, keep_flows: bool = True, flow_number=None):
+                 idle_timeout: float | None = IDLE_TIMEOUT, keep_flows: bool = True):
         self.mode = _check_mode(mode)
         self.idle_ns = None if idle_timeout is None else int(idle_timeout * 1e9)
         self.idle_reason = None if idle_timeout is None else f"idle for over {idle_timeout:g} s of capture time"
@@ -221,9 +224,6 @@ class CaptureDecoder:
         self.now_ns: int | None = None  # the latest capture time seen
         self._count = 0  # connections opened
         self._since_sweep = 0
-        # file offset of a connection's first packet -> its Flow.number; by default the connections' order.
-        # A reader that replays each 4-tuple apart (spark_capture) numbers by offset and ranks afterwards.
-        self.flow_number = flow_number
         if protocol != "auto" and protocol not in protocols.names() and protocol not in protocols.STREAM_PROTOCOLS:
             protocols.get(protocol)  # raises UnknownProtocolError with the list of names
         self.protocol = protocol
@@ -345,16 +345,15 @@ class CaptureDecoder:
             client, server = (a, b) if b[1] in SERVER_PORTS else (b, a)
         else:
             client, server = (a, b) if a[1] > b[1] else (b, a)
-        number = self._count if self.flow_number is None else self.flow_number(file_offset)
+        flow = Flow(self._count, client[0], client[1], server[0], server[1], first_packet_offset=file_offset)
         self._count += 1
-        flow = Flow(number, client[0], client[1], server[0], server[1])
         conn = _Connection(flow, self.max_pending, timestamp_ns)
         if self.protocol != "auto":
             conn.protocol = conn.totals["protocol"] = self.protocol
             for direction, side in conn.sides.items():
                 side.framer = _Framer(self.protocol, direction, self.mode)
         if self.keep_flows:
-            self.flows[number] = conn.totals
+            self.flows[flow.number] = conn.totals
         return conn
 
     def _chunks(self, conn: _Connection, direction: str, chunks: list[Chunk]) -> list[CaptureFrame]:

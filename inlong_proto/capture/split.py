@@ -86,7 +86,7 @@ from typing import Iterator, NamedTuple
 
 from ..errors import DecodeError, InlongProtoError, TruncatedError
 from ..generated.codec.capture import pcap, pcapng
-from .container import PCAP_MAGICS, PCAPNG_MAGIC, ContainerError, Packet, PacketReader
+from .container import PCAPNG_MAGIC, ContainerError, Packet, PacketReader
 
 CHUNK = 1 << 20  # the grid the sequential reader is fed on (spark_source.CAPTURE_CHUNK)
 WINDOW = (64 << 10) + 64  # how far before a boundary a straddling record is looked for (module doc)
@@ -95,7 +95,6 @@ STEPS = (4 << 10, 16 << 10)  # shorter windows tried first: most records are sho
 CLEAR = 0.9  # a walk whose records are this much captured TCP (of 4 at least) settles a shorter window
 HEAD_LIMIT = 1 << 20  # a head longer than this (no packet block in it) makes the file unsplittable
 ALIGNMENT = {"pcap": 1, "pcapng": 4}  # pcapng.ksy: block_total_length % 4 == 0, so blocks start aligned
-_LITTLE_PCAP = (pcap.Magic.le_micro, pcap.Magic.le_nano)
 DEAD, SECTION, FAR = -1, -2, -3  # walk results besides a position
 
 

@@ -305,11 +305,18 @@ def test_splits_read_their_range_in_chunks():
 
 
 def test_the_frames_of_a_stitched_capture_are_the_sequential_ones():
-    """What the Spark reader does with the packets, without Spark: replayed per 4-tuple in file order, the
-    flows give the sequential frames (flow numbers aside, which it ranks)."""
+    """What the Spark reader does with the packets, without Spark: replayed per 4-tuple in file order, each
+    4-tuple through its own decoder told the capture's last time at the end, the flows give the sequential
+    frames, flow ids (the first packet's offset) included."""
     from inlong_proto.capture import CaptureDecoder, packet_segment
 
     data = busy_pcap(11, flows=12)
+    conv = Conversation(("10.7.7.7", 40007), ("10.0.0.2", 46801), mss=200)  # left open with a hole
+    sent = [p for _, p in conv.open(0) + conv.send("client", STREAMS["dataproxy"][0], 0)]
+    late = Conversation(("10.7.7.8", 40008), ("10.0.0.2", 46801))
+    tail = [(T0 + int((IDLE_TIMEOUT + 60) * 1e9), p) for _, p in late.open(0)]
+    extra = [(T0 + index, p) for index, p in enumerate(sent[:4] + sent[5:])] + tail
+    data = pcap_file(sorted(busy_packets(11, flows=12) + extra, key=lambda item: item[0]))
     packets, _ = stitched(data, 1500)
     by_key: dict = {}
     for packet in packets:
@@ -317,15 +324,18 @@ def test_the_frames_of_a_stitched_capture_are_the_sequential_ones():
         if seg is not None:
             key = tuple(sorted(((seg.src, seg.src_port), (seg.dst, seg.dst_port))))
             by_key.setdefault(key, []).append((seg, packet))
-    items, firsts = [], []
+    end = max(packet.timestamp_ns for packet in packets)
+    items = []
     for key, segments in by_key.items():
-        decoder = CaptureDecoder("auto", "PERMISSIVE", flow_number=int)
+        decoder = CaptureDecoder("auto", "PERMISSIVE")
         for seg, packet in segments:
             items += decoder.feed_segment(seg, packet.timestamp_ns, packet.file_offset)
+        decoder.see(end)
         items += decoder.close()
-        firsts += decoder.flows  # every connection, those without frames too (they take a number)
     want = list(iter_capture_frames(data, "auto", "PERMISSIVE"))
-    firsts.sort()
-    assert len(firsts) > len({item.flow.number for item in items})  # the quiet connection and the reset
-    renumbered = sorted((firsts.index(i.flow.number), i.direction, i.frame.offset, repr(i.frame)) for i in items)
-    assert renumbered == sorted((i.flow.number, i.direction, i.frame.offset, repr(i.frame)) for i in want)
+    assert any("idle for over" in str(i.frame.error) for i in want)  # the hole, declared at the end
+
+    def rows(found):
+        return sorted((i.flow.first_packet_offset, i.direction, i.frame.offset, repr(i.frame)) for i in found)
+
+    assert rows(items) == rows(want)
