@@ -115,9 +115,14 @@ def _payload_reader(protocol: str):
 
 
 def _read_payload(reader, frame, mode: str):
-    """A frame's payload as JSON; in FAILFAST a bad one stops the run, otherwise it is reported in place."""
+    """A frame's payload as JSON; in FAILFAST a bad one stops the run, otherwise it is reported in place
+    (a payload that reads but flags its own error, e.g. a DataProxy body the server drops, keeps it in its
+    "error" field)."""
     try:
-        return reader(frame).to_dict()
+        read = reader(frame)
+        if mode.upper() == "FAILFAST" and isinstance(getattr(read, "error", None), InlongProtoError):
+            raise read.error
+        return read.to_dict()
     except InlongProtoError as exc:
         if mode.upper() == "FAILFAST":
             raise

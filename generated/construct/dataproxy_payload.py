@@ -26,6 +26,17 @@ dataproxy_payload__lf_block = Struct(
 	'data' / FixedSized(this.block_len, GreedyBytes),
 )
 
+dataproxy_payload__multi_body_attr_item = Struct(
+	'item_len' / Int32sb,
+	'data' / FixedSized(this.item_len, GreedyBytes),
+	'attr_len' / Int32sb,
+	'attr' / FixedSized(this.attr_len, GreedyString(encoding='UTF-8')),
+)
+
+dataproxy_payload__multi_body_attr_items = Struct(
+	'items' / GreedyRange(LazyBound(lambda: dataproxy_payload__multi_body_attr_item)),
+)
+
 dataproxy_payload__text_item = Struct(
 	'item_len' / Int32sb,
 	'data' / FixedSized(this.item_len, GreedyBytes),

@@ -81,11 +81,14 @@ def _check_records(records: Sequence[bytes], lines: bool) -> list[bytes]:
 def text_request(records: Sequence[bytes], *, group_id: str, stream_id: str, data_time_ms: int,
                  message_id: int | str, msg_type: int = MsgType.ack_service, compress: bool = False,
                  is_ack: bool | None = None, extra_attrs: Mapping[str, object] | None = None,
+                 record_attrs: Sequence[Mapping[str, object]] | None = None,
                  report_time_ms: int | None | object = NOW,
                  sdk_version: str | None = SDK_VERSION) -> request_codec.DataproxyRequest:
     """A MsgType 2-6 request as the Java SDK writes MsgType 3 and 5 (InLongTcpMsgSender).
 
-    Types 2/3/4: records joined by LF (no trailing LF). 5: length-prefixed items. 6: exactly one record.
+    Types 2/3/4: records joined by LF (no trailing LF). 5: length-prefixed items. 6: InLongMsg v3 pairs,
+    each record followed by its own attributes, record_attrs (one non-empty mapping per record, required
+    for MsgType 6 and only there: the consumer's InLongMsg v3 reader stops at an empty one).
     compress: the body becomes a raw Snappy block and ``cp=snappy`` is added. is_ack: None writes no isAck;
     False makes the server send no response; True is what the SDK's NO_ACK writes (quirk Q6).
     extra_attrs: user attributes, in their order; None values are left out, as the SDK drops them.
@@ -93,13 +96,27 @@ def text_request(records: Sequence[bytes], *, group_id: str, stream_id: str, dat
     msg_type = MsgType(msg_type)
     if msg_type not in _TEXT_TYPES:
         raise EncodeError("base_type", f"{msg_type.name} is not a text-layout data type (2-6)")
-    whole = msg_type == MsgType.multi_body_attr or (extra_attrs or {}).get("mt") == "pb"  # one record, kept whole
-    records = _check_records(records, lines=msg_type != MsgType.multi_body and not whole)
+    paired = msg_type == MsgType.multi_body_attr
+    if (record_attrs is not None) != paired:
+        raise EncodeError("record_attrs", "MsgType 6 packs each record with its own attributes: give record_attrs"
+                          if paired else f"{msg_type.name} has no per-record attributes (MsgType 6 has)")
+    whole = not paired and (extra_attrs or {}).get("mt") == "pb"  # one record, kept whole
+    records = _check_records(records, lines=msg_type != MsgType.multi_body and not whole and not paired)
     if msg_type == MsgType.multi_body:
         body = layouts.encode_text_items(layouts.TextItems(items=[layouts.TextItem(data=r) for r in records]))
-    elif whole:  # MsgType 6, or mt=pb: a protobuf is neither cut at LF bytes nor stripped of a last one
+    elif paired:
+        if len(record_attrs) != len(records):
+            raise EncodeError("record_attrs", f"{len(record_attrs)} attribute sets for {len(records)} records")
+        for index, (record, attrs) in enumerate(zip(records, record_attrs)):
+            if not record or not attrs:
+                raise EncodeError(f"records[{index}]" if not record else f"record_attrs[{index}]",
+                                  "empty: the InLongMsg v3 reader stops at a zero length and drops the rest")
+        body = layouts.encode_multi_body_attr_items(layouts.MultiBodyAttrItems(items=[
+            layouts.MultiBodyAttrItem(data=record, attr=format_attrs(attrs))
+            for record, attrs in zip(records, record_attrs)]))
+    elif whole:  # mt=pb: a protobuf is neither cut at LF bytes nor stripped of a last one
         if len(records) != 1:
-            raise EncodeError("records", f"MsgType 6 and mt=pb carry one record, not {len(records)}")
+            raise EncodeError("records", f"mt=pb carries one record, not {len(records)}")
         body = records[0]
         if not body:
             raise EncodeError("records[0]", "an empty record makes an empty body, which the server refuses (105)")
@@ -201,20 +218,28 @@ def _request(request_message):
     return message
 
 
-def _echoed_attr(message, receive_time_ms: int | None) -> str:
+def _echoed_attr(message, receive_time_ms: int | None, listen_port: int | None = None) -> str:
     """The request attr as the server echoes it.
 
     With the server's receive time, ``rt=``/``rtms=`` (types 2-6, CodecTextMsg.validAndFillFields) or
     ``rtms=`` (type 7) are prepended when missing or blank, as the server does once a request has passed
     decoding; without it (errors found before that step, or to compare bytes) the attr is echoed verbatim.
+    A type 7 request with the ExtField trace bit then also gets ``node2ip=<listen_port>&rtime2=<receive
+    time>`` after them (CodecBinMsg.validAndFillFields): the server's listen *port* under a key named for
+    its IP, an upstream quirk written as the server writes it.
     """
     attr = message.body.attr
     if receive_time_ms is None:
         return attr
     present = {key for key, value in parse_attrs(attr, strict=False) if value.strip()}
     keys = ("rt", "rtms") if message.base_type != MsgType.bin_multi_body else ("rtms",)
-    added = "&".join(f"{key}={receive_time_ms}" for key in keys if key not in present)
-    return "&".join(part for part in (added, attr) if part)
+    added = [f"{key}={receive_time_ms}" for key in keys if key not in present]
+    if type(message.body) is request_codec.BinMessage and message.body.ext_field.trace:
+        if listen_port is None:
+            raise EncodeError("listen_port", "the request sets the ExtField trace bit: the server echoes "
+                                             "node2ip=<its listen port>; give listen_port")
+        added += [f"node2ip={int(listen_port)}", f"rtime2={receive_time_ms}"]
+    return "&".join(part for part in ("&".join(added), attr) if part)
 
 
 def _response_attr(dp_ip: str | None, err_code: int, err_msg: str | None, echoed: str) -> str:
@@ -251,14 +276,19 @@ def text_response(request_message, *, dp_ip: str | None, err_code: int = ErrCode
 
 
 def bin_response(request_message, *, dp_ip: str | None, err_code: int = ErrCode.success,
-                 err_msg: str | None = None,
-                 receive_time_ms: int | None = None) -> response_codec.DataproxyResponse:
+                 err_msg: str | None = None, receive_time_ms: int | None = None,
+                 listen_port: int | None = None) -> response_codec.DataproxyResponse:
     """The server's response to a MsgType 7 request (buildBinMsgRspPackage): the UniqueId echoed, attr
-    ``dpIp=..[&errCode=..[&errMsg=..]]&<attr>`` (dp_ip=None: the sink path's form, without dpIp)."""
+    ``dpIp=..[&errCode=..[&errMsg=..]]&<attr>`` (dp_ip=None: the sink path's form, without dpIp).
+
+    With receive_time_ms (the request passed the server's checks), the echoed attr gains ``rtms=`` when
+    missing and, when the request sets the ExtField trace bit, ``node2ip=<listen_port>&rtime2=<receive
+    time>``: the server writes its listen port there, not its IP (quirk Q10); listen_port is then
+    required."""
     message = _request(request_message)
     if type(message.body) is not request_codec.BinMessage:
         raise EncodeError("base_type", f"bin_response answers MsgType 7, not {MsgType(message.base_type).name}")
-    attr = _response_attr(dp_ip, err_code, err_msg, _echoed_attr(message, receive_time_ms))
+    attr = _response_attr(dp_ip, err_code, err_msg, _echoed_attr(message, receive_time_ms, listen_port))
     return response_codec.DataproxyResponse(
         auth=False, encrypted=False, compressed=False, base_type=MsgType.bin_multi_body,
         body=response_codec.BinResponse(unique_id=message.body.unique_id, attr=attr))

@@ -19,7 +19,7 @@ from typing import Iterable, Mapping
 
 import cramjam
 
-from ..errors import EncodeError, TruncatedError, ValidationError
+from ..errors import DecodeError, EncodeError, TruncatedError, ValidationError
 from ..frames import Frame, encode
 from ..values import to_plain
 from ..generated.codec.dataproxy import dataproxy_common as common
@@ -156,7 +156,8 @@ def response_status(attrs: Pairs | Mapping[str, str], *, offset: int = 0,
 class Record:
     """One record of a data request, with what the frame says about it.
 
-    data_time is naive UTC; attrs are the record's own attributes (MsgType 7 with ExtField bit 0), else ().
+    data_time is naive UTC; attrs are the record's own attributes (MsgType 6, MsgType 7 with ExtField
+    bit 0), else ().
     index is the record's position in its frame.
     """
 
@@ -188,6 +189,11 @@ class Payload:
     server decrypts it) or when the frame is a response or heartbeat. records is () for those. error_code
     and error_message are set for responses only. data_time_unit says what the wire carried: "s" (MsgType 7
     DataTime, heartbeat responses), "ms" (the dt attribute), None (no time).
+
+    error is set (and records is ()) when the frame is well-formed and the server accepts it, but its body
+    does not hold records in its layout: a MsgType 6 body that is not InLongMsg v3 {len, data}{len, attr}
+    pairs, which the real server drops while answering success (dataproxy_payload.ksy,
+    multi_body_attr_items). payload(strict=True) raises it instead.
     """
 
     base_type: MsgType
@@ -206,6 +212,7 @@ class Payload:
     message_id: str | None
     unique_id: int | None
     record_count: int | None
+    error: DecodeError | None = None
 
     def attr(self, key: str) -> str | None:
         """The first value of an attribute, or None."""
@@ -223,6 +230,8 @@ class Payload:
                "error_code": to_plain(self.error_code), "error_message": self.error_message}
         if self.encrypted:
             out["body"] = to_plain(self.body)
+        if self.error is not None:
+            out["error"] = str(self.error)
         return out
 
 
@@ -249,13 +258,23 @@ def infer_direction(message) -> str:
     return "response" if keys & {"dpIp", "errCode"} else "request"
 
 
-def payload(frame_or_message, direction: str | None = None, *, max_body_size: int = MAX_BODY_SIZE) -> Payload:
+def payload(frame_or_message, direction: str | None = None, *, max_body_size: int = MAX_BODY_SIZE,
+            strict: bool = False) -> Payload:
     """The Payload of a decoded DataProxy frame (a Frame, or a DataproxyRequest/DataproxyResponse).
 
     direction matters only for frames whose bytes fit both layouts (a Frame with direction None); when not
     given it is inferred (infer_direction). Requests' attributes are parsed strictly (as the server does),
-    responses' and heartbeats' leniently. An error Frame raises its error.
+    responses' and heartbeats' leniently. An error Frame raises its error. A body the server accepts but
+    whose records cannot be read (Payload.error) is reported in Payload.error, or raised with strict=True
+    (FAILFAST readers).
     """
+    read = _payload(frame_or_message, direction, max_body_size)
+    if strict and read.error is not None:
+        raise read.error
+    return read
+
+
+def _payload(frame_or_message, direction: str | None, max_body_size: int) -> Payload:
     frame, message = _unwrap(frame_or_message)
     direction = _direction(frame, message, direction)
     reader = _Reader(message, frame.offset if frame is not None else 0, max_body_size)
@@ -407,27 +426,37 @@ class _Reader:
         dt = _java_int(attr_value(attrs, "dt"), _LONG_MAX)
         data_time = _time(dt, "ms") if dt is not None else None
         compressed = bool((attr_value(attrs, "cp") or "").strip())
-        body, records = inner.body, ()
+        body, records, error = inner.body, (), None
         if not message.encrypted:
             if compressed:
                 body = self.decompress(body, server_error=True)
                 if not body:
                     raise ValidationError(self.at("body"), "body.body", "the Snappy block holds no data; "
                                           "the server answers 96 UNCOMPRESS_DATA_ERROR")
+            pairs: list = []
             if base_type == MsgType.multi_body:
-                datas = [item.data for item in self.items(layouts.decode_text_items, body, compressed).items]
+                pairs = [(item.data, ()) for item in self.items(layouts.decode_text_items, body, compressed).items]
             elif base_type == MsgType.multi_body_attr:
-                datas = [body] if body else []
+                # InLongMsg v3 pairs. The server takes any body and loses what is not in this layout without
+                # an error code (CodecTextMsg.encEventPackage, InLongMsg.addMsg/checkData/parseMixAttr):
+                # flagged in Payload.error, raised only with strict=True, since the frame itself is well-formed.
+                try:
+                    items = self.items(layouts.decode_multi_body_attr_items, body, compressed).items
+                    pairs = [(item.data, parse_attrs(item.attr, strict=False)) for item in items]
+                except ValidationError as exc:
+                    error = ValidationError(exc.offset, exc.field, f"MsgType 6 body is not InLongMsg v3 "
+                                            f"{{len, data}}{{len, attr}} pairs: {exc.reason}; the real server "
+                                            f"loses such a body's records without an error code")
             elif attr_value(attrs, "mt") == "pb":  # a protobuf: the server keeps its last byte, and so
-                datas = [body] if body else []  # does this; cutting it at 0x0A bytes would break it
+                pairs = [(body, ())] if body else []  # does this; cutting it at 0x0A bytes would break it
             else:
-                datas = _lines(body, strip_trailing_newline=True)
-            records = tuple(Record(group_id, stream_id, data_time, data, (), index)
-                            for index, data in enumerate(datas))
+                pairs = [(data, ()) for data in _lines(body, strip_trailing_newline=True)]
+            records = tuple(Record(group_id, stream_id, data_time, data, record_attrs, index)
+                            for index, (data, record_attrs) in enumerate(pairs))
         return Payload(base_type, "request", attrs, group_id, stream_id, data_time,
                        "ms" if data_time is not None else None, compressed, bool(message.encrypted), records,
                        body, None, None, attr_value(attrs, "messageId"), None,
-                       _java_int(attr_value(attrs, "cnt"), _INT_MAX))
+                       _java_int(attr_value(attrs, "cnt"), _INT_MAX), error)
 
     def bin_request(self) -> Payload:
         """MsgType 7 (CodecBinMsg, InLongMsg.parseBinMsg): flag bit 5 is Snappy, ExtField picks the layout."""

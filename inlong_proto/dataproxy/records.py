@@ -26,8 +26,8 @@ def records(frames: Iterable[Frame], *, on_error: str = "raise") -> Iterator[tup
 
     Error frames are skipped (the frame decoder's mode has already dealt with them), and so are frames
     without readable records: heartbeats, responses, encrypted bodies (see payload() for those). A frame
-    whose payload cannot be read (bad Snappy, bad item lengths, bad attributes) raises its DecodeError,
-    or is skipped with on_error="skip".
+    whose payload cannot be read (bad Snappy, bad item lengths, bad attributes, a MsgType 6 body that is
+    not InLongMsg v3 pairs) raises its DecodeError, or is skipped with on_error="skip".
     """
     if on_error not in ("raise", "skip"):
         raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
@@ -35,7 +35,7 @@ def records(frames: Iterable[Frame], *, on_error: str = "raise") -> Iterator[tup
         if frame.error is not None or frame.protocol != PROTOCOL:
             continue
         try:
-            content = payload(frame)
+            content = payload(frame, strict=True)
         except DecodeError:
             if on_error == "raise":
                 raise
@@ -73,8 +73,9 @@ def _error_row(frame: Frame, error: DecodeError, data: bytes | None) -> RecordRo
 def record_rows(frames: Iterable[Frame], mode: str = "PERMISSIVE") -> Iterator[RecordRow]:
     """RecordRows of the data requests among frames (the rows of read_records).
 
-    PERMISSIVE: an error frame, a payload that cannot be read, or an encrypted body (no key to read it)
-    gives one row with error set and the frame's bytes (error frames) or body (encrypted) as data.
+    PERMISSIVE: an error frame, a payload that cannot be read, a body whose records cannot be read
+    (Payload.error: a MsgType 6 body that is not InLongMsg v3 pairs), or an encrypted body (no key to read
+    it) gives one row with error set and the frame's bytes (error frames) or body (the last two) as data.
     DROPMALFORMED skips them; FAILFAST raises the first as a DecodeError.
     """
     mode = mode.upper()
@@ -94,6 +95,8 @@ def record_rows(frames: Iterable[Frame], mode: str = "PERMISSIVE") -> Iterator[R
             error = ValidationError(frame.offset, "encrypted", "the body is AES-encrypted by the SDK; its "
                                                               "records cannot be read without the key")
             data = content.body
+        elif content is not None and content.error is not None:
+            error, data = content.error, content.body
         if error is not None:
             if mode == "FAILFAST":
                 raise error
@@ -224,10 +227,11 @@ def read_records(spark, path: str | Sequence[str], mode: str = "PERMISSIVE", dir
       milliseconds in the ``dt`` attribute, seconds in a MsgType 7 header), shown in the session time
       zone
     - ``data`` BINARY: the record's bytes; for an error row the bytes that could not be read (the
-      malformed span, or an encrypted body), null when the payload layer failed
+      malformed span, an encrypted body, a MsgType 6 body not in its layout), null when the payload
+      layer failed
     - ``text`` STRING: data as UTF-8 text, null when it is not valid UTF-8
-    - ``record_attrs`` MAP<STRING, STRING>: the record's own attributes (MsgType 7 with ExtField
-      bit 0), empty otherwise; a repeated key keeps its first value
+    - ``record_attrs`` MAP<STRING, STRING>: the record's own attributes (MsgType 6, MsgType 7 with
+      ExtField bit 0), empty otherwise; a repeated key keeps its first value
     - ``message_type`` STRING: the frame's MsgType name
     - ``error`` STRING: null for a record, what could not be read otherwise
     - ``capture`` STRUCT<flow: BIGINT, client: STRING, client_port: INT, server: STRING,

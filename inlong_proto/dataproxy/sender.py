@@ -101,7 +101,8 @@ class DataProxySender:
     """Sends records to a DataProxy server over one connection and matches the acknowledgements.
 
     mix: MsgTypes used in turn ("3", "5", "7", "8", ...); each data type carries the next batch of
-    records, each heartbeat type sends one heartbeat. is_ack: None leaves the attr out, False asks the
+    records, each heartbeat type sends one heartbeat (MsgType 6 gives each record its own attribute
+    ``index=<position in the batch>``, since its InLongMsg v3 pairs need one). is_ack: None leaves the attr out, False asks the
     server not to answer data messages (they count as no_ack_expected). timeout: seconds to wait for
     the connection, and for the outstanding replies after the last message (or while the window of
     max_in_flight unanswered messages is full).
@@ -173,8 +174,8 @@ class DataProxySender:
         take = _taker(records)
         for msg_type in itertools.cycle(self.mix):
             batch = None
-            if msg_type in DATA_TYPES:  # MsgType 6 carries exactly one record
-                batch = await take(1 if msg_type == 6 else batch_size)
+            if msg_type in DATA_TYPES:
+                batch = await take(batch_size)
                 if not batch:
                     return
             if not await self._window():
@@ -257,7 +258,9 @@ class DataProxySender:
         else:
             message = builders.text_request(batch, group_id=self.group_id, stream_id=self.stream_id,
                                             data_time_ms=now_ms, message_id=str(ident), msg_type=msg_type,
-                                            compress=self.compress, is_ack=self.is_ack)
+                                            compress=self.compress, is_ack=self.is_ack,
+                                            record_attrs=([{"index": i} for i in range(len(batch))]
+                                                          if msg_type == 6 else None))
             key = ("text", str(ident))
         return message, _Pending(msg_type, len(batch)), key
 

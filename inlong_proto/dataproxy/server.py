@@ -11,7 +11,11 @@ stream. What the real server does (shared/design/protocols/inlong-dataproxy-and-
   the request's attr echoed verbatim. MsgType 2-6: the text response (body '2', or the original body
   for MsgType 4), MsgType 7: the binary response echoing the UniqueId; both carry
   `dpIp=<ip>[&errCode=n[&errMsg=...]]&<request attr>`, with `rt`/`rtms` prepended when the request
-  lacks them (`rtms` only for MsgType 7).
+  lacks them (`rtms` only for MsgType 7), then, for a MsgType 7 request with the ExtField trace bit,
+  `node2ip=<listen port>&rtime2=<receive ms>` (the port, not the IP: the real server's quirk).
+* A MsgType 6 body that is not InLongMsg v3 {len, data}{len, attr} pairs is acknowledged (errCode 0) with
+  a note, as the real server drops it silently. (For a negative length, or 1-3 bytes left where a length
+  should be, the real server instead throws and closes the connection; that is not emulated.)
 * No reply when the attr says isAck=false (any case), unless syncSend/proxySend=true conflicts with
   it (errors 150/151, which are answered).
 * Error replies: zero body 105, unparsable attr 109, Snappy body that does not decompress 96 (text
@@ -29,6 +33,7 @@ rate-limited per connection (log_rate).
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import time
@@ -89,14 +94,16 @@ class DataProxySession:
     """The sans-IO server side of one connection: feed() the received bytes, get Outcomes back.
 
     After an Outcome with close=True the session accepts nothing more. clock gives the time in seconds
-    (receive time of the text types, server time of heartbeat replies).
+    (receive time of the text types, server time of heartbeat replies). listen_port is the port the
+    server listens on, which the real server writes as node2ip in replies to traced MsgType 7 requests.
     """
 
     def __init__(self, *, dp_ip: str = "127.0.0.1", clock: Callable[[], float] = time.time,
-                 max_frame_size: int = 65536):
+                 max_frame_size: int = 65536, listen_port: int = 0):
         codec = protocols.get(PROTOCOL).candidates("request")[0]
         self._frame_length = codec.module.frame_length
         self.dp_ip, self.clock, self.max_frame_size = dp_ip, clock, max_frame_size
+        self.listen_port = listen_port  # what a traced MsgType 7 reply carries as node2ip
         self._buf = bytearray()
         self.offset = 0  # stream offset of _buf[0]
         self.closed = False
@@ -184,7 +191,10 @@ class DataProxySession:
         message = frame.message
         base = MsgType(message.base_type)
         body = message.body
-        build = builders.bin_response if base == MsgType.bin_multi_body else builders.text_response
+        if base == MsgType.bin_multi_body:
+            build = functools.partial(builders.bin_response, listen_port=self.listen_port)
+        else:
+            build = builders.text_response
 
         def answer(code: int, text: str | None = None, *, parsed: Payload | None = None,
                    needed: bool = True, note: str | None = None) -> Outcome:
@@ -223,6 +233,8 @@ class DataProxySession:
             # The real server forwards MsgType 7 bodies unread: it acknowledges what it cannot parse.
             note = f"frame at offset {self.offset}: MsgType 7 body not readable (acknowledged anyway): {exc}"
             parsed = None
+        if parsed is not None and parsed.error is not None:  # MsgType 6: the real server drops it, says 0
+            note = f"frame at offset {self.offset}: records not readable (acknowledged anyway): {parsed.error}"
         needs_group = base != MsgType.bin_multi_body or body.ext_field.ids_as_strings
         if needs_group and not _get(attrs, "groupId").strip():
             return answer(ErrCode.miss_required_groupid_argument, needed=need_resp, note=note)
@@ -373,7 +385,8 @@ class DataProxyServer:
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         link = Link(writer, log, idle_timeout=self.idle_timeout, max_pending=self.max_pending,
                     log_rate=self.log_rate, stats=self.link_stats)
-        session = DataProxySession(dp_ip=self.dp_ip, clock=self.clock, max_frame_size=self.max_frame_size)
+        session = DataProxySession(dp_ip=self.dp_ip, clock=self.clock, max_frame_size=self.max_frame_size,
+                                   listen_port=self.port)
         connection = _Connection(link, session)
         self._connections.add(connection)
         self.stats.connections += 1

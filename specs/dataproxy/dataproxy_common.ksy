@@ -30,7 +30,9 @@ types:
         size: body_len
         doc: |
           MsgType 2/3/4: records joined by LF. MsgType 5: length-prefixed items (dataproxy_payload).
-          MsgType 6: one record. Snappy raw block when the attribute `cp` is present. Responses: the single
+          MsgType 6: InLongMsg v3 {len, data}{len, attr} pairs, each record with its own attributes
+          (dataproxy_payload::multi_body_attr_items; not one record, as the design document said).
+          Snappy raw block when the attribute `cp` is present. Responses: the single
           byte '2' (0x32) from the source path, empty from the sink path, the original body for MsgType 4.
       - id: attr_len
         type: s4
@@ -104,7 +106,14 @@ types:
         doc: Bit 2 (0x04). Group and stream are given as groupId/streamId attributes, not GroupNum/StreamNum.
       - id: trace
         type: b1
-        doc: Bit 1 (0x02). The server appends node2ip and rtime2 attributes.
+        doc: |
+          Bit 1 (0x02). Trace: the server prepends node2ip (its listen port, quirk) and rtime2 attributes.
+          Once the request has passed its checks the server prepends
+          `node2ip=<its listen port>&rtime2=<receive time, ms>` to the attributes it forwards and echoes
+          (after `rtms=` when it adds that). Quirk: node2ip, named for the node's IP, holds the source's
+          *port* (`source.getStrPort()`) in the attribute string, while the server's internal map gets the
+          host IP (apache/inlong inlong-dataproxy/dataproxy-source/src/main/java/org/apache/inlong/dataproxy/source/v0msg/CodecBinMsg.java,
+          validAndFillFields; the port is the source's configured `port`, BaseSource.getHostPort).
       - id: per_record_attributes
         type: b1
         doc: Bit 0 (0x01). Each body item is followed by its own {attr_len:u4, attr}.
@@ -127,7 +136,10 @@ enums:
       doc: Text layout, body of length-prefixed items.
     6:
       id: multi_body_attr
-      doc: Text layout, the body is one record.
+      doc: |
+        Text layout, the body is InLongMsg v3 pairs: records each with its own attributes.
+        {len:s4, data}{len:s4, attr} until the end (dataproxy_payload::multi_body_attr_items;
+        CodecTextMsg.encEventPackage).
     7:
       id: bin_multi_body
       doc: Binary layout (the Java SDK's default).

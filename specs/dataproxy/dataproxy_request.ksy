@@ -90,7 +90,7 @@ types:
         size: body_len
         doc: |
           Records as ext_field says: {len:u4, data}..., or {len:u4, data, attr_len:u4, attr}..., or one
-          {len:u4, records joined by LF}. Snappy-compressed when `compressed`, AES-encrypted when `encrypted`.
+          {len:u4, records joined by LF} (dataproxy_payload). Snappy-compressed when `compressed`, AES-encrypted when `encrypted`.
       - id: attr_len
         type: s2
         valid:

@@ -83,7 +83,14 @@ types:
         size: attr_len
         doc: |
           `dpIp=<host>[&errCode=n[&errMsg=...]]&<request attributes>` (source path) or without dpIp (sink
-          path). May hold duplicate keys (quirk Q14).
+          path). Once the request has passed the server's checks, the echoed request attributes start with
+          what the server prepended: `rtms=<receive ms>&` when the request had none, then, when the
+          request's ExtField trace bit (0x02) is set, `node2ip=<listen PORT>&rtime2=<receive ms>&`. The
+          port in node2ip is an upstream quirk (Q10): the key says node IP, the server writes
+          `source.getStrPort()` (apache/inlong inlong-dataproxy/dataproxy-source/src/main/java/org/apache/inlong/dataproxy/source/v0msg/CodecBinMsg.java,
+          validAndFillFields; echoed by ServerMessageHandler.responseV0Msg, which appends `getAttr()`, the
+          rewritten string). A request that already had node2ip gets it twice. May hold duplicate keys
+          (quirk Q14).
       - id: magic
         contents: [0xee, 0x01]
         doc: Integrity mark 0xEE01.

@@ -88,7 +88,17 @@ def test_bin_request_layouts():
     (lambda: text_request([b"a", b""], group_id="g", stream_id="s", data_time_ms=0, message_id=1), "trailing LF"),
     (lambda: text_request([b""], msg_type=5, group_id="g", stream_id="s", data_time_ms=0, message_id=1), "item_len"),
     (lambda: text_request([b"a", b"b"], msg_type=6, group_id="g", stream_id="s", data_time_ms=0, message_id=1),
-     "one record"),
+     "give record_attrs"),
+    (lambda: text_request([b"a"], msg_type=6, group_id="g", stream_id="s", data_time_ms=0, message_id=1,
+                          record_attrs=[{}]), "record_attrs\\[0\\]"),
+    (lambda: text_request([b"a", b""], msg_type=6, group_id="g", stream_id="s", data_time_ms=0, message_id=1,
+                          record_attrs=[{"k": 1}, {"k": 2}]), "records\\[1\\]"),
+    (lambda: text_request([b"a"], msg_type=6, group_id="g", stream_id="s", data_time_ms=0, message_id=1,
+                          record_attrs=[{"k": 1}, {"k": 2}]), "2 attribute"),
+    (lambda: text_request([b"a"], msg_type=6, group_id="g", stream_id="s", data_time_ms=0, message_id=1,
+                          record_attrs=[{"k": "a&b"}]), "escaped"),
+    (lambda: text_request([b"a"], msg_type=3, group_id="g", stream_id="s", data_time_ms=0, message_id=1,
+                          record_attrs=[{"k": 1}]), "no per-record"),
     (lambda: text_request([b"a"], msg_type=7, group_id="g", stream_id="s", data_time_ms=0, message_id=1), "2-6"),
     (lambda: text_request([b"a", b"b"], group_id="g", stream_id="s", data_time_ms=0, message_id=1,
                           extra_attrs={"mt": "pb"}), "one record"),
@@ -155,7 +165,7 @@ _line = st.binary(max_size=40).filter(lambda b: b"\n" not in b)
 def text_case(draw):
     msg_type = draw(st.sampled_from([2, 3, 4, 5, 6]))
     if msg_type == 6:
-        records = [draw(st.binary(min_size=1, max_size=60))]
+        records = draw(st.lists(st.binary(min_size=1, max_size=60), min_size=1, max_size=6))
     elif msg_type == 5:
         records = draw(st.lists(st.binary(min_size=1, max_size=40), min_size=1, max_size=6))
     else:
@@ -169,10 +179,13 @@ def text_case(draw):
                                                         "sdkVersion", "cp", "isAck", "mt"}))
 def test_text_builder_round_trip(case, compress, group, stream, dt, extra):
     msg_type, records = case
+    record_attrs = [{"i": i, **extra} for i in range(len(records))] if msg_type == 6 else None
     message = text_request(records, msg_type=msg_type, group_id=group, stream_id=stream, data_time_ms=dt,
-                           message_id=dt % 1000, compress=compress, extra_attrs=extra)
+                           message_id=dt % 1000, compress=compress, extra_attrs=extra, record_attrs=record_attrs)
     p = roundtrip(message, "request")
-    assert [r.data for r in p.records] == records
+    assert [r.data for r in p.records] == records and p.error is None
+    if record_attrs is not None:  # MsgType 6: each record comes back with its own attributes
+        assert [dict(r.attrs) for r in p.records] == [{k: str(v) for k, v in m.items()} for m in record_attrs]
     assert (p.group_id, p.stream_id, p.record_count, p.compressed) == (group, stream, len(records), compress)
     assert p.data_time is not None and int(p.attr("dt")) == dt
 

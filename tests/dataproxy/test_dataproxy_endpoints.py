@@ -204,7 +204,7 @@ def test_is_ack_false_is_case_insensitive_and_silences_only_that_message(value):
 def test_replies_are_the_real_servers_for_each_type():
     clock = lambda: CLOCK_S  # noqa: E731
     requests = [text(msg_type=2), text(message_id="3"), text(msg_type=4, message_id="4"),
-                text(msg_type=5, message_id="5"), text([b"one"], msg_type=6, message_id="6"),
+                text(msg_type=5, message_id="5"), text([b"one"], msg_type=6, message_id="6", record_attrs=[{"k": "v"}]),
                 binary(unique_id=77), heartbeat(), builders.legacy_heartbeat_request(),
                 builders.heartbeat_request(data_time_ms=5, version=1, attrs={"_userName": "u"})]
     received_ms = int(CLOCK_S * 1000)

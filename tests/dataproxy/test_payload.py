@@ -241,8 +241,19 @@ def test_text_mt_pb_keeps_the_body_whole():
     assert p.records[0].text is not None and decoded(text_frame(3, b"\xff\n", b"groupId=g")).records[0].text is None
 
 
-def test_text_type_6_is_one_record():
-    assert [r.data for r in decoded(text_frame(6, b"a\nb\n", b"groupId=g")).records] == [b"a\nb\n"]
+def test_text_type_6_is_inlongmsg_v3_pairs():
+    """Issue 12: a MsgType 6 body is {len, data}{len, attr} pairs (CodecTextMsg packs it as InLongMsg v3)."""
+    p = decoded(text_frame(6, h("00000004", b"a\nb\n", "00000003", b"k=v", "00000001", b"c", "00000003", b"x=1"),
+                           b"groupId=g"))
+    assert [(r.data, r.attrs, r.index) for r in p.records] == [(b"a\nb\n", (("k", "v"),), 0), (b"c", (("x", "1"),), 1)]
+    assert p.error is None and "error" not in p.to_dict()
+    # The old reading (the body as one record) is what the server drops: flagged, not raised, not a record.
+    old = decoded(text_frame(6, b"a\nb\n", b"groupId=g"))
+    assert old.records == () and isinstance(old.error, ValidationError)
+    assert (old.error.offset, old.error.field) == (9 + 4, "body.body.items[0].data")  # the body ends first
+    assert "InLongMsg v3" in old.to_dict()["error"]
+    with pytest.raises(ValidationError, match="InLongMsg v3"):
+        payload(ip.decode(text_frame(6, b"a\nb\n", b"groupId=g"), "dataproxy", "request"), strict=True)
 
 
 def test_text_snappy_when_cp_is_non_blank():

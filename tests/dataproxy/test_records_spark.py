@@ -94,7 +94,8 @@ def test_capture_record_rows_read_what_dataproxy_clients_sent():
         (SECRET_AT, None, SECRET.body.body, False)]
     assert "encrypted" in str(rows[-1][0].error)
     captures = [capture for _, capture in rows]  # flow, its ends, sender, packet time, packet offset
-    assert [capture[:-1] for capture in captures] == [(0, *SDK, *DATAPROXY, "client", sent_at(index))
+    first_packet = 24  # a flow's id is its first packet's file offset: the SYN, right after the pcap header
+    assert [capture[:-1] for capture in captures] == [(first_packet, *SDK, *DATAPROXY, "client", sent_at(index))
                                                       for index in (1, 1, 3, 3, 4)]
     assert 0 < captures[0][-1] < captures[2][-1] < captures[4][-1] < len(CAPTURE)
     assert len(list(capture_record_rows(CAPTURE, "DROPMALFORMED"))) == 4  # the TubeMQ garbage is not read

@@ -37,7 +37,7 @@ class MsgType(IntEnum):
     multi_body = 5
     """Text layout, body of length-prefixed items."""
     multi_body_attr = 6
-    """Text layout, the body is one record."""
+    """Text layout, the body is InLongMsg v3 pairs: records each with its own attributes."""
     bin_multi_body = 7
     """Binary layout (the Java SDK's default)."""
     bin_heartbeat = 8
@@ -193,7 +193,7 @@ class ExtField(Message):
     index_message = property(itemgetter(2), doc='Bit 4 (0x10). Index message; the server rejects it (112 UNSUPPORTED_EXTEND_FIELD_VALUE).')
     file_check = property(itemgetter(3), doc='Bit 3 (0x08). File-check message; the server rejects it (112).')
     ids_as_strings = property(itemgetter(4), doc='Bit 2 (0x04). Group and stream are given as groupId/streamId attributes, not GroupNum/StreamNum.')
-    trace = property(itemgetter(5), doc='Bit 1 (0x02). The server appends node2ip and rtime2 attributes.')
+    trace = property(itemgetter(5), doc='Bit 1 (0x02). Trace: the server prepends node2ip (its listen port, quirk) and rtime2 attributes.')
     per_record_attributes = property(itemgetter(6), doc='Bit 0 (0x01). Each body item is followed by its own {attr_len:u4, attr}.')
 
 

@@ -14,9 +14,11 @@ _S0 = struct.Struct('>i')
 _S1 = struct.Struct('>I')
 _RUN0 = ((0, 'item_len', 4),)
 _RUN1 = ((0, 'item_len', 4),)
-_RUN2 = ((0, 'item_len', 4),)
-_RUN3 = ((0, 'attr_len', 4),)
-_RUN4 = ((0, 'block_len', 4),)
+_RUN2 = ((0, 'attr_len', 4),)
+_RUN3 = ((0, 'item_len', 4),)
+_RUN4 = ((0, 'item_len', 4),)
+_RUN5 = ((0, 'attr_len', 4),)
+_RUN6 = ((0, 'block_len', 4),)
 
 
 class DataproxyPayload(Message):
@@ -56,6 +58,35 @@ class TextItem(Message):
 
     item_len = property(itemgetter(0), doc='Bytes of data; the server only accepts 0 < ItemLen <= what remains. Derived on encode; None until decoded.')
     data = property(itemgetter(1), doc='The record.')
+
+
+class MultiBodyAttrItems(Message):
+    """MsgType 6 (MSG_MULTI_BODY_ATTR) body, after Snappy when the `cp` attribute is set: an InLongMsg v3"""
+
+    __slots__ = ()
+    _fields = ('items',)
+    _compared = (0,)
+
+    def __new__(cls, *, items):
+        return _tuple_new(cls, (items,))
+
+    items = property(itemgetter(0), doc='The records with their own attributes, in order.')
+
+
+class MultiBodyAttrItem(Message):
+    """One MsgType 6 record followed by its attributes (an InLongMsg v3 pair)."""
+
+    __slots__ = ()
+    _fields = ('item_len', 'data', 'attr_len', 'attr')
+    _compared = (1, 3)
+
+    def __new__(cls, *, item_len=None, data, attr_len=None, attr):
+        return _tuple_new(cls, (item_len, data, attr_len, attr))
+
+    item_len = property(itemgetter(0), doc='Bytes of data; parseMixAttr stops at a length <= 0 (InLongMsg.java). Derived on encode; None until decoded.')
+    data = property(itemgetter(1), doc='The record.')
+    attr_len = property(itemgetter(2), doc="Bytes of the record's attributes; parseMixAttr stops at a length <= 0, so every record has some. Derived on encode; None until decoded.")
+    attr = property(itemgetter(3), doc="The record's own attributes, `k=v&k=v`, appended to the message's with '&' downstream (Java reads")
 
 
 class BinItems(Message):
@@ -140,6 +171,19 @@ TextItems.FIELDS = (
 TextItem.FIELDS = (
     FieldInfo('item_len', 'int', 'int32', None, True),
     FieldInfo('data', 'bytes', 'binary', None, False),
+)
+
+
+MultiBodyAttrItems.FIELDS = (
+    FieldInfo('items', 'list', 'list', FieldInfo('item', 'struct', 'struct', MultiBodyAttrItem, False), False),
+)
+
+
+MultiBodyAttrItem.FIELDS = (
+    FieldInfo('item_len', 'int', 'int32', None, True),
+    FieldInfo('data', 'bytes', 'binary', None, False),
+    FieldInfo('attr_len', 'int', 'int32', None, True),
+    FieldInfo('attr', 'str', 'string', None, False),
 )
 
 
@@ -258,6 +302,107 @@ def encode_text_item(obj, path=''):
     return _S0.pack(item_len) + data__bytes
 
 
+def decode_multi_body_attr_items(buf, pos=0, end=None, path=''):
+    """Decode one multi_body_attr_items from buf[pos:end]; returns (value, next_pos)."""
+    if end is None:
+        end = len(buf)
+    items__at = pos
+    items = []
+    while pos < end:
+        items__item_at = pos
+        items__item, pos = decode_multi_body_attr_item(buf, pos, end, path + 'items[' + str(len(items)) + ']' + '.')
+        if pos == items__item_at:
+            raise ValidationError(pos, path + 'items', 'an element consumed no bytes; refusing to loop')
+        items.append(items__item)
+    items = tuple(items)
+    return _tuple_new(MultiBodyAttrItems, (items,)), pos
+
+
+def encode_multi_body_attr_items(obj, path=''):
+    """Encode one multi_body_attr_items; lengths and discriminators are derived from the data."""
+    if not isinstance(obj, MultiBodyAttrItems):
+        raise EncodeError(path + '', 'expected MultiBodyAttrItems, got ' + str(type(obj).__name__))
+    items = obj.items
+    if not isinstance(items, (list, tuple)):
+        raise EncodeError(path + 'items', 'expected a list, got ' + str(type(items).__name__))
+    items__bytes = b''.join([encode_multi_body_attr_item(item, path + 'items' + '[' + str(index) + '].') for index, item in enumerate(items)])
+    if not isinstance(items, (list, tuple)):
+        raise EncodeError(path + 'items', 'expected a list, got ' + str(type(items).__name__))
+    return items__bytes
+
+
+def decode_multi_body_attr_item(buf, pos=0, end=None, path=''):
+    """Decode one multi_body_attr_item from buf[pos:end]; returns (value, next_pos)."""
+    if end is None:
+        end = len(buf)
+    if end - pos < 4:
+        raise truncated(path, pos, end, _RUN1)
+    item_len, = _S0.unpack_from(buf, pos)
+    item_len__at = pos
+    if item_len < 1:
+        raise ValidationError(pos, path + 'item_len', 'value ' + repr(item_len) + ' is below the minimum 1 (Bytes of data; parseMixAttr stops at a length <= 0 (InLongMsg.java).)')
+    pos += 4
+    data__at = pos
+    data__size = item_len
+    if data__size < 0:
+        raise ValidationError(pos, path + 'data', 'negative size ' + repr(data__size))
+    if end - pos < data__size:
+        raise TruncatedError(end, path + 'data', 'needs ' + repr(data__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'item_len', item_len__at, item_len))
+    data__end = pos + data__size
+    data = bytes(buf[pos:data__end])
+    pos = data__end
+    if end - pos < 4:
+        raise truncated(path, pos, end, _RUN2)
+    attr_len, = _S0.unpack_from(buf, pos)
+    attr_len__at = pos
+    if attr_len < 1:
+        raise ValidationError(pos, path + 'attr_len', 'value ' + repr(attr_len) + " is below the minimum 1 (Bytes of the record's attributes; parseMixAttr stops at a length <= 0, so every record has some.)")
+    pos += 4
+    attr__at = pos
+    attr__size = attr_len
+    if attr__size < 0:
+        raise ValidationError(pos, path + 'attr', 'negative size ' + repr(attr__size))
+    if end - pos < attr__size:
+        raise TruncatedError(end, path + 'attr', 'needs ' + repr(attr__size) + ' bytes, only ' + repr(end - pos) + ' available', Claim(path + 'attr_len', attr_len__at, attr_len))
+    attr__end = pos + attr__size
+    attr = bytes(buf[pos:attr__end])
+    try:
+        attr = attr.decode('UTF-8')
+    except UnicodeDecodeError as exc:
+        raise ValidationError(pos + exc.start, path + 'attr', 'not valid UTF-8: ' + str(exc.reason))
+    pos = attr__end
+    return _tuple_new(MultiBodyAttrItem, (item_len, data, attr_len, attr)), pos
+
+
+def encode_multi_body_attr_item(obj, path=''):
+    """Encode one multi_body_attr_item; lengths and discriminators are derived from the data."""
+    if not isinstance(obj, MultiBodyAttrItem):
+        raise EncodeError(path + '', 'expected MultiBodyAttrItem, got ' + str(type(obj).__name__))
+    item_len__given = obj.item_len
+    data = obj.data
+    attr_len__given = obj.attr_len
+    attr = obj.attr
+    data__bytes = data
+    attr__bytes = attr.encode('UTF-8')
+    item_len = len(data__bytes)
+    attr_len = len(attr__bytes)
+    if item_len__given is not None and item_len__given != item_len:
+        raise EncodeError(path + 'item_len', 'item_len is derived on encode: given ' + repr(item_len__given) + ', the encoded data needs ' + repr(item_len))
+    if attr_len__given is not None and attr_len__given != attr_len:
+        raise EncodeError(path + 'attr_len', 'attr_len is derived on encode: given ' + repr(attr_len__given) + ', the encoded data needs ' + repr(attr_len))
+    if type(item_len) is not int:
+        raise EncodeError(path + 'item_len', 'expected an int, got ' + repr(item_len))
+    if not 1 <= item_len <= 2147483647:
+        raise EncodeError(path + 'item_len', 'value ' + repr(item_len) + ' is outside [1, 2147483647] (Bytes of data; parseMixAttr stops at a length <= 0 (InLongMsg.java).)')
+    if not isinstance(data, (bytes, bytearray)):
+        raise EncodeError(path + 'data', 'expected bytes, got ' + str(type(data).__name__))
+    if type(attr_len) is not int:
+        raise EncodeError(path + 'attr_len', 'expected an int, got ' + repr(attr_len))
+    if not 1 <= attr_len <= 2147483647:
+        raise EncodeError(path + 'attr_len', 'value ' + repr(attr_len) + " is outside [1, 2147483647] (Bytes of the record's attributes; parseMixAttr stops at a length <= 0, so every record has some.)")
+    return _S0.pack(item_len) + data__bytes + _S0.pack(attr_len) + attr__bytes
+
+
 def decode_bin_items(buf, pos=0, end=None, path=''):
     """Decode one bin_items from buf[pos:end]; returns (value, next_pos)."""
     if end is None:
@@ -292,7 +437,7 @@ def decode_bin_item(buf, pos=0, end=None, path=''):
     if end is None:
         end = len(buf)
     if end - pos < 4:
-        raise truncated(path, pos, end, _RUN1)
+        raise truncated(path, pos, end, _RUN3)
     item_len, = _S1.unpack_from(buf, pos)
     item_len__at = pos
     pos += 4
@@ -361,7 +506,7 @@ def decode_bin_item_with_attrs(buf, pos=0, end=None, path=''):
     if end is None:
         end = len(buf)
     if end - pos < 4:
-        raise truncated(path, pos, end, _RUN2)
+        raise truncated(path, pos, end, _RUN4)
     item_len, = _S1.unpack_from(buf, pos)
     item_len__at = pos
     pos += 4
@@ -375,7 +520,7 @@ def decode_bin_item_with_attrs(buf, pos=0, end=None, path=''):
     data = bytes(buf[pos:data__end])
     pos = data__end
     if end - pos < 4:
-        raise truncated(path, pos, end, _RUN3)
+        raise truncated(path, pos, end, _RUN5)
     attr_len, = _S1.unpack_from(buf, pos)
     attr_len__at = pos
     pos += 4
@@ -429,7 +574,7 @@ def decode_lf_block(buf, pos=0, end=None, path=''):
     if end is None:
         end = len(buf)
     if end - pos < 4:
-        raise truncated(path, pos, end, _RUN4)
+        raise truncated(path, pos, end, _RUN6)
     block_len, = _S1.unpack_from(buf, pos)
     block_len__at = pos
     pos += 4
