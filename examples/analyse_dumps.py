@@ -112,8 +112,9 @@ print(latency.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
 slow = (calls.where("method = 'sendMessageP2B'")
         .groupBy(F.date_trunc("minute", "sent").alias("minute"))
         .agg(F.expr("percentile(latency_ms, 0.95)").alias("p95_ms")).orderBy("minute").toPandas())
-worst = slow.loc[slow["p95_ms"].idxmax()]
-print(f"sendMessageP2B is slowest in minute {worst['minute']:%H:%M} (p95 {worst['p95_ms']:.2f} ms)")
+if slow["p95_ms"].notna().any():  # captures without a TubeMQ producer have no sendMessageP2B call
+    worst = slow.loc[slow["p95_ms"].idxmax()]
+    print(f"sendMessageP2B is slowest in minute {worst['minute']:%H:%M} (p95 {worst['p95_ms']:.2f} ms)")
 
 # %% [markdown]
 # ## 3. Error codes over time

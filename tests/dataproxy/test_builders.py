@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import inlong_proto as ip
 from inlong_proto.dataproxy import (ErrCode, MsgType, bin_request, bin_response, heartbeat_request,
-                                    heartbeat_response, parse_attrs, payload, text_request, text_response)
+                                    heartbeat_response, parse_attrs, read_payload as payload, text_request, text_response)
 from inlong_proto.dataproxy.builders import SDK_VERSION
 from inlong_proto.errors import EncodeError
 

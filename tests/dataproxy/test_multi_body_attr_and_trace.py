@@ -12,7 +12,7 @@ import sys
 import pytest
 
 import inlong_proto as ip
-from inlong_proto.dataproxy import builders, payload, record_rows, records, text_request
+from inlong_proto.dataproxy import builders, read_payload as payload, record_rows, iter_records as records, text_request
 from inlong_proto.dataproxy.payload import ErrCode
 from inlong_proto.dataproxy.server import DataProxyServer, DataProxySession
 from inlong_proto.errors import DecodeError, EncodeError, ValidationError

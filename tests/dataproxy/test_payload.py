@@ -8,7 +8,7 @@ import pytest
 import inlong_proto as ip
 from inlong_proto.dataproxy import (ErrCode, MsgType, bin_request, bin_response, format_attrs, heartbeat_request,
                                     heartbeat_response, infer_direction, legacy_heartbeat_request,
-                                    legacy_heartbeat_response, parse_attrs, payload, response_status,
+                                    legacy_heartbeat_response, parse_attrs, read_payload as payload, response_status,
                                     text_request, text_response)
 from inlong_proto.errors import EncodeError, ValidationError
 from inlong_proto.generated.codec.dataproxy import dataproxy_common as common
