@@ -19,7 +19,7 @@ class BracketedTimestamp(KaitaiStruct):
     group as an int. `-inlong-encode` gives, for encoding, each digit from the group's value `_`.
     
     .. seealso::
-       shared/seeds/002_c1de72a16b340812.txt (Simple Broadcasting Protocol, timestamp pattern)
+       docs/protocols/broadcast.md (the Simple Broadcasting Protocol: timestamp pattern)
     """
     def __init__(self, _io, _parent=None, _root=None):
         super(BracketedTimestamp, self).__init__(_io)

@@ -17,7 +17,7 @@ class DataproxyPayload(KaitaiStruct):
     without a word.
     
     .. seealso::
-       shared/design/protocols/inlong-dataproxy-and-tubemq.md, Part 1 (sections 1.5, 1.8, 1.9); apache/inlong inlong-common/src/main/java/org/apache/inlong/common/msg/InLongMsg.java (InLongMsg v3, MsgType 6)
+       docs/protocols/inlong-dataproxy-and-tubemq.md, Part 1 (sections 1.5, 1.8, 1.9); apache/inlong inlong-common/src/main/java/org/apache/inlong/common/msg/InLongMsg.java (InLongMsg v3, MsgType 6)
     """
     def __init__(self, _io, _parent=None, _root=None):
         super(DataproxyPayload, self).__init__(_io)

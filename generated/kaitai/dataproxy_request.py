@@ -17,7 +17,7 @@ class DataproxyRequest(KaitaiStruct):
     A MsgType byte of 0 would start a protobuf "v1" message, which this spec does not cover: it is rejected.
     
     .. seealso::
-       shared/design/protocols/inlong-dataproxy-and-tubemq.md, Part 1 (sections 1.1-1.12)
+       apache/inlong@a6c7a6a670c3 inlong-sdk/dataproxy-sdk/src/main/java/org/apache/inlong/sdk/dataproxy/network/tcp/codec/ProtocolEncoder.java, inlong-dataproxy/dataproxy-source/src/main/java/org/apache/inlong/dataproxy/source/v0msg/*.java; docs/protocols/inlong-dataproxy-and-tubemq.md, Part 1 (sections 1.1-1.12)
     """
     def __init__(self, _io, _parent=None, _root=None):
         super(DataproxyRequest, self).__init__(_io)

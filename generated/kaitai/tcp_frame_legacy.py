@@ -28,7 +28,7 @@ class TcpFrameLegacy(KaitaiStruct):
     escaped surrogate pairs (tcp_frame.ksy, header). Both read the same.
     
     .. seealso::
-       shared/design/protocols/eventmesh.md, section 1.9 and quirk 4.1
+       apache/eventmesh@2527428788cb eventmesh-sdks/eventmesh-sdk-go/common/protocol/tcp/codec/codec.go, and eventmesh-common/src/main/java/org/apache/eventmesh/common/protocol/tcp/codec/Codec.java up to 1.8.0; docs/protocols/eventmesh.md, section 1.9 and quirk 4.1
     """
     def __init__(self, _io, _parent=None, _root=None):
         super(TcpFrameLegacy, self).__init__(_io)

@@ -20,7 +20,7 @@ class TubemqFrame(KaitaiStruct):
     list_size 0 never completes in the Java decoder (quirk Q-T4), so it is refused here.
     
     .. seealso::
-       shared/design/protocols/inlong-dataproxy-and-tubemq.md, Part 2 (sections 2.1, 2.2)
+       apache/inlong@a6c7a6a670c3 inlong-tubemq/tubemq-core/src/main/java/org/apache/inlong/tubemq/corerpc/netty/NettyProtocolEncoder.java, netty/NettyProtocolDecoder.java; docs/protocols/inlong-dataproxy-and-tubemq.md, Part 2 (sections 2.1, 2.2)
     """
     def __init__(self, _io, _parent=None, _root=None):
         super(TubemqFrame, self).__init__(_io)

@@ -20,7 +20,7 @@ class BracketedTimestamp(KaitaiStruct):
     group as an int. `-inlong-encode` gives, for encoding, each digit from the group's value `_`.
     
     .. seealso::
-       shared/seeds/002_c1de72a16b340812.txt (Simple Broadcasting Protocol, timestamp pattern)
+       docs/protocols/broadcast.md (the Simple Broadcasting Protocol: timestamp pattern)
     """
     SEQ_FIELDS = ["open_bracket", "year", "date_separator_1", "month", "date_separator_2", "day", "date_time_separator", "hour", "time_separator_1", "minute", "time_separator_2", "second", "millisecond_separator", "millisecond", "close_bracket"]
     def __init__(self, _io, _parent=None, _root=None):

@@ -29,7 +29,7 @@ class BroadcastFrame(KaitaiStruct):
       8 plus the size of the body its command_id names.
     
     .. seealso::
-       shared/seeds/002_c1de72a16b340812.txt (Simple Broadcasting Protocol)
+       docs/protocols/broadcast.md (the Simple Broadcasting Protocol)
     """
 
     class Command(IntEnum):

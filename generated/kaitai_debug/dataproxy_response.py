@@ -16,7 +16,7 @@ class DataproxyResponse(KaitaiStruct):
     64 KiB including the length prefix.
     
     .. seealso::
-       shared/design/protocols/inlong-dataproxy-and-tubemq.md, Part 1 (sections 1.6, 1.10-1.12)
+       apache/inlong@a6c7a6a670c3 inlong-dataproxy/dataproxy-source/src/main/java/org/apache/inlong/dataproxy/source/v0msg/CodecBinMsg.java, CodecTextMsg.java, inlong-dataproxy/dataproxy-source/src/main/java/org/apache/inlong/dataproxy/utils/MessageUtils.java; docs/protocols/inlong-dataproxy-and-tubemq.md, Part 1 (sections 1.6, 1.10-1.12)
     """
     SEQ_FIELDS = ["total_len", "auth", "encrypted", "compressed", "base_type", "body"]
     def __init__(self, _io, _parent=None, _root=None):

@@ -31,7 +31,7 @@ class TcpFrame(KaitaiStruct):
     nothing in a frame tells the two forms apart.
     
     .. seealso::
-       shared/design/protocols/eventmesh.md, sections 1.1, 1.2, 1.9 and quirk 4.1
+       apache/eventmesh@2527428788cb eventmesh-common/src/main/java/org/apache/eventmesh/common/protocol/tcp/codec/Codec.java; docs/protocols/eventmesh.md, sections 1.1, 1.2, 1.9 and quirk 4.1
     """
     SEQ_FIELDS = ["magic", "version", "package_length", "package"]
     def __init__(self, _io, _parent=None, _root=None):

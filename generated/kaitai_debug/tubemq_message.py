@@ -17,7 +17,7 @@ class TubemqMessage(KaitaiStruct):
     first four payload bytes are misread as attr_len by every consumer; this spec reads what is there.
     
     .. seealso::
-       shared/design/protocols/inlong-dataproxy-and-tubemq.md, Part 2 (section 2.10)
+       apache/inlong@a6c7a6a670c3 inlong-tubemq/tubemq-client/src/main/java/org/apache/inlong/tubemq/client/producer/SimpleMessageProducer.java (encodePayload), inlong-tubemq/tubemq-core/src/main/java/org/apache/inlong/tubemq/corebase/utils/MessageFlagUtils.java; docs/protocols/inlong-dataproxy-and-tubemq.md, Part 2 (section 2.10)
     """
     SEQ_FIELDS = []
     def __init__(self, _io, _parent=None, _root=None):

@@ -37,7 +37,7 @@ from .tcp import Chunk, Reassembler, Segment, segment_of
 __all__ = ["CaptureDecoder", "CaptureFrame", "Flow", "GapError", "Packet", "PacketReader", "SERVER_PORTS",
            "container_error_frame", "is_capture", "iter_capture_frames", "iter_packets", "packet_segment"]
 
-# Default server ports of the real projects (shared/design/protocols): DataProxy 46801; TubeMQ master
+# Default server ports of the real projects (docs/protocols): DataProxy 46801; TubeMQ master
 # 8715 and broker 8123; EventMesh TCP 10000, HTTP 10105, gRPC 10205. Broadcast has none (content only).
 SERVER_PORTS = {46801: "dataproxy", 8715: "tubemq", 8123: "tubemq", 10000: "eventmesh",
                 10105: "eventmesh-http", 10205: "eventmesh-grpc"}

@@ -5,7 +5,7 @@ connection; `DataProxyServer` is the thin asyncio adapter that reads, writes, re
 Frames are cut by their length prefix like the real server's LengthFieldBasedFrameDecoder (the
 header probe and the decoding are the generated codec's, through the runtime), then each frame is
 decoded on its own, so one malformed frame is answered or refused at once instead of holding the
-stream. What the real server does (shared/design/protocols/inlong-dataproxy-and-tubemq.md, part 1):
+stream. What the real server does (docs/protocols/inlong-dataproxy-and-tubemq.md, part 1):
 
 * MsgType 1: the fixed 5-byte reply. MsgType 8: server time (s), the version echoed, load 0xFFFF and
   the request's attr echoed verbatim. MsgType 2-6: the text response (body '2', or the original body

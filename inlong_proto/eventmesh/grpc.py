@@ -2,7 +2,7 @@
 
 The current runtime (1.9.0 and later) serves specs/eventmesh/eventmesh-service.proto, whose every
 request and response is the CloudEvent of specs/eventmesh/eventmesh-cloudevents.proto. How the
-runtime fills that message (facts: shared/design/protocols/eventmesh.md, section 3.4):
+runtime fills that message (facts: docs/protocols/eventmesh.md, section 3.4):
 
 * Only id, source, spec_version and type are top-level fields. ``subject`` (the topic),
   ``datacontenttype`` and every EventMesh key travel in the ``attributes`` map, and the runtime

@@ -3,7 +3,7 @@
 A thin I/O adapter over the sans-IO pieces: frames are cut and typed by the runtime's StreamDecoder
 (the generated codec of specs/eventmesh/tcp_frame.ksy plus `inlong_proto.eventmesh.tcp.describe`),
 and every frame written is built by the `tcp` helpers and encoded by `inlong_proto.encode`. What it
-answers follows the runtime's command handling (shared/design/protocols/eventmesh.md, 1.7):
+answers follows the runtime's command handling (docs/protocols/eventmesh.md, 1.7):
 
 * HELLO_REQUEST / RECOMMEND_REQUEST are the only commands allowed without a session; anything else
   first gets its reply command (the command table's ``error_reply``) with code 1, desc

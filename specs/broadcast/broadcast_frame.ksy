@@ -25,7 +25,7 @@ doc: |
     replay carry status real_time. An empty history sends nothing until the first real-time item.
   * A frame is exactly as long as its total_length says, header included; total_length must equal
     8 plus the size of the body its command_id names.
-doc-ref: "shared/seeds/002_c1de72a16b340812.txt (Simple Broadcasting Protocol)"
+doc-ref: "docs/protocols/broadcast.md (the Simple Broadcasting Protocol)"
 seq:
   - id: total_length
     type: s4

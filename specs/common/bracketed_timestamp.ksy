@@ -15,7 +15,7 @@ doc: |
   so a wrong pattern or an impossible date is a decode error rather than a string passed through.
   The runtime exposes the value as a naive `datetime` (no zone is carried on the wire); each decimal
   group as an int. `-inlong-encode` gives, for encoding, each digit from the group's value `_`.
-doc-ref: "shared/seeds/002_c1de72a16b340812.txt (Simple Broadcasting Protocol, timestamp pattern)"
+doc-ref: "docs/protocols/broadcast.md (the Simple Broadcasting Protocol: timestamp pattern)"
 seq:
   - id: open_bracket
     contents: "["

@@ -10,7 +10,7 @@ doc: |
   dataproxy_response for the frames). All integers are big-endian. The public document's figures are
   missing; every layout here follows the code of the Java SDK and server (apache/inlong), and where
   the document and the code disagree the code wins and the field's doc says so.
-doc-ref: "shared/design/protocols/inlong-dataproxy-and-tubemq.md, Part 1 (COM/msg/MsgType.java, DPS/source/v0msg/*, SDK/network/tcp/codec/*)"
+doc-ref: "apache/inlong@a6c7a6a670c3 inlong-common/src/main/java/org/apache/inlong/common/msg/MsgType.java, inlong-dataproxy/dataproxy-source/src/main/java/org/apache/inlong/dataproxy/source/v0msg/*.java, inlong-sdk/dataproxy-sdk/src/main/java/org/apache/inlong/sdk/dataproxy/network/tcp/codec/*.java; docs/protocols/inlong-dataproxy-and-tubemq.md, Part 1"
 types:
   text_message:
     doc: |

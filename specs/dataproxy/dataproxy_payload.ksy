@@ -12,7 +12,7 @@ doc: |
   ExtField bit 5 is set. The server stops silently at the first bad MsgType 5 item and silently drops a
   MsgType 6 body that is not in its layout; this spec reports both instead, so no record is ever dropped
   without a word.
-doc-ref: "shared/design/protocols/inlong-dataproxy-and-tubemq.md, Part 1 (sections 1.5, 1.8, 1.9); apache/inlong inlong-common/src/main/java/org/apache/inlong/common/msg/InLongMsg.java (InLongMsg v3, MsgType 6)"
+doc-ref: "docs/protocols/inlong-dataproxy-and-tubemq.md, Part 1 (sections 1.5, 1.8, 1.9); apache/inlong inlong-common/src/main/java/org/apache/inlong/common/msg/InLongMsg.java (InLongMsg v3, MsgType 6)"
 types:
   text_items:
     doc: MsgType 5 body, {ItemLen:s4, ItemData} until the end.

@@ -18,7 +18,7 @@ doc: |
   here; the server's LengthFieldBasedFrameDecoder and both SDKs agree). The server's default frame limit
   is 64 KiB including the 4 length bytes (max-msg-length, configurable up to 20 MiB).
   A MsgType byte of 0 would start a protobuf "v1" message, which this spec does not cover: it is rejected.
-doc-ref: "shared/design/protocols/inlong-dataproxy-and-tubemq.md, Part 1 (sections 1.1-1.12)"
+doc-ref: "apache/inlong@a6c7a6a670c3 inlong-sdk/dataproxy-sdk/src/main/java/org/apache/inlong/sdk/dataproxy/network/tcp/codec/ProtocolEncoder.java, inlong-dataproxy/dataproxy-source/src/main/java/org/apache/inlong/dataproxy/source/v0msg/*.java; docs/protocols/inlong-dataproxy-and-tubemq.md, Part 1 (sections 1.1-1.12)"
 seq:
   - id: total_len
     type: u4

@@ -16,7 +16,7 @@ doc: |
   Same header as a request (TotalLen + MsgType), but responses always carry the plain base type (no flag
   bits are ever echoed) and MsgType 1 and 7 have layouts of their own. The Java SDK refuses responses over
   64 KiB including the length prefix.
-doc-ref: "shared/design/protocols/inlong-dataproxy-and-tubemq.md, Part 1 (sections 1.6, 1.10-1.12)"
+doc-ref: "apache/inlong@a6c7a6a670c3 inlong-dataproxy/dataproxy-source/src/main/java/org/apache/inlong/dataproxy/source/v0msg/CodecBinMsg.java, CodecTextMsg.java, inlong-dataproxy/dataproxy-source/src/main/java/org/apache/inlong/dataproxy/utils/MessageUtils.java; docs/protocols/inlong-dataproxy-and-tubemq.md, Part 1 (sections 1.6, 1.10-1.12)"
 seq:
   - id: total_len
     type: u4

@@ -28,7 +28,7 @@ doc: |
   (apache/eventmesh, eventmesh-common/.../protocol/tcp/codec/Codec.java at tag v1.8.0), so a character
   outside the BMP is 4 raw UTF-8 bytes and a lone surrogate '?', where 1.9.0 and later write Jackson's
   escaped surrogate pairs (tcp_frame.ksy, header). Both read the same.
-doc-ref: "shared/design/protocols/eventmesh.md, section 1.9 and quirk 4.1"
+doc-ref: "apache/eventmesh@2527428788cb eventmesh-sdks/eventmesh-sdk-go/common/protocol/tcp/codec/codec.go, and eventmesh-common/src/main/java/org/apache/eventmesh/common/protocol/tcp/codec/Codec.java up to 1.8.0; docs/protocols/eventmesh.md, section 1.9 and quirk 4.1"
 seq:
   - id: magic
     contents: EventMesh

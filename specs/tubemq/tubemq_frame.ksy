@@ -18,7 +18,7 @@ doc: |
   <= 1024 blocks of 1..8192 bytes); this spec takes the server's list limit and refuses blocks over
   8192 bytes, so a frame is at most 12 + 3584 * 8196 bytes (the default max_frame_size).
   list_size 0 never completes in the Java decoder (quirk Q-T4), so it is refused here.
-doc-ref: "shared/design/protocols/inlong-dataproxy-and-tubemq.md, Part 2 (sections 2.1, 2.2)"
+doc-ref: "apache/inlong@a6c7a6a670c3 inlong-tubemq/tubemq-core/src/main/java/org/apache/inlong/tubemq/corerpc/netty/NettyProtocolEncoder.java, netty/NettyProtocolDecoder.java; docs/protocols/inlong-dataproxy-and-tubemq.md, Part 2 (sections 2.1, 2.2)"
 seq:
   - id: begin_token
     contents: [0xff, 0x7f, 0xf4, 0xfe]

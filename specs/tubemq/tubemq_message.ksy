@@ -11,7 +11,7 @@ doc: |
   over the whole data (attribute header included); producers send -1, "do not check".
   Quirk Q-T11: a producer with an empty (non-null) attribute sets bit 0 but writes no header, so its
   first four payload bytes are misread as attr_len by every consumer; this spec reads what is there.
-doc-ref: "shared/design/protocols/inlong-dataproxy-and-tubemq.md, Part 2 (section 2.10)"
+doc-ref: "apache/inlong@a6c7a6a670c3 inlong-tubemq/tubemq-client/src/main/java/org/apache/inlong/tubemq/client/producer/SimpleMessageProducer.java (encodePayload), inlong-tubemq/tubemq-core/src/main/java/org/apache/inlong/tubemq/corebase/utils/MessageFlagUtils.java; docs/protocols/inlong-dataproxy-and-tubemq.md, Part 2 (section 2.10)"
 types:
   data_with_attribute:
     doc: Message data with flag bit 0 set.

@@ -24,7 +24,7 @@ ATTR_A = b"groupId=g1&streamId=s1&rtms=1700000000000"
 ATTR_B = b"groupId=g1&streamId=s1&dt=1700000000000&cnt=2&messageId=7&rt=1&rtms=1"
 T0 = datetime(2023, 11, 14, 22, 13, 20)  # 1700000000 s
 
-# Section 1.15 of shared/design/protocols/inlong-dataproxy-and-tubemq.md, byte for byte.
+# Section 1.15 of docs/protocols/inlong-dataproxy-and-tubemq.md, byte for byte.
 A = h("00 00 00 4b 07 00 00 00 00 00 04 65 53 f1 00 00 01 00 00 00 01 00 00 00 09 00 00 00 05 68 65 6c 6c 6f 00 29",
       ATTR_A, "ee 01")
 A_REPLY = h("00 00 00 40 07 00 00 00 01 00 37", b"dpIp=10.0.0.1&", ATTR_A, "ee 01")

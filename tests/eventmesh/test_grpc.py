@@ -1,5 +1,5 @@
 """EventMesh gRPC: the protobuf specs match the facts, Events convert both ways, and the generated
-stubs talk over loopback (facts: shared/design/protocols/eventmesh.md, sections 3 and 4)."""
+stubs talk over loopback (facts: docs/protocols/eventmesh.md, sections 3 and 4)."""
 from __future__ import annotations
 
 import json

@@ -11,7 +11,10 @@ DATA = {'doc': 'common/protocol/tcp/Command.java stores (byte) value, but only t
         'command for (`error-reply` absent) echoes the same command with code 1, so such a command may also\n'
         'arrive from the server; the decoder accepts that when the caller says direction=response and code '
         '!= 0.\n',
- 'doc-ref': 'shared/design/protocols/eventmesh.md, sections 1.4, 1.5, 1.7',
+ 'doc-ref': 'apache/eventmesh@2527428788cb '
+            'eventmesh-common/src/main/java/org/apache/eventmesh/common/protocol/tcp/Command.java, '
+            'eventmesh-runtime/src/main/java/org/apache/eventmesh/runtime/boot/EventMeshTCPServer.java; '
+            'docs/protocols/eventmesh.md, sections 1.4, 1.5, 1.7',
  'enum': 'Command',
  'body-kinds': {'none': {'doc': "Dropped by the runtime's decoder; normally absent (the Go SDK writes "
                                 'null).'},

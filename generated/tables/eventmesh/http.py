@@ -12,7 +12,11 @@ DATA = {'doc': 'The legacy API ignores the path: every request is `POST /` (or G
         "through Netty's case-insensitive headers. The runtime pushes subscribed messages to the "
         "subscriber's url\n"
         "as a form POST with code 105 (106 for SYNC subscriptions) and reads the reply's retCode.\n",
- 'doc-ref': 'shared/design/protocols/eventmesh.md, sections 2.1-2.7 and 4 (items 4-6)',
+ 'doc-ref': 'apache/eventmesh@2527428788cb '
+            'eventmesh-common/src/main/java/org/apache/eventmesh/common/protocol/http/common/RequestCode.java, '
+            'ProtocolKey.java, '
+            'eventmesh-runtime/src/main/java/org/apache/eventmesh/runtime/boot/AbstractHTTPServer.java; '
+            'docs/protocols/eventmesh.md, sections 2.1-2.7 and 4 (items 4-6)',
  'upstream': {'repository': 'apache/eventmesh',
               'commit': '2527428788cb',
               'paths': {'common': 'eventmesh-common/src/main/java/org/apache/eventmesh/common',
