@@ -20,21 +20,10 @@ from inlong_proto.broadcast.client import BroadcastClient, format_item, last_rec
 from inlong_proto.broadcast.history import EPOCH, History, Item, next_item
 from inlong_proto.broadcast.server import BroadcastServer, encode_responses
 from inlong_proto.generated.codec.broadcast.broadcast_frame import BroadcastFrame, DataRequest, DataResponse, Status
+from peers import HOST, run, until
 
-HOST = "127.0.0.1"
 INTERVAL = 0.02
 T0 = datetime(2026, 11, 22, 13, 34, 30, 123000)
-
-
-def run(coro, timeout: float = 20.0):
-    """Run one async test body under a hard deadline."""
-    return asyncio.run(asyncio.wait_for(coro, timeout))
-
-
-async def until(predicate, timeout: float = 5.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0.005)
 
 
 def items(n: int, start: datetime = T0) -> list[Item]:

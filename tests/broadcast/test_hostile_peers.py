@@ -23,22 +23,11 @@ from inlong_proto.broadcast.history import EPOCH, History, Item, Replay
 from inlong_proto.broadcast.server import (DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_HISTORY, REPLAY_CHUNK, BroadcastServer)
 from inlong_proto.endpoints import PeerLog
 from inlong_proto.generated.codec.broadcast.broadcast_frame import BroadcastFrame, DataRequest, DataResponse, Status
+from peers import HIGH_WATER, HOST, run, until
 
-HOST = "127.0.0.1"
 T0 = datetime(2026, 11, 22, 13, 34, 30, 123000)
 REQUEST = 37
 RESPONSE = 38
-HIGH_WATER = 64 * 1024  # asyncio's default write-buffer high-water mark
-
-
-def run(coro, timeout: float = 20.0):
-    return asyncio.run(asyncio.wait_for(coro, timeout))
-
-
-async def until(predicate, timeout: float = 10.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0.005)
 
 
 def items(n: int, start: datetime = T0) -> list[Item]:

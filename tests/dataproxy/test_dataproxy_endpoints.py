@@ -20,21 +20,10 @@ from inlong_proto.dataproxy.payload import ErrCode, payload, response_status
 from inlong_proto.dataproxy.sender import DataProxySender, SendReport, parse_mix
 from inlong_proto.dataproxy.server import DataProxyServer, DataProxySession
 from inlong_proto.generated.codec.dataproxy.dataproxy_common import MsgType
+from peers import HOST, run, until
 
-HOST = "127.0.0.1"
 T_MS = 1_700_000_000_000
 CLOCK_S = 1_700_000_000.5  # the fixed server clock of the exact-reply tests
-
-
-def run(coro, timeout: float = 30.0):
-    """Run one async test body under a hard deadline."""
-    return asyncio.run(asyncio.wait_for(coro, timeout))
-
-
-async def until(predicate, timeout: float = 5.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0.005)
 
 
 def records(n: int, prefix: str = "record") -> list[bytes]:

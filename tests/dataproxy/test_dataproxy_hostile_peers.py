@@ -18,20 +18,9 @@ from click.testing import CliRunner
 import inlong_proto
 from inlong_proto.dataproxy import builders, cli
 from inlong_proto.dataproxy.server import DEFAULT_IDLE_TIMEOUT, READ_SIZE, DataProxyServer
+from peers import HIGH_WATER, HOST, run, until
 
-HOST = "127.0.0.1"
 T_MS = 1_700_000_000_000
-HIGH_WATER = 64 * 1024  # asyncio's default write-buffer high-water mark
-
-
-def run(coro, timeout: float = 20.0):
-    return asyncio.run(asyncio.wait_for(coro, timeout))
-
-
-async def until(predicate, timeout: float = 10.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0.005)
 
 
 def heartbeat() -> bytes:

@@ -22,20 +22,9 @@ from inlong_proto.eventmesh import tcp
 from inlong_proto.eventmesh.client import EventMeshClient, EventMeshError, make_user_agent, text_message
 from inlong_proto.eventmesh.server import NO_PROCESSOR, NO_SESSION, EventMeshServer
 from inlong_proto.eventmesh.tcp import CloudEvent, Command, RedirectInfo, SubscriptionMode, SubscriptionType
+from peers import HOST, run, until
 
-HOST = "127.0.0.1"
 TOPIC = "inlong-proto-test"
-
-
-def run(coro, timeout: float = 30.0):
-    """Run one async test body under a hard deadline."""
-    return asyncio.run(asyncio.wait_for(coro, timeout))
-
-
-async def until(predicate, timeout: float = 5.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0.005)
 
 
 def commands(data: bytes, direction: str | None = None) -> list[str]:

@@ -20,20 +20,9 @@ import inlong_proto
 from inlong_proto.eventmesh import cli, tcp
 from inlong_proto.eventmesh.client import make_user_agent
 from inlong_proto.eventmesh.server import DEFAULT_IDLE_TIMEOUT, EventMeshServer
+from peers import HIGH_WATER, HOST, run, until
 
-HOST = "127.0.0.1"
-HIGH_WATER = 64 * 1024  # asyncio's default write-buffer high-water mark
 READ_SIZE = 65536
-
-
-def run(coro, timeout: float = 20.0):
-    return asyncio.run(asyncio.wait_for(coro, timeout))
-
-
-async def until(predicate, timeout: float = 10.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0.005)
 
 
 def hello(seq: str = "1") -> bytes:
