@@ -4,12 +4,16 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
+from typing import Iterator
 
 import click
 
 from . import frames, protocols
 from .errors import InlongProtoError
 from .values import json_text
+
+FOLLOW_POLL = 0.2  # seconds between looks at a followed file that has not grown
 
 PROTOCOL = click.option("--protocol", "-p", required=True, help="Protocol name (see `inlong-proto protocols`).")
 DIRECTION = click.option("--direction", "-d", type=click.Choice(protocols.DIRECTIONS), default=None,
@@ -53,6 +57,79 @@ def _read(path: str) -> bytes:
         return handle.read()
 
 
+def _chunks(path: str, follow: bool = False, size: int = 1 << 16) -> Iterator[bytes]:
+    """The bytes of path (- for stdin) as they arrive: a pipe's or socket's as soon as any are there (one
+    os.read each, never to the end first); with follow, a file that grows is read on, as tail -f does."""
+    if path == "-":
+        fd = sys.stdin.buffer.fileno()
+        while chunk := os.read(fd, size):
+            yield chunk
+        return
+    with open(path, "rb", buffering=0) as handle:
+        while True:
+            chunk = handle.read(size)
+            if chunk:
+                yield chunk
+            elif follow:
+                time.sleep(FOLLOW_POLL)
+            else:
+                return
+
+
+class _LiveDecoder:
+    """decode's sans-IO core for one input: bytes in as they come, items out as soon as they are whole. The
+    first bytes say what follows (a capture's magic; with -p auto, the protocol of a raw dump)."""
+
+    def __init__(self, path: str, protocol: str, direction: str | None, mode: str):
+        self.path, self.protocol, self.direction, self.mode = path, protocol, direction, mode
+        self.head = b""
+        self.decoder = None
+        self.capture = False
+
+    def feed(self, chunk: bytes, final: bool = False) -> list:
+        if self.decoder is None:
+            self.head += chunk
+            if not self._start(final):
+                return []
+            chunk, self.head = self.head, b""
+        items = self.decoder.feed(chunk) if chunk else []
+        if final:
+            items += self.decoder.close()
+        if self.capture and self.direction is not None:
+            items = [item for item in items if item.direction == self.direction]
+        return items
+
+    def _start(self, final: bool) -> bool:
+        """Choose the decoder once the head decides it; False: wait for more bytes."""
+        from .capture import CaptureDecoder, is_capture
+
+        head = self.head
+        if len(head) < 4 and not final:
+            return False
+        if is_capture(head):
+            self.capture, self.decoder = True, CaptureDecoder(self.protocol, self.mode)
+            return True
+        protocol = self.protocol
+        if protocol == "auto":
+            from .detect import HEAD_SIZE, PROBE_FRAMES, detect, score
+
+            found = detect(head[:HEAD_SIZE])
+            sure = found is not None and score(head, found) >= 2 * PROBE_FRAMES  # whole frames, as many as it reads
+            if not (final or len(head) >= HEAD_SIZE or sure):
+                return False
+            if found is None:
+                raise click.ClickException(f"{self.path}: no known protocol reads its first frame")
+            protocol = found
+        if protocol in protocols.STREAM_PROTOCOLS:
+            import importlib
+
+            module = importlib.import_module(protocols.STREAM_PROTOCOLS[protocol])
+            self.decoder = module.HttpStreamDecoder(self.direction, mode=self.mode)
+        else:
+            self.decoder = frames.StreamDecoder(protocol, self.direction, mode=self.mode)
+        return True
+
+
 @main.command()
 @PROTOCOL
 @DIRECTION
@@ -60,51 +137,40 @@ def _read(path: str) -> bytes:
               show_default=True, help="What to do with malformed bytes.")
 @click.option("--payload", "with_payload", is_flag=True,
               help="Also decode what each frame carries (DataProxy: attributes and records).")
+@click.option("--follow", "-f", is_flag=True,
+              help="Keep reading each FILE as it grows (as tail -f does), until Ctrl-C.")
 @click.argument("files", nargs=-1, required=True)
-def decode(protocol, direction, mode, with_payload, files):
+def decode(protocol, direction, mode, with_payload, follow, files):
     """Print every frame of each FILE (a raw stream dump, a .pcap / .pcapng capture, - for stdin) as one
-    JSON object per line. A capture (told by its magic) is reassembled per TCP flow; each frame also
-    gets its flow, stream (request: client to server) and capture timestamp; -p auto classifies each
-    flow (or, for a raw dump, the whole file) by content, then port."""
-    from .capture import is_capture, iter_capture_frames
-
+    JSON object per line, each as soon as it is whole (a pipe is read as it comes: tcpdump -U -w - | ...),
+    flushed. A capture (told by its magic) is reassembled per TCP flow; each frame also gets its flow,
+    stream (request: client to server) and capture timestamp; -p auto classifies each flow (or, for a
+    raw dump, the whole input: once four frames of one protocol are in, or 1 MiB, or the end) by content,
+    then port. Memory is bounded whatever the input's length."""
     out = sys.stdout
     reader = _payload_reader(protocol) if with_payload else None
-    stream = _stream_reader(protocol)
     for path in files:
+        live = _LiveDecoder(path, protocol, direction, mode)
+        named = path if len(files) > 1 else None
         try:
-            data = _read(path)
-            if is_capture(data):
-                items = (item for item in iter_capture_frames(data, protocol, mode)
-                         if direction is None or item.direction == direction)
-            elif protocol == "auto":
-                from .detect import HEAD_SIZE, detect
-
-                found = detect(data[:HEAD_SIZE])
-                if found is None:
-                    raise click.ClickException(f"{path}: no known protocol reads its first frame")
-                items = frames.iter_frames(data, found, direction, mode)
-            else:
-                items = (stream(data, direction, mode) if stream is not None
-                         else frames.iter_frames(data, protocol, direction, mode))
-            for frame in items:
-                record = frame.to_dict()
-                frame = getattr(frame, "frame", frame)  # a CaptureFrame's protocol frame
-                if reader is not None and getattr(frame, "error", None) is None:
-                    record["payload"] = _read_payload(reader, frame, mode)
-                if len(files) > 1:
-                    record = {"file": path, **record}
-                out.write(json_text(record) + "\n")
+            for chunk in _chunks(path, follow):
+                _write(out, live.feed(chunk), reader, mode, named)
+            _write(out, live.feed(b"", final=True), reader, mode, named)
         except InlongProtoError as exc:
             raise _with_file(exc, path) from None
 
 
-def _stream_reader(protocol: str):
-    """iter_messages of a protocol that is not binary frames (HTTP), else None."""
-    import importlib
-
-    name = protocols.STREAM_PROTOCOLS.get(protocol)
-    return importlib.import_module(name).iter_messages if name else None
+def _write(out, items: list, reader, mode: str, path: str | None) -> None:
+    for item in items:
+        record = item.to_dict()
+        frame = getattr(item, "frame", item)  # a CaptureFrame's protocol frame
+        if reader is not None and getattr(frame, "error", None) is None:
+            record["payload"] = _read_payload(reader, frame, mode)
+        if path is not None:
+            record = {"file": path, **record}
+        out.write(json_text(record) + "\n")
+    if items:
+        out.flush()
 
 
 def _payload_reader(protocol: str):
