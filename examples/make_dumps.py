@@ -231,6 +231,9 @@ def make(root: Path, seed: int = 2026) -> Path:
 
 
 if __name__ == "__main__":
-    import sys
+    import argparse
 
-    print(make(Path(sys.argv[1] if len(sys.argv) > 1 else "out/captures")))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", nargs="?", default="out/captures", type=Path,
+                        help="where to write the captures (default: out/captures)")
+    print(make(parser.parse_args().folder))

@@ -195,6 +195,14 @@ def _read_payload(reader, frame, mode: str):
         return {"error": str(exc)}
 
 
+def _console():
+    """Rich's console for tables on stdout: the terminal's width, or, written to a file or a pipe, as wide as
+    the table needs (rich would cut every cell to 80 columns there)."""
+    from rich.console import Console
+
+    return Console() if sys.stdout.isatty() else Console(width=1 << 16)
+
+
 def _with_file(exc: InlongProtoError, path: str) -> InlongProtoError:
     exc.args = (f"{path}: {exc}",)
     return exc
@@ -209,7 +217,6 @@ def capture(protocol, mode, file):
     """Summarise the TCP flows of a .pcap / .pcapng FILE: ends, protocol, bytes, frames, errors, gaps.
     A file that is not a capture, or whose container breaks, ends with that error and exit status 1
     (in PERMISSIVE and DROPMALFORMED after the table of what was read before the break)."""
-    from rich.console import Console
     from rich.table import Table
 
     from .capture import CaptureDecoder
@@ -231,7 +238,7 @@ def capture(protocol, mode, file):
                       str(row["protocol"]), str(row["bytes"]["request"]), str(row["bytes"]["response"]),
                       str(sum(row["frames"].values())), str(sum(row["errors"].values())), str(row["gaps"]))
     if decoder.stats["packets"] or decoder.reader.broken is None:
-        Console().print(table)
+        _console().print(table)
     if decoder.reader.broken is not None:  # every mode: a broken container is never a silent "0 packets"
         raise _with_file(decoder.reader.broken, file)
 
@@ -355,7 +362,7 @@ def spark_parse(source, output, protocol, direction, mode, output_format, split_
         table.add_column(column, justify="left" if column in ("protocol", "message type") else "right")
     for row in summary:
         table.add_row(*[str(value) for value in row])
-    Console().print(table)
+    _console().print(table)
 
 
 def _register_protocol_commands() -> None:

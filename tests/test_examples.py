@@ -153,3 +153,13 @@ def test_figure_is_a_png(run):
     width, height = struct.unpack(">II", data[16:24])
     assert (width, height) == (990, 1440)  # 11 x 16 inches at 90 dpi
     assert len(data) > 40_000  # four drawn panels, not an empty canvas
+
+
+def test_make_dumps_parses_its_arguments(tmp_path):
+    """Issue 13: `make_dumps.py --help` created a folder named --help."""
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parent.parent / "examples" / "make_dumps.py"
+    done = subprocess.run([sys.executable, str(script), "--help"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0 and "usage:" in done.stdout and not list(tmp_path.iterdir())

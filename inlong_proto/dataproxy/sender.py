@@ -162,8 +162,7 @@ class DataProxySender:
                 writer.close()
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(writer.wait_closed(), 1.0)
-        log.info("done: %s", report.to_dict())
-        return report
+        return report  # the caller reports it (the CLI: one JSON line on stdout)
 
     def _open_record(self) -> contextlib.AbstractContextManager[BinaryIO | None]:
         if self.record is None:

@@ -1,6 +1,7 @@
 """Captures recorded by tools/make_captures.py (Debian's tcpdump on loopback, the project's endpoints)."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -225,3 +226,10 @@ def test_the_container_error_span_covers_the_rest_of_the_file_however_it_is_fed(
     *packets, error = items
     assert [p.file_offset for p in packets] == [p.file_offset for p in whole[:3]]
     assert isinstance(error, ContainerError) and (error.file_offset, error.length) == (broken_at, len(data) - broken_at)
+
+
+def test_cli_capture_table_is_whole_in_a_pipe():
+    """Issue 13: written to a file or a pipe, the table's cells were cut to `127.0…`."""
+    done = subprocess.run([sys.executable, "-m", "inlong_proto", "capture", str(VECTORS / "dataproxy_lo.pcap")],
+                          capture_output=True, text=True, env={k: v for k, v in os.environ.items() if k != "COLUMNS"})
+    assert done.returncode == 0 and "127.0.0.1:46801" in done.stdout and "…" not in done.stdout

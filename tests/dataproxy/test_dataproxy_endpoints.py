@@ -624,6 +624,7 @@ def test_cli_serve_and_send(tmp_path):
     assert report["records"] == report["acknowledged_records"] == 25
     assert report["acknowledged"] == report["sent"] and report["lost"] == report["failed"] == 0
     assert set(report["by_type"]) == {"3", "5", "7", "8"}
+    assert "acknowledged_records" not in err1  # one report, on stdout (issue 13: a second one on stderr)
     assert rc2 == 0 and json.loads(out2)["records"] == 3, err2
     assert server_rc == 0 and "Traceback" not in server_err + err1 + err2, server_err
     assert "stopped" in server_err
