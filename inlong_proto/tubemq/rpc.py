@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import zlib
 from dataclasses import dataclass
+from datetime import timezone
 from functools import cache
 from operator import attrgetter
 
@@ -425,11 +426,11 @@ class Call:
 def pair_calls(frames, timestamps=None) -> list[Call]:
     """Match request and response frames of one connection by serial number, in request order.
 
-    timestamps, if given, is one capture time (seconds) per frame, and yields each call's latency.
-    A serial number reused after its call completed starts a new call; unmatched frames stay as calls
-    with one side None, so nothing disappears from the result.
+    timestamps, if given, is one capture time per frame (seconds as numbers, or datetimes), and yields each
+    call's latency in seconds (a float either way). A serial number reused after its call completed starts a
+    new call; unmatched frames stay as calls with one side None, so nothing disappears from the result.
     """
-    times = list(timestamps) if timestamps is not None else None
+    times = [_seconds(at) for at in timestamps] if timestamps is not None else None
     open_calls: dict[int, int] = {}
     calls: list[list] = []
     for index, frame in enumerate(frames):
@@ -449,6 +450,15 @@ def pair_calls(frames, timestamps=None) -> list[Call]:
     return [Call(serial, method, request, response,
                  end - start if start is not None and end is not None else None)
             for serial, method, request, response, start, end in calls]
+
+
+def _seconds(at) -> float | None:
+    """A capture time as seconds: a number as it is, a datetime by its POSIX time (zone-less: as UTC)."""
+    if at is None or isinstance(at, (int, float)):
+        return at
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=timezone.utc)
+    return at.timestamp()
 
 
 # Fields holding TubeMQ's structured strings, and the parser for each (see strings.py).

@@ -147,6 +147,14 @@ def test_calls_pair_by_serial_number_with_latency():
     assert [(c.serial_no, c.request is not None, c.response is not None, c.latency, c.failed) for c in calls] == [
         (1, True, True, 2.0, True), (2, True, True, 0.25, False), (7, False, True, None, False)]
     assert calls[0].method == "producerCloseClientP2M"
+    # Capture times as datetimes (issue 13: the latency came back as a timedelta): the same seconds.
+    from datetime import datetime, timedelta, timezone
+
+    t0 = datetime(2026, 11, 24, 12, 0, tzinfo=timezone.utc)
+    stamps = [t0 + timedelta(seconds=s) for s in (0.0, 0.5, 0.75, 2.0, 3.0)]
+    for times in (stamps, [stamp.replace(tzinfo=None) for stamp in stamps]):
+        latencies = [c.latency for c in rpc.pair_calls(frames, times)]
+        assert latencies == [2.0, 0.25, None] and all(isinstance(x, float) for x in latencies[:2])
 
 
 def test_resync_on_the_next_begin_token():
