@@ -1,5 +1,6 @@
 """What the endpoint tests share: async test bodies under a deadline, polling for a condition, loopback."""
 import asyncio
+import socket
 
 HOST = "127.0.0.1"
 HIGH_WATER = 64 * 1024  # asyncio's default write-buffer high-water mark
@@ -15,3 +16,35 @@ async def until(predicate, timeout: float = 10.0) -> None:
     async with asyncio.timeout(timeout):
         while not predicate():
             await asyncio.sleep(0.005)
+
+
+async def open_small_window(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A client whose kernel receive buffer is small, so the server's side fills up quickly."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(sock, (HOST, port))
+    return await asyncio.open_connection(sock=sock)
+
+
+async def small_server_side(server):
+    """The server's side of its one client connection, its kernel send buffer made small (autotuning off),
+    so that back-pressure starts after kilobytes rather than megabytes (servers built on endpoints.Link)."""
+    await until(lambda: server.clients == 1)
+    (connection,) = server._connections
+    connection.link.writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    return connection
+
+
+async def closed_by_server(reader: asyncio.StreamReader, timeout: float = 5.0) -> int:
+    """Read until the server closes the connection; how many bytes came before."""
+    total = 0
+    async with asyncio.timeout(timeout):
+        while True:
+            try:
+                data = await reader.read(65536)
+            except ConnectionError:  # reset, or the pipe broken by our own writes
+                return total
+            if not data:
+                return total
+            total += len(data)

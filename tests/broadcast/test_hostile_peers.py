@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import socket
 import time
 from datetime import datetime, timedelta
 
@@ -23,7 +22,7 @@ from inlong_proto.broadcast.history import EPOCH, History, Item, Replay
 from inlong_proto.broadcast.server import (DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_HISTORY, REPLAY_CHUNK, BroadcastServer)
 from inlong_proto.endpoints import PeerLog
 from inlong_proto.generated.codec.broadcast.broadcast_frame import BroadcastFrame, DataRequest, DataResponse, Status
-from peers import HIGH_WATER, HOST, run, until
+from peers import HIGH_WATER, HOST, closed_by_server, open_small_window, run, small_server_side, until
 
 T0 = datetime(2026, 11, 22, 13, 34, 30, 123000)
 REQUEST = 37
@@ -36,38 +35,6 @@ def items(n: int, start: datetime = T0) -> list[Item]:
 
 def request_bytes(timestamp: datetime = EPOCH, value: int = 0) -> bytes:
     return inlong_proto.encode(BroadcastFrame(body=DataRequest(last_timestamp=timestamp, last_data=value)))
-
-
-async def open_small_window(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """A client whose kernel receive buffer is small, so the server's side fills up quickly."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    sock.setblocking(False)
-    await asyncio.get_running_loop().sock_connect(sock, (HOST, port))
-    return await asyncio.open_connection(sock=sock)
-
-
-async def server_side(server: BroadcastServer):
-    """The server's side of the one client connection, its kernel send buffer made small (autotuning off),
-    so that back-pressure starts after kilobytes rather than megabytes."""
-    await until(lambda: server.clients == 1)
-    (connection,) = server._connections
-    connection.link.writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
-    return connection
-
-
-async def wait_closed_by_server(reader: asyncio.StreamReader, timeout: float = 5.0) -> int:
-    """Read (and count) until the server closes the connection."""
-    total = 0
-    async with asyncio.timeout(timeout):
-        while True:
-            try:
-                data = await reader.read(65536)
-            except ConnectionError:  # reset, or the pipe broken by our own writes
-                return total
-            if not data:
-                return total
-            total += len(data)
 
 
 # -- replays under back-pressure -----------------------------------------------------------------------
@@ -83,7 +50,7 @@ def test_a_burst_of_requests_from_a_client_that_never_reads_stays_bounded():
         history = History(items(2000))
         async with BroadcastServer(HOST, 0, 3600, history=history, idle_timeout=0.5) as server:
             reader, writer = await open_small_window(server.port)
-            await server_side(server)
+            await small_server_side(server)
             writer.write(burst)
             await writer.drain()
             started = time.monotonic()
@@ -148,14 +115,14 @@ def test_live_pushes_to_a_client_that_stops_reading_are_capped():
     async def body():
         async with BroadcastServer(HOST, 0, 3600, max_pending=8192, idle_timeout=None) as server:
             reader, writer = await open_small_window(server.port)
-            connection = await server_side(server)
+            connection = await small_server_side(server)
             writer.write(request_bytes())
             await until(lambda: connection.live)
             for _ in range(1_000_000):  # far more than any kernel buffer holds
                 server.push(push)
                 if server.link_stats.dropped_unread:
                     break
-            await wait_closed_by_server(reader)
+            await closed_by_server(reader)
             writer.close()
             await until(lambda: server.clients == 0)
             return server.link_stats
@@ -174,7 +141,7 @@ def test_a_slow_reader_that_falls_behind_a_bounded_history_is_closed(caplog):
         async with BroadcastServer(HOST, 0, 3600, history=History(old, max_length=3000),
                                    idle_timeout=None) as server:
             reader, writer = await open_small_window(server.port)
-            connection = await server_side(server)
+            connection = await small_server_side(server)
             writer.write(request_bytes())
             await until(lambda: connection.link.unread > HIGH_WATER)  # waiting for us to read
             for item in items(3000, T0 + timedelta(hours=1)):  # meanwhile the whole history turns over
@@ -211,7 +178,7 @@ def test_a_peer_trickling_bytes_is_closed_by_the_deadline_before_its_frame_compl
                     await asyncio.sleep(0.05)
             except ConnectionError:
                 pass
-            await wait_closed_by_server(reader)
+            await closed_by_server(reader)
             elapsed = time.monotonic() - started
             writer.close()
             return sent, elapsed, server.link_stats
@@ -227,7 +194,7 @@ def test_a_connection_that_never_asks_is_closed_and_a_live_one_may_stay_silent()
             silent_reader, silent_writer = await asyncio.open_connection(HOST, server.port)
             live_reader, live_writer = await asyncio.open_connection(HOST, server.port)
             live_writer.write(request_bytes())
-            await wait_closed_by_server(silent_reader)  # no request within the deadline
+            await closed_by_server(silent_reader)  # no request within the deadline
             received = 0
             async with asyncio.timeout(5):
                 started = time.monotonic()

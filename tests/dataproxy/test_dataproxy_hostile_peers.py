@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import socket
 import time
 
 from click.testing import CliRunner
@@ -18,7 +17,7 @@ from click.testing import CliRunner
 import inlong_proto
 from inlong_proto.dataproxy import builders, cli
 from inlong_proto.dataproxy.server import DEFAULT_IDLE_TIMEOUT, READ_SIZE, DataProxyServer
-from peers import HIGH_WATER, HOST, run, until
+from peers import HIGH_WATER, HOST, closed_by_server, open_small_window, run, small_server_side, until
 
 T_MS = 1_700_000_000_000
 
@@ -42,14 +41,8 @@ def no_group() -> bytes:
 async def small_window_client(server: DataProxyServer):
     """A client with a small receive buffer, and the server's side with a small send buffer, so that
     replies back up into the server's write buffer after kilobytes rather than megabytes."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    sock.setblocking(False)
-    await asyncio.get_running_loop().sock_connect(sock, (HOST, server.port))
-    reader, writer = await asyncio.open_connection(sock=sock)
-    await until(lambda: server.clients == 1)
-    (connection,) = server._connections
-    connection.link.writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    reader, writer = await open_small_window(server.port)
+    await small_server_side(server)
     return reader, writer
 
 
@@ -59,16 +52,6 @@ async def flood(writer: asyncio.StreamWriter, data: bytes, total: int) -> None:
         for _ in range(total // len(data)):
             writer.write(data)
             await writer.drain()
-
-
-async def closed_by_server(reader: asyncio.StreamReader, timeout: float = 5.0) -> None:
-    async with asyncio.timeout(timeout):
-        while True:
-            try:
-                if not await reader.read(65536):
-                    return
-            except ConnectionError:  # reset, or the pipe broken by our own writes
-                return
 
 
 def test_a_client_that_floods_and_never_reads_costs_a_bounded_buffer_and_is_closed():

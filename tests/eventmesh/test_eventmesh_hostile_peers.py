@@ -20,7 +20,7 @@ import inlong_proto
 from inlong_proto.eventmesh import cli, tcp
 from inlong_proto.eventmesh.client import make_user_agent
 from inlong_proto.eventmesh.server import DEFAULT_IDLE_TIMEOUT, EventMeshServer
-from peers import HIGH_WATER, HOST, run, until
+from peers import HIGH_WATER, HOST, closed_by_server, run, until
 
 READ_SIZE = 65536
 
@@ -31,16 +31,6 @@ def hello(seq: str = "1") -> bytes:
 
 def heartbeat(seq: str = "2") -> bytes:
     return inlong_proto.encode(tcp.heartbeat(seq))
-
-
-async def closed_by_server(reader: asyncio.StreamReader, timeout: float = 5.0) -> None:
-    async with asyncio.timeout(timeout):
-        while True:
-            try:
-                if not await reader.read(65536):
-                    return
-            except ConnectionError:  # reset, or the pipe broken by our own writes
-                return
 
 
 async def trickle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, data: bytes, every: float) -> int:
