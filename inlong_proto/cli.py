@@ -111,22 +111,16 @@ class _LiveDecoder:
             return True
         protocol = self.protocol
         if protocol == "auto":
-            from .detect import HEAD_SIZE, PROBE_FRAMES, detect, score
+            from .detect import HEAD_SIZE, PROBE_FRAMES, best_match
 
-            found = detect(head[:HEAD_SIZE])
-            sure = found is not None and score(head, found) >= 2 * PROBE_FRAMES  # whole frames, as many as it reads
+            found, points = best_match(head[:HEAD_SIZE])
+            sure = points >= 2 * PROBE_FRAMES  # whole frames, as many as detection reads
             if not (final or len(head) >= HEAD_SIZE or sure):
                 return False
             if found is None:
                 raise click.ClickException(f"{self.path}: no known protocol reads its first frame")
             protocol = found
-        if protocol in protocols.STREAM_PROTOCOLS:
-            import importlib
-
-            module = importlib.import_module(protocols.STREAM_PROTOCOLS[protocol])
-            self.decoder = module.HttpStreamDecoder(self.direction, mode=self.mode)
-        else:
-            self.decoder = frames.StreamDecoder(protocol, self.direction, mode=self.mode)
+        self.decoder = frames.stream_decoder(protocol, self.direction, mode=self.mode)
         return True
 
 

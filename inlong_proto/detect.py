@@ -82,10 +82,16 @@ def detect(data: bytes) -> str | None:
 
     Pass the whole dump or at least its first HEAD_SIZE bytes; a head that ends inside a frame is fine.
     """
+    return best_match(data)[0]
+
+
+def best_match(data: bytes) -> tuple[str | None, int]:
+    """detect()'s answer and its score (module doc): a caller holding only part of a stream can tell
+    whether the head already reads as PROBE_FRAMES whole frames, the most any protocol can score."""
     data = bytes(data)
     best, best_score = None, 0
     for name in candidates():
         points = score(data, name)
         if points > best_score:
             best, best_score = name, points
-    return best
+    return best, best_score

@@ -384,3 +384,15 @@ class StreamDecoder:
             held = len(self._buf) - self._resume
             self._retry_at = self._resume + min(scanner.waiting_for, max(2 * held, held + 4096))
         return frames
+
+
+def stream_decoder(protocol: str, direction: str | None = None, *, mode: str = "FAILFAST", offset: int = 0):
+    """The incremental decoder of any protocol `protocols` lists: StreamDecoder for framed ones, the HTTP
+    message reader (h11) for the stream protocols; both take bytes in pieces and give frames back."""
+    if protocol in protocols.STREAM_PROTOCOLS:
+        import importlib
+
+        module = importlib.import_module(protocols.STREAM_PROTOCOLS[protocol])
+        return module.HttpStreamDecoder(direction, mode=mode, offset=offset)
+    return StreamDecoder(protocol, direction, mode=mode, offset=offset)
+

@@ -72,9 +72,8 @@ ROWS = (("path", "string"), ("bucket", "int32"), ("kind", "int8"), ("a", "string
         ("b", "string"), ("bp", "int32"), ("offset", "int64"), ("split", "int32"), ("ts", "int64"),
         ("from_a", "bool"), ("seq", "int64"), ("ack", "int64"), ("syn", "bool"), ("fin", "bool"),
         ("rst", "bool"), ("data", "binary"), ("missing", "int64"), ("size", "int64"), ("start", "int64"),
-        ("last_ts", "int64"),
-        ("met", "int64"), ("section", "int64"), ("broken_at", "int64"), ("broken_length", "int64"),
-        ("error_kind", "string"), ("error_offset", "int64"), ("error_field", "string"),
+        ("last_ts", "int64"), ("met", "int64"), ("section", "int64"), ("broken_at", "int64"),
+        ("broken_length", "int64"), ("error_kind", "string"), ("error_offset", "int64"), ("error_field", "string"),
         ("error_reason", "string"), ("fail_offset", "int64"), ("fail_field", "string"),
         ("fail_reason", "string"))
 TASKS = "location string, path string, size bigint, split int"
@@ -174,6 +173,7 @@ _EMPTY_ROW = _Row(*[None] * len(ROWS))
 
 
 PACKET_FIELDS = ROWS.index(("missing", "int64")) + 1  # a packet row fills these only
+_DATA = ROWS.index(("data", "binary"))
 
 
 class _RowBatches:
@@ -194,7 +194,7 @@ class _RowBatches:
         """Append a packet row (PACKET_FIELDS values); True when a batch is due."""
         self.packets.append(values)
         self.rows += 1
-        self.held += len(values[16] or b"")  # data
+        self.held += len(values[_DATA] or b"")
         return self.rows >= BATCH_ROWS or self.held >= BATCH_BYTES
 
     def control(self, row: _Row) -> bool:

@@ -22,7 +22,6 @@ protocol the flow speaks, and each direction's bytes through the protocol's stre
 from __future__ import annotations
 
 import bisect
-import importlib
 from datetime import datetime
 from itertools import takewhile
 from typing import Iterator, NamedTuple
@@ -30,7 +29,7 @@ from typing import Iterator, NamedTuple
 from .. import protocols
 from ..detect import detect
 from ..errors import DecodeError, TruncatedError, ValidationError
-from ..frames import Frame, StreamDecoder, _check_mode
+from ..frames import Frame, _check_mode, stream_decoder
 from .container import ContainerError, Packet, PacketReader, is_capture, iter_packets, ns_datetime
 from .tcp import Chunk, Reassembler, Segment, segment_of
 
@@ -112,12 +111,11 @@ class _Framer:
 
     def _new(self):
         if self.protocol in protocols.STREAM_PROTOCOLS:
-            module = importlib.import_module(protocols.STREAM_PROTOCOLS[self.protocol])
-            return module.HttpStreamDecoder(self.direction, mode=self.mode, offset=self.base)
+            return stream_decoder(self.protocol, self.direction, mode=self.mode, offset=self.base)
         if self.protocol in protocols.names():
             directional = protocols.get(self.protocol).directional
-            return StreamDecoder(self.protocol, self.direction if directional else None, mode=self.mode,
-                                 offset=self.base)
+            return stream_decoder(self.protocol, self.direction if directional else None, mode=self.mode,
+                                  offset=self.base)
         return None  # unrecognised or gRPC: every byte is an error span
 
     @property
@@ -291,11 +289,9 @@ class CaptureDecoder:
         if timestamp_ns is not None and (self.now_ns is None or timestamp_ns > self.now_ns):
             self.now_ns = timestamp_ns
 
-    def feed_segment(self, seg: Segment, timestamp_ns: int, file_offset: int, *,
-                     previous_ns: int | None = None) -> list[CaptureFrame]:
+    def feed_segment(self, seg: Segment, timestamp_ns: int, file_offset: int) -> list[CaptureFrame]:
         """A TCP segment already taken out of its packet (packet_segment), with that packet's capture time
-        and file offset: what feed_packet does after decoding the headers. previous_ns: the capture time
-        of the 4-tuple's previous packet, for a caller that skipped it (spark_capture's numbering)."""
+        and file offset: what feed_packet does after decoding the headers."""
         ends = ((seg.src, seg.src_port), (seg.dst, seg.dst_port))
         key = tuple(sorted(ends))
         out: list[CaptureFrame] = []
@@ -304,8 +300,6 @@ class CaptureDecoder:
             self._since_sweep = 0
             out += self._sweep()
         conn = self._open.get(key)
-        if conn is not None and previous_ns is not None:
-            conn.last_ns = previous_ns
         if conn is not None and self._idle(conn, timestamp_ns) is not None:
             if not conn.finished:
                 out += self._finish(conn, self.idle_reason)

@@ -169,13 +169,13 @@ def read_head(src) -> Head:
     fmt = "pcapng" if src.head(4) == PCAPNG_MAGIC else "pcap"
     limit = min(src.size, HEAD_LIMIT)
     reader, fed, first = _TrackedReader(), 0, None
-    while first is None and fed < limit:
+    while first is None and fed < limit and reader.broken is None:  # a break before any packet: unsplittable
         step = min(limit, max(2 * fed, 4 << 10)) - fed  # 4 KiB first, then doubling: heads are small
         items = reader.feed(src.read(fed, step))
         fed += step
         if fed >= src.size:
             items += reader.close()
-        if items:  # a packet, or a break before any
+        if items:  # a packet (or, at the end of the file, the break before any)
             first = items[0]
     if not isinstance(first, Packet):
         return Head(fmt, False, None, b"")
