@@ -22,6 +22,7 @@ protocol the flow speaks, and each direction's bytes through the protocol's stre
 from __future__ import annotations
 
 import bisect
+import heapq
 from datetime import datetime
 from itertools import takewhile
 from typing import Iterator, NamedTuple
@@ -47,6 +48,10 @@ DETECT_BYTES = 4096
 # server's own idle timeout (DataProxy 180 s, EventMesh 120 s) and Linux's TIME_WAIT (60 s).
 IDLE_TIMEOUT = 600.0
 SWEEP_EVERY = 4096  # segments between sweeps of idle 4-tuples
+# With protocol="auto", frames wait while an earlier flow is not yet classified, so that they come out in
+# capture order; past this many waiting frames the oldest go out anyway (memory stays bounded; the order
+# is then only approximate, which the docstring says).
+MAX_HELD_FRAMES = 1 << 16
 _H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"  # RFC 9113 section 3.4
 
 
@@ -152,7 +157,7 @@ class _Side:
 
     def __init__(self, max_pending: int):
         self.stream = Reassembler(max_pending)
-        self.waiting: list[Chunk] = []
+        self.waiting: list[tuple[Chunk, int]] = []  # with the number of the segment that delivered each
         self.waiting_bytes = 0
         self.framer: _Framer | None = None
         self.starts: list[int] = []  # stream offsets where delivered chunks start
@@ -211,6 +216,11 @@ class CaptureDecoder:
     rule depends only on the 4-tuple's own packet times, so a reader that replays each 4-tuple apart
     (spark_capture) finds the same connections; with capture times that go backwards by more than
     idle_timeout the two may differ. None keeps every 4-tuple until the end of the capture.
+
+    Order: items come out in the order their last byte was captured (the segment that completed them),
+    whatever the protocol setting. With "auto" a flow's frames wait until the flow is classified, and so
+    do the later frames of other flows; more than MAX_HELD_FRAMES of those waiting release the oldest out
+    of order rather than grow.
     """
 
     def __init__(self, protocol: str = "auto", mode: str = "FAILFAST", *, max_pending: int = 1 << 22,
@@ -228,6 +238,12 @@ class CaptureDecoder:
         self.max_pending = max_pending
         self.reader = PacketReader(self.mode)
         self._open: dict[tuple, _Connection] = {}
+        self._segment = 0  # segments fed: the capture-order key of what each one completes
+        self._held: list[tuple[int, int, CaptureFrame]] = []  # (segment, emission count, item), a heap
+        self._emitted = 0
+        self._unclassified: list[tuple[int, int]] = []  # (first waiting segment, flow number), lazily pruned
+        self._waiting_since: dict[int, int] = {}  # flow number -> its first waiting chunk's segment
+        self._late = False  # _Late items are on their way out
         self.flows: dict[int, dict] = {}
         self.stats = {"packets": 0, "tcp": 0, "not_tcp": 0, "malformed": 0}
 
@@ -236,10 +252,31 @@ class CaptureDecoder:
 
     def close(self) -> list[CaptureFrame]:
         out = self._packets(self.reader.close())
+        finished = []
         for conn in self._open.values():
             if not conn.finished:
-                out += self._finish(conn, self._idle(conn, self.now_ns) or "end of capture")
+                finished += self._finish(conn, self._idle(conn, self.now_ns) or "end of capture")
         self._open.clear()
+        return out + self._in_order(finished, final=True)
+
+    def _in_order(self, items: list, final: bool = False) -> list[CaptureFrame]:
+        """Items released in capture order: those completed by segment n wait while a flow whose bytes
+        arrived at or before n is still unclassified (only ever the case with protocol "auto"). An item
+        is a CaptureFrame completed by the current segment, or a _Late one completed by an earlier one."""
+        if not (self._held or self._waiting_since or self._late or final):
+            return items  # the common case: nothing waits, items are already in order
+        self._late = False
+        for item in items:
+            key, item = (item.segment, item.item) if isinstance(item, _Late) else (self._segment, item)
+            heapq.heappush(self._held, (key, self._emitted, item))
+            self._emitted += 1
+        while self._unclassified and self._waiting_since.get(self._unclassified[0][1]) != self._unclassified[0][0]:
+            heapq.heappop(self._unclassified)  # classified or finished since
+        watermark = None if final or not self._unclassified else self._unclassified[0][0]
+        out = []
+        while self._held and (watermark is None or self._held[0][0] < watermark
+                              or len(self._held) > MAX_HELD_FRAMES):
+            out.append(heapq.heappop(self._held)[2])
         return out
 
     def _idle(self, conn: _Connection, now_ns: int | None) -> str | None:
@@ -263,7 +300,7 @@ class CaptureDecoder:
         out: list[CaptureFrame] = []
         for item in items:
             if isinstance(item, ContainerError):
-                out.append(container_error_frame(item))
+                out += self._in_order([container_error_frame(item)])
             else:
                 out += self.feed_packet(item)
         return out
@@ -292,6 +329,10 @@ class CaptureDecoder:
     def feed_segment(self, seg: Segment, timestamp_ns: int, file_offset: int) -> list[CaptureFrame]:
         """A TCP segment already taken out of its packet (packet_segment), with that packet's capture time
         and file offset: what feed_packet does after decoding the headers."""
+        self._segment += 1
+        return self._in_order(self._segment_items(seg, timestamp_ns, file_offset))
+
+    def _segment_items(self, seg: Segment, timestamp_ns: int, file_offset: int) -> list:
         ends = ((seg.src, seg.src_port), (seg.dst, seg.dst_port))
         key = tuple(sorted(ends))
         out: list[CaptureFrame] = []
@@ -361,8 +402,11 @@ class CaptureDecoder:
             side.starts.append(chunk.offset)
             side.origins.append((chunk.timestamp_ns, chunk.file_offset))
             if side.framer is None:
-                side.waiting.append(chunk)
+                side.waiting.append((chunk, self._segment))
                 side.waiting_bytes += chunk.length
+                if conn.flow.number not in self._waiting_since:
+                    self._waiting_since[conn.flow.number] = self._segment
+                    heapq.heappush(self._unclassified, (self._segment, conn.flow.number))
                 if chunk.data is None or self._ready(conn):
                     out += self._classified(conn)
                 continue
@@ -378,18 +422,20 @@ class CaptureDecoder:
     def _classified(self, conn: _Connection) -> list[CaptureFrame]:
         """Decide the flow's protocol from what both sides sent so far, then frame what waited."""
         # what each side sent before its first gap (content detection looks at nothing past one)
-        heads = {d: b"".join(c.data for c in takewhile(lambda c: c.data is not None, s.waiting))
+        heads = {d: b"".join(c.data for c, _ in takewhile(lambda w: w[0].data is not None, s.waiting))
                  for d, s in conn.sides.items()}
         conn.protocol = _classify(heads["request"][:DETECT_BYTES], heads["response"][:DETECT_BYTES],
                                   conn.flow.server_port)
         conn.totals["protocol"] = conn.protocol
-        out: list[CaptureFrame] = []
+        self._waiting_since.pop(conn.flow.number, None)
+        self._late = True
+        out: list[_Late] = []
         for direction, side in conn.sides.items():
             side.framer = _Framer(conn.protocol, direction, self.mode)
             waiting, side.waiting, side.waiting_bytes = side.waiting, [], 0
-            for chunk in waiting:
-                out += self._emit(conn, direction, side.framer.gap(chunk) if chunk.data is None
-                                  else side.framer.data(chunk))
+            for chunk, segment in waiting:
+                out += [_Late(segment, item) for item in self._emit(
+                    conn, direction, side.framer.gap(chunk) if chunk.data is None else side.framer.data(chunk))]
         return out
 
     def _conflicts(self, conn: _Connection, direction: str) -> list[CaptureFrame]:
@@ -429,6 +475,13 @@ class CaptureDecoder:
         conn.finished = True
         conn.sides = {}  # its buffers are no longer needed; stray packets of it are ignored
         return out
+
+
+class _Late(NamedTuple):
+    """An item completed by an earlier segment than the current one (it waited for its flow's protocol)."""
+
+    segment: int
+    item: CaptureFrame
 
 
 def container_error_frame(error: ContainerError) -> CaptureFrame:
