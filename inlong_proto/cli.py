@@ -11,7 +11,8 @@ import click
 
 from . import frames, protocols
 from .errors import InlongProtoError
-from .values import json_text
+from .output import FORMATS, console
+from .query import QueryError
 
 FOLLOW_POLL = 0.2  # seconds between looks at a followed file that has not grown
 
@@ -29,6 +30,9 @@ class _Cli(click.Group):
         except InlongProtoError as exc:
             click.echo(f"inlong-proto: error: {exc}", err=True)
             ctx.exit(1)
+        except QueryError as exc:  # a bad -e / -Y / -T: the command line's fault, as click's usage errors
+            click.echo(f"inlong-proto: error: {exc}", err=True)
+            ctx.exit(2)
         except BrokenPipeError:  # `inlong-proto decode ... | head` is normal use
             sys.stdout = open(os.devnull, "w")
             ctx.exit(0)
@@ -133,45 +137,113 @@ class _LiveDecoder:
               help="Also decode what each frame carries (DataProxy: attributes and records).")
 @click.option("--follow", "-f", is_flag=True,
               help="Keep reading each FILE as it grows (as tail -f does), until Ctrl-C.")
+@click.option("--field", "-e", "fields", multiple=True, metavar="PATH",
+              help="Print only this value, by its dotted path in the JSON (repeat: payload.group_id, flow.client).")
+@click.option("--filter", "-Y", "expression", metavar="EXPR",
+              help='Keep the items that match, e.g. \'message_type == "text_message" and payload.record_count > 3\' '
+                   "(the language: README, or `python -m pydoc inlong_proto.query`).")
+@click.option("--format", "-T", "output_format", type=click.Choice(FORMATS), default="jsonl", show_default=True,
+              help="jsonl, one json array, csv, a table, or parquet (to a file or pipe); csv, table and parquet "
+                   "show the -e fields, or a few identifying columns.")
+@click.option("--records", "as_records", is_flag=True,
+              help="One item per DataProxy record (group, stream, time, attributes, data), as read_records "
+                   "gives; other protocols' frames are left out.")
 @click.argument("files", nargs=-1, required=True)
-def decode(protocol, direction, mode, with_payload, follow, files):
+def decode(protocol, direction, mode, with_payload, follow, fields, expression, output_format, as_records, files):
     """Print every frame of each FILE (a raw stream dump, a .pcap / .pcapng capture, - for stdin) as one
     JSON object per line, each as soon as it is whole (a pipe is read as it comes: tcpdump -U -w - | ...),
     flushed. A capture (told by its magic) is reassembled per TCP flow; each frame also gets its flow,
     stream (request: client to server) and capture timestamp; -p auto classifies each flow (or, for a
     raw dump, the whole input: once four frames of one protocol are in, or 1 MiB, or the end) by content,
-    then port. Memory is bounded whatever the input's length."""
-    out = sys.stdout
-    reader = _payload_reader(protocol) if with_payload else None
+    then port. Memory is bounded whatever the input's length.
+
+    -e, -Y and -T pick values, keep the matching items and choose the format, with tshark's letters. A
+    malformed filter, an unknown field or a format that cannot hold the data: one error line, status 2."""
+    selection = _Selection(protocol, fields, expression, as_records, with_payload)
+    output = _output_writer(output_format, selection, as_records)
     for path in files:
         live = _LiveDecoder(path, protocol, direction, mode)
         named = path if len(files) > 1 else None
         try:
             for chunk in _chunks(path, follow):
-                _write(out, live.feed(chunk), reader, mode, named)
-            _write(out, live.feed(b"", final=True), reader, mode, named)
+                output.write(selection.records(live.feed(chunk), mode, named))
+            output.write(selection.records(live.feed(b"", final=True), mode, named))
         except InlongProtoError as exc:
             raise _with_file(exc, path) from None
+    output.close()
 
 
-def _write(out, items: list, reader, mode: str, path: str | None) -> None:
-    for item in items:
+def _output_writer(name: str, selection: "_Selection", as_records: bool):
+    from .output import writer
+
+    return writer(name, sys.stdout, selection.fields, as_records)
+
+
+class _Selection:
+    """What decode prints of each item: its JSON (with the payload when asked for, or when a path needs
+    it), or its DataProxy records, kept by the -Y filter. Paths are checked against the protocol's specs
+    up front, so that a misspelt field is an error rather than an empty column."""
+
+    def __init__(self, protocol: str, fields, expression: str | None, as_records: bool, with_payload: bool):
+        from .query import Filter, check_known, field_path, known_tree
+
+        if as_records and protocol not in ("dataproxy", "auto"):
+            raise QueryError(f"--records reads DataProxy records; -p {protocol} has none")
+        self.fields = [field_path(text) for text in fields]
+        self.filter = Filter(expression) if expression else None
+        tree = known_tree(protocol, records=as_records)
+        paths = self.fields + (self.filter.paths if self.filter else [])
+        for path in paths:
+            check_known(path, tree, protocol)
+        wants_payload = any(path.parts[0] == "payload" for path in paths)
+        self.as_records = as_records
+        self.reader = _payload_reader(protocol) if (with_payload or wants_payload) and not as_records else None
+
+    def records(self, items: list, mode: str, path: str | None) -> list[dict]:
+        out = []
+        for item in items:
+            for record in (self._record_dicts(item, mode) if self.as_records else [self._frame_dict(item, mode)]):
+                if path is not None:
+                    record = {"file": path, **record}
+                if self.filter is None or self.filter(record):
+                    out.append(record)
+        return out
+
+    def _frame_dict(self, item, mode: str) -> dict:
         record = item.to_dict()
         frame = getattr(item, "frame", item)  # a CaptureFrame's protocol frame
-        if reader is not None and getattr(frame, "error", None) is None:
-            record["payload"] = _read_payload(reader, frame, mode)
-        if path is not None:
-            record = {"file": path, **record}
-        out.write(json_text(record) + "\n")
-    if items:
-        out.flush()
+        if (self.reader is not None and getattr(frame, "error", None) is None
+                and frame.protocol in protocols.PAYLOAD_READERS):
+            record["payload"] = _read_payload(self.reader, frame, mode)
+        return record
+
+    @staticmethod
+    def _record_dicts(item, mode: str) -> list[dict]:
+        from .dataproxy.records import record_rows
+
+        frame = getattr(item, "frame", item)
+        rows = [row.to_dict() for row in record_rows([frame], mode)]
+        if frame is not item:  # a capture's frame: where the records came from
+            where = {key: value for key, value in item.to_dict().items() if key in (
+                "flow", "stream", "timestamp", "timestamp_ns", "file_offset")}
+            rows = [{**row, **where} for row in rows]
+        return rows
 
 
 def _payload_reader(protocol: str):
     import importlib
 
     name = protocols.PAYLOAD_READERS.get(protocol)
+    if name is None and protocol == "auto":  # every flow's own, chosen per frame
+        return _AutoPayload()
     return importlib.import_module(name).payload if name else None
+
+
+class _AutoPayload:
+    """The payload reader of each frame's protocol, for -p auto."""
+
+    def __call__(self, frame):
+        return _payload_reader(frame.protocol)(frame)
 
 
 def _read_payload(reader, frame, mode: str):
@@ -187,14 +259,6 @@ def _read_payload(reader, frame, mode: str):
         if mode.upper() == "FAILFAST":
             raise
         return {"error": str(exc)}
-
-
-def _console():
-    """Rich's console for tables on stdout: the terminal's width, or, written to a file or a pipe, as wide as
-    the table needs (rich would cut every cell to 80 columns there)."""
-    from rich.console import Console
-
-    return Console() if sys.stdout.isatty() else Console(width=1 << 16)
 
 
 def _with_file(exc: InlongProtoError, path: str) -> InlongProtoError:
@@ -232,7 +296,7 @@ def capture(protocol, mode, file):
                       str(row["protocol"]), str(row["bytes"]["request"]), str(row["bytes"]["response"]),
                       str(sum(row["frames"].values())), str(sum(row["errors"].values())), str(row["gaps"]))
     if decoder.stats["packets"] or decoder.reader.broken is None:
-        _console().print(table)
+        console().print(table)
     if decoder.reader.broken is not None:  # every mode: a broken container is never a silent "0 packets"
         raise _with_file(decoder.reader.broken, file)
 
@@ -356,7 +420,7 @@ def spark_parse(source, output, protocol, direction, mode, output_format, split_
         table.add_column(column, justify="left" if column in ("protocol", "message type") else "right")
     for row in summary:
         table.add_row(*[str(value) for value in row])
-    _console().print(table)
+    console().print(table)
 
 
 def _register_protocol_commands() -> None:

@@ -17,6 +17,11 @@ EXTENSIONS = {"tubemq": "inlong_proto.tubemq.rpc", "eventmesh": "inlong_proto.ev
               "eventmesh_legacy": "inlong_proto.eventmesh.tcp"}
 # Optional readers of what a frame carries, for `decode --payload`: payload(frame) -> object with to_dict().
 PAYLOAD_READERS = {"dataproxy": "inlong_proto.dataproxy.payload"}
+# The class of each protocol's payload (decode's "payload" key), with JSON_KEYS: the keys its to_dict gives.
+PAYLOAD_TYPES = {"dataproxy": ("inlong_proto.dataproxy.payload", "Payload"),
+                 "tubemq": ("inlong_proto.tubemq.rpc", "RpcMessage"),
+                 "eventmesh": ("inlong_proto.eventmesh.tcp", "TcpMessage"),
+                 "eventmesh_legacy": ("inlong_proto.eventmesh.tcp", "TcpMessage")}
 # Protocols that are not binary frames (HTTP/1.1 streams): each module provides
 # iter_messages(data: bytes, direction: str | None, mode: str) -> Iterator[object with to_dict()].
 STREAM_PROTOCOLS = {"eventmesh-http": "inlong_proto.eventmesh.http"}

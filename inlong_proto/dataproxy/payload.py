@@ -218,6 +218,11 @@ class Payload:
         """The first value of an attribute, or None."""
         return attr_value(self.attrs, key)
 
+    # every key to_dict can give (decode -e / -Y check paths against it)
+    JSON_KEYS = ("base_type", "direction", "attrs", "group_id", "stream_id", "data_time", "data_time_unit",
+                 "compressed", "encrypted", "records", "message_id", "unique_id", "record_count", "error_code",
+                 "error_message", "body", "error")
+
     def to_dict(self) -> dict:
         """JSON-able, for `inlong-proto decode --payload` (attributes as [key, value] pairs: order and
         repeated keys are kept)."""

@@ -16,6 +16,7 @@ from ..capture import iter_capture_frames
 from ..capture.container import is_capture
 from ..errors import DecodeError, ValidationError
 from ..frames import Frame, iter_frames
+from ..values import render_bytes, render_datetime
 from .payload import Pairs, Record, payload
 
 PROTOCOL = "dataproxy"
@@ -61,6 +62,17 @@ class RecordRow:
     record_attrs: Pairs
     message_type: str | None
     error: DecodeError | None
+
+    def to_dict(self) -> dict:
+        """The row as decode --records prints it: the record table's columns, as JSON."""
+        error = self.error
+        return {"frame_offset": self.frame_offset, "record_index": self.record_index, "group_id": self.group_id,
+                "stream_id": self.stream_id,
+                "data_time": None if self.data_time is None else render_datetime(self.data_time),
+                "data": None if self.data is None else render_bytes(self.data), "text": self.text,
+                "attributes": _attr_map(self.record_attrs), "message_type": self.message_type,
+                "error": None if error is None else {"kind": error.kind, "offset": error.offset,
+                                                     "field": error.field, "reason": error.reason}}
 
 
 def _error_row(frame: Frame, error: DecodeError, data: bytes | None) -> RecordRow:

@@ -293,6 +293,11 @@ class HttpRequest:
             return self.route
         return self.code.name if self.code is not None else RequestCode.UNKNOWN.name
 
+    # every key to_dict can give (decode -e / -Y check paths against it)
+    JSON_KEYS = ("protocol", "offset", "length", "message_type", "direction", "kind", "method", "target",
+                 "http_version", "headers", "chunked", "route", "request_code", "protocol_headers", "fields",
+                 "other_fields", "body", "warnings")
+
     def to_dict(self) -> dict:
         out = {"protocol": PROTOCOL, "offset": self.offset, "length": self.length, "message_type": self.message_type,
                "direction": self.direction, "kind": self.kind, "method": self.method, "target": self.target,
@@ -351,6 +356,11 @@ class HttpResponse:
             return None
         return RET_CODES[self.ret.ret_code]["name"]
 
+    # every key to_dict can give (decode -e / -Y check paths against it)
+    JSON_KEYS = ("protocol", "offset", "length", "message_type", "direction", "kind", "status", "reason",
+                 "http_version", "headers", "chunked", "request_code", "ret", "ret_code_name", "body", "reply",
+                 "push", "warnings")
+
     def to_dict(self) -> dict:
         out = {"protocol": PROTOCOL, "offset": self.offset, "length": self.length, "message_type": self.message_type,
                "direction": self.direction, "kind": self.kind, "status": self.status, "reason": self.reason,
@@ -392,6 +402,10 @@ class HttpError:
                 "error": {"kind": self.error.kind, "offset": self.error.offset, "field": self.error.field,
                           "reason": self.error.reason},
                 "raw": render_bytes(self.raw)}
+
+
+# What a stream of this protocol yields, besides HttpError spans (decode -e / -Y read their JSON_KEYS).
+MESSAGE_TYPES = (HttpRequest, HttpResponse)
 
 
 # ------------------------------------------------------------------------------- reading one message

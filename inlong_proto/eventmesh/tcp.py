@@ -205,6 +205,10 @@ class TcpMessage:
     def message_type(self) -> str:
         return self.command.name
 
+    # every key to_dict can give (decode -e / -Y check paths against it)
+    JSON_KEYS = ("command", "value", "direction", "length_form", "header", "body_kind", "protocol_type", "body",
+                 "ignored_body", "error_echo", "warnings")
+
     def to_dict(self) -> dict:
         out = {"command": self.command.name, "value": int(self.command), "direction": self.direction,
                "length_form": self.length_form, "header": self.header.to_json(), "body_kind": self.body_kind}

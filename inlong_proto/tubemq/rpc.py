@@ -93,6 +93,10 @@ class RpcMessage:
             return "exception"
         return self.method or f"method_{self.method_id}"
 
+    # every key to_dict can give (decode -e / -Y check paths against it)
+    JSON_KEYS = ("serial_no", "direction", "method_id", "method", "conn_header", "header", "body", "exception",
+                 "message", "raw_message", "messages", "parsed", "trailing")
+
     def to_dict(self) -> dict:
         """Every field of the three envelope messages under its protobuf name (conn_header, header, body),
         except the bytes field that carries the business message, which is shown decoded ("message") or

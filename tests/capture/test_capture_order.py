@@ -20,7 +20,7 @@ def _frames(name: str, protocol: str) -> list[bytes]:
     """The well-formed frames of a dump (an error span is only known once later bytes are in, so it comes
     out later than its own bytes were captured, with any protocol setting)."""
     data = (VECTORS / name).read_bytes()
-    direction = "response" if ".server." in name else "request"
+    direction = "request" if ".server." in name else "response"  # what the server received: requests
     return [data[f.offset:f.offset + f.length] for f in iter_frames(data, protocol, direction, mode="PERMISSIVE")
             if f.error is None]
 
@@ -29,9 +29,9 @@ def _interleaved() -> bytes:
     """A DataProxy flow and an EventMesh flow, one frame per packet, alternating, each flow's frames too
     few to classify it before its end (so every one of them waits)."""
     flows = [(Conversation(("10.0.0.1", 40000), ("10.0.0.2", 46801)),
-              _frames("dataproxy_lo.client.bin", "dataproxy"), _frames("dataproxy_lo.server.bin", "dataproxy")),
+              _frames("dataproxy_lo.server.bin", "dataproxy"), _frames("dataproxy_lo.client.bin", "dataproxy")),
              (Conversation(("10.0.0.1", 40001), ("10.0.0.3", 10000)),
-              _frames("eventmesh_lo.client.bin", "eventmesh"), _frames("eventmesh_lo.server.bin", "eventmesh"))]
+              _frames("eventmesh_lo.server.bin", "eventmesh"), _frames("eventmesh_lo.client.bin", "eventmesh"))]
     ts, packets = 10**9, []
     for conv, _, _ in flows:
         packets += conv.open(ts)
@@ -75,7 +75,7 @@ def test_held_frames_are_bounded(monkeypatch, cap):
         monkeypatch.setattr(capture, "MAX_HELD_FRAMES", cap)
     silent = Conversation(("10.0.0.9", 50000), ("10.0.0.2", 46801))
     busy = Conversation(("10.0.0.1", 40000), ("10.0.0.3", 10000))
-    requests = _frames("eventmesh_lo.client.bin", "eventmesh")
+    requests = _frames("eventmesh_lo.server.bin", "eventmesh")
     packets = silent.open(1) + silent.send("client", b"\x00\x00", 2) + busy.open(3)
     for index, frame in enumerate(requests):
         packets += busy.send("client", frame, 4 + index)
