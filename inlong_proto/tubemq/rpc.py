@@ -30,6 +30,13 @@ from ..values import lenient_text, render_text
 
 BLOCK_SIZE = TABLE["frame"]["RPC_MAX_BUFFER_SIZE"]["value"]
 STANDBY = "StandbyException"
+#: Where TubeMQ's exception classes live, as the server names them to a protocol-version-3 client.
+EXCEPTION_PACKAGE = "org.apache.inlong.tubemq."
+# The package an older client is told instead (methods.yaml enums.protocol_version, MixUtils).
+_EXCEPTION_PACKAGES = {1: "com.tencent.tubemq.", 2: "com.apache.tubemq."}
+STANDBY_CLASS = EXCEPTION_PACKAGE + "corerpc.exception." + STANDBY
+#: Message flag bit 0: the data starts with the attribute header (MessageFlagUtils).
+FLAG_HAS_ATTRIBUTE = 1
 FLAG_RESPONSE = TABLE["enums"]["rpc_flag"]["values"]["MSG_TYPE_RESPONSE"]
 SERVICE_TYPES = TABLE["enums"]["service_type"]["values"]
 METHODS = {entry["id"]: entry for entry in TABLE["methods"]}
@@ -330,6 +337,15 @@ def fatal_frame(serial_no: int, class_name: str, message: str, *, stage: str = "
     return exception_frame(serial_no, class_name, prefixes[stage]["text"] + message, status=STATUS["FATAL"])
 
 
+def exception_class(name: str, protocol_ver: int | None) -> str:
+    """A TubeMQ exception class name as the server writes it for a request of protocol_ver: versions 1 and
+    2 get the package renamed (methods.yaml enums.protocol_version), others the name unchanged."""
+    package = _EXCEPTION_PACKAGES.get(protocol_ver)
+    if package is not None and name.startswith(EXCEPTION_PACKAGE):
+        return package + name[len(EXCEPTION_PACKAGE):]
+    return name
+
+
 def unsupported_method_frame(serial_no: int, method_id: int) -> TubemqFrame:
     """The server's FATAL answer to a request whose method id has no message mapping (e.g. 11, 12, 14, 19)."""
     entry = ANSWERS["unsupported_method"]
@@ -370,6 +386,16 @@ def container_of(payload: bytes) -> str | None:
     return None
 
 
+def encode_message_data(payload: bytes, attribute: str = "") -> tuple[bytes, int]:
+    """SendMessageRequestP2B.data and flag as the Java producer builds them (encodePayload): a non-blank
+    attribute goes first with its length and sets flag bit 0, otherwise the data is the payload alone and
+    the flag 0 (the producer's quirk Q-T11, bit 0 set for an empty attribute, is not reproduced)."""
+    if not attribute.strip():
+        return bytes(payload), 0
+    header = tubemq_message.DataWithAttribute(attribute=attribute, payload=bytes(payload))
+    return tubemq_message.encode_data_with_attribute(header), FLAG_HAS_ATTRIBUTE
+
+
 def message_data(data: bytes, flag: int, checksum: int = -1, *, offset: int = 0, field: str = "data",
                  strict: bool = True) -> MessageData:
     """Attributes and payload of SendMessageRequestP2B.data or TransferedMessage.payLoadData.
@@ -379,14 +405,14 @@ def message_data(data: bytes, flag: int, checksum: int = -1, *, offset: int = 0,
     data kept whole as payload: inside a valid RPC one bad message must not hide the others (quirk Q-T11
     makes real producers write exactly that).
     """
-    if flag & 1 and not strict:
+    if flag & FLAG_HAS_ATTRIBUTE and not strict:
         try:
             return message_data(data, flag, checksum, offset=offset, field=field)
         except ValidationError as exc:
             plain = message_data(data, 0, checksum)
             return MessageData((), data, plain.checksum, plain.checksum_ok, plain.container,
                                f"flag bit 0 is set but {exc.field} is unreadable: {exc.reason}")
-    if flag & 1:
+    if flag & FLAG_HAS_ATTRIBUTE:
         try:
             parsed, _ = tubemq_message.decode_data_with_attribute(data, 0, len(data), field + ".")
         except TruncatedError as exc:  # the data is whole: a length that runs past it is wrong, not short

@@ -15,6 +15,8 @@ from ..errors import ValidationError
 from ..generated.tables.tubemq.methods import DATA as TABLE
 
 DEFAULT_BROKER_PORT = 8123
+#: A topic's partition ids: store s, partition i is s * STORE_ID_BASE + i (TBaseConstants.META_STORE_INS_BASE).
+STORE_ID_BASE = 10000
 EVENT_TYPES = {v: k for k, v in TABLE["enums"]["event_type"]["values"].items()}
 EVENT_STATUSES = {v: k for k, v in TABLE["enums"]["event_status"]["values"].items()}
 
@@ -58,11 +60,22 @@ def broker_info(text: str, field: str = "brokerInfos") -> BrokerInfo:
                       DEFAULT_BROKER_PORT if not port.strip() else _int(port, field, "port"))
 
 
+def format_broker_info(info: BrokerInfo) -> str:
+    """The inverse of broker_info, as the master writes it: the default port as a single space."""
+    port = " " if info.port == DEFAULT_BROKER_PORT else str(info.port)
+    return f"{info.broker_id}:{info.host}:{port}"
+
+
 @dataclass(frozen=True)
 class PartitionSlot:
     broker_id: int
     partitions: int
     stores: int
+
+    @property
+    def partition_ids(self) -> list[int]:
+        """The ids the producer derives from partNum and storeNum (ProducerManager), store by store."""
+        return [store * STORE_ID_BASE + index for store in range(self.stores) for index in range(self.partitions)]
 
 
 @dataclass(frozen=True)
@@ -85,6 +98,13 @@ def topic_info(text: str, field: str = "topicInfos") -> TopicInfo:
                                    _int(stores, field, "storeNum")))
     size = segments[2].strip() if len(segments) == 3 else ""
     return TopicInfo(segments[0], tuple(slots), _int(size, field, "maxMsgSize") if size else None)
+
+
+def format_topic_info(info: TopicInfo) -> str:
+    """The inverse of topic_info; an unknown max message size leaves the last segment empty."""
+    slots = ",".join(f"{slot.broker_id}:{slot.partitions}:{slot.stores}" for slot in info.slots)
+    size = "" if info.max_message_size is None else str(info.max_message_size)
+    return f"{info.topic}#{slots}#{size}"
 
 
 @dataclass(frozen=True)
@@ -115,6 +135,11 @@ def partition(text: str, field: str = "partitionInfo") -> Partition:
     return Partition(info.broker_id, info.host, info.port, topic, _int(partition_id, field, "partitionId"))
 
 
+def format_partition(info: Partition) -> str:
+    """`brokerId:host:port#topic:partitionId` (Partition.toString: the port always as a number)."""
+    return f"{info.broker_id}:{info.host}:{info.port}#{info.topic}:{info.partition_id}"
+
+
 @dataclass(frozen=True)
 class PartitionFailure:
     error_code: int
@@ -126,6 +151,11 @@ def failure_info(text: str, field: str = "failureInfo") -> PartitionFailure:
     text = _text(text, field)
     code, rest = text.split(":", 1) if ":" in text else (text, "")
     return PartitionFailure(_int(code, field, "errCode"), partition(rest, field))
+
+
+def format_failure_info(error_code: int, info: Partition) -> str:
+    """`errCode:brokerId:host:port#topic:partitionId`, the inverse of failure_info."""
+    return f"{error_code}:{format_partition(info)}"
 
 
 @dataclass(frozen=True)
@@ -143,6 +173,11 @@ def subscribe_info(text: str, field: str = "subscribeInfo") -> Subscription:
         raise ValidationError(0, field, f"{who!r} is not consumerId@group")
     consumer_id, group = who.rsplit("@", 1)
     return Subscription(consumer_id, group, partition(f"{broker}#{topic_part}", field))
+
+
+def format_subscribe_info(info: Subscription) -> str:
+    """`consumerId@group#brokerId:host:port#topic:partitionId`, the inverse of subscribe_info."""
+    return f"{info.consumer_id}@{info.group}#{format_partition(info.partition)}"
 
 
 @dataclass(frozen=True)
