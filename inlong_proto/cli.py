@@ -364,15 +364,22 @@ def encode(protocol, direction, input, output):
 
 
 @main.command()
-@PROTOCOL
+@click.option("--protocol", "-p", default="auto", show_default=True,
+              help="A protocol name, or auto (a capture: per flow; a dump: by its first frames).")
+@DIRECTION
 @click.option("--mode", type=click.Choice(frames.MODES, case_sensitive=False), default="PERMISSIVE",
               show_default=True)
 @click.argument("file")
-def inspect(protocol, mode, file):
-    """Annotated hex dump of FILE: every field's offset, bytes and decoded value."""
-    from .inspect import render
+def inspect(protocol, direction, mode, file):
+    """Annotated hex dump of FILE (a raw dump, a .pcap / .pcapng capture, - for stdin): every field's
+    offset (decimal, as in errors), bytes and decoded value; a capture's frames under their flow, stream
+    (-d keeps one) and time."""
+    from .inspect import inspect_file
 
-    render(_read(file), protocol, mode)
+    try:
+        inspect_file(_chunks(file), protocol, mode, direction)
+    except InlongProtoError as exc:
+        raise _with_file(exc, file) from None
 
 
 @main.command()

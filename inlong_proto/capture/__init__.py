@@ -35,7 +35,7 @@ from .container import ContainerError, Packet, PacketReader, is_capture, iter_pa
 from .tcp import Chunk, Reassembler, Segment, segment_of
 
 __all__ = ["CaptureDecoder", "CaptureFrame", "Flow", "GapError", "Packet", "PacketReader", "SERVER_PORTS",
-           "container_error_frame", "is_capture", "iter_capture_frames", "iter_packets", "packet_segment"]
+           "classify", "container_error_frame", "is_capture", "iter_capture_frames", "iter_packets", "packet_segment"]
 
 # Default server ports of the real projects (docs/protocols): DataProxy 46801; TubeMQ master
 # 8715 and broker 8123; EventMesh TCP 10000, HTTP 10105, gRPC 10205. Broadcast has none (content only).
@@ -189,7 +189,9 @@ class _Connection:
                        "gaps": 0, "closed": False}
 
 
-def _classify(client_head: bytes, server_head: bytes, server_port: int) -> str:
+def classify(client_head: bytes, server_head: bytes = b"", server_port: int = 0) -> str:
+    """The protocol of a flow (or a raw dump: its bytes as the client head) from its first bytes, then its
+    port: a protocol name, "eventmesh-grpc" (recognised, not decoded) or "unknown"."""
     from ..eventmesh import http
 
     if client_head.startswith(_H2_PREFACE[:len(client_head)]) and client_head:
@@ -208,6 +210,8 @@ class CaptureDecoder:
     spans, the stream decoder resynchronises, gaps are spans), DROPMALFORMED, FAILFAST (the first error,
     a gap included, raises). Counters in `stats`; per-flow totals in `flows` (closed flows included)
     unless keep_flows is False (then memory does not grow with the number of connections seen).
+    on_bytes(flow, direction, chunk), if given, sees each direction's reassembled bytes in stream order
+    (chunk.data None for a gap), before they are framed: what `inspect` shows the frames' bytes from.
 
     Memory is bounded by the open connections, each by max_pending bytes per direction. A 4-tuple with
     no packet for idle_timeout seconds of capture time is forgotten: an open (half-open, abandoned)
@@ -224,8 +228,9 @@ class CaptureDecoder:
     """
 
     def __init__(self, protocol: str = "auto", mode: str = "FAILFAST", *, max_pending: int = 1 << 22,
-                 idle_timeout: float | None = IDLE_TIMEOUT, keep_flows: bool = True):
+                 idle_timeout: float | None = IDLE_TIMEOUT, keep_flows: bool = True, on_bytes=None):
         self.mode = _check_mode(mode)
+        self.on_bytes = on_bytes  # called (flow, direction, chunk) with each chunk of a reassembled stream
         self.idle_ns = None if idle_timeout is None else int(idle_timeout * 1e9)
         self.idle_reason = None if idle_timeout is None else f"idle for over {idle_timeout:g} s of capture time"
         self.keep_flows = keep_flows
@@ -395,6 +400,8 @@ class CaptureDecoder:
         side = conn.sides[direction]
         out: list[CaptureFrame] = []
         for chunk in chunks:
+            if self.on_bytes is not None:
+                self.on_bytes(conn.flow, direction, chunk)
             side.end = chunk.offset + chunk.length
             conn.totals["bytes"][direction] += chunk.length
             if chunk.data is None:
@@ -424,7 +431,7 @@ class CaptureDecoder:
         # what each side sent before its first gap (content detection looks at nothing past one)
         heads = {d: b"".join(c.data for c, _ in takewhile(lambda w: w[0].data is not None, s.waiting))
                  for d, s in conn.sides.items()}
-        conn.protocol = _classify(heads["request"][:DETECT_BYTES], heads["response"][:DETECT_BYTES],
+        conn.protocol = classify(heads["request"][:DETECT_BYTES], heads["response"][:DETECT_BYTES],
                                   conn.flow.server_port)
         conn.totals["protocol"] = conn.protocol
         self._waiting_since.pop(conn.flow.number, None)

@@ -77,9 +77,9 @@ def test_inspect_annotates_every_field(tmp_path):
     result = run("inspect", "-p", "broadcast", str(dump))
     text = result.stdout.decode()
     assert result.returncode == 0, result.stderr
-    assert "00000000  00 00 00 26" in text and "total_length = 38" in text
+    assert "       0  00 00 00 26" in text and "total_length = 38" in text
     assert "status = history (49)" in text and "month = 1" in text and "data = 7" in text
-    assert "00000026  MALFORMED 2 bytes" in text
+    assert "      38  MALFORMED 2 bytes" in text
 
 
 def test_protocols_and_version():
