@@ -434,10 +434,12 @@ def _register_protocol_commands() -> None:
     from .broadcast.cli import broadcast
     from .dataproxy.cli import dataproxy
     from .eventmesh.cli import eventmesh
+    from .tubemq.cli import tubemq
 
     main.add_command(broadcast)
     main.add_command(dataproxy)
     main.add_command(eventmesh)
+    main.add_command(tubemq)
 
 
 _register_protocol_commands()

@@ -19,6 +19,9 @@ import asyncio
 import contextlib
 import logging
 import math
+import os
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -316,3 +319,48 @@ async def finish_handlers(handlers: set, links: Callable[[], Iterable[Link]], ti
     for task in pending:
         task.cancel()
     await asyncio.gather(*pending, return_exceptions=True)
+
+
+class StdinLines:
+    """Lines of stdin as an async iterator, read by a daemon thread so the event loop never blocks
+    (replies keep being read while stdin is quiet, and Ctrl-C ends the command at once)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, limit: int = 1024):
+        self.loop = loop
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(limit)
+        threading.Thread(target=self._read, name="stdin-lines", daemon=True).start()
+
+    def _lines(self):
+        """stdin's lines, read from the file descriptor: a thread blocked in sys.stdin.buffer would hold
+        its lock and abort the interpreter's shutdown on Ctrl-C."""
+        fd, pending = sys.stdin.fileno(), b""
+        while chunk := os.read(fd, 65536):
+            *lines, pending = (pending + chunk).split(b"\n")
+            yield from lines
+        if pending:
+            yield pending
+
+    def _read(self) -> None:
+        try:
+            for line in self._lines():
+                line = line.rstrip(b"\r")
+                if line:  # an empty record would be an empty item or an empty body
+                    asyncio.run_coroutine_threadsafe(self.queue.put(line), self.loop).result()
+        except Exception as exc:  # a closed loop (the command is ending) or an unreadable stdin
+            logging.getLogger(__name__).debug("stdin reader stops: %s", exc)
+        finally:
+            with contextlib.suppress(RuntimeError):  # the loop is already closed
+                asyncio.run_coroutine_threadsafe(self.queue.put(None), self.loop)
+
+    def ready(self) -> int:
+        return self.queue.qsize()
+
+    def __aiter__(self) -> "StdinLines":
+        return self
+
+    async def __anext__(self) -> bytes:
+        line = await self.queue.get()
+        if line is None:
+            self.queue.put_nowait(None)  # stay at the end
+            raise StopAsyncIteration
+        return line

@@ -7,16 +7,13 @@ was lost, or the connection could not be made. Ctrl-C stops either command clean
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
-import os
 import sys
-import threading
 
 import click
 
-from ..endpoints import HOST, LOG_LEVEL, LOG_RATE, idle_timeout_option, setup_logging
+from ..endpoints import HOST, LOG_LEVEL, LOG_RATE, StdinLines, idle_timeout_option, setup_logging
 
 log = logging.getLogger(__name__)
 
@@ -54,51 +51,6 @@ def serve(host, port, record, dp_ip, max_frame_size, idle_timeout, log_rate, log
         log.info("interrupted, exiting")
 
 
-class _StdinRecords:
-    """Lines of stdin as an async iterator, read by a daemon thread so the event loop never blocks
-    (replies keep being read while stdin is quiet, and Ctrl-C ends the command at once)."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, limit: int = 1024):
-        self.loop = loop
-        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(limit)
-        threading.Thread(target=self._read, name="stdin-records", daemon=True).start()
-
-    def _lines(self):
-        """stdin's lines, read from the file descriptor: a thread blocked in sys.stdin.buffer would hold
-        its lock and abort the interpreter's shutdown on Ctrl-C."""
-        fd, pending = sys.stdin.fileno(), b""
-        while chunk := os.read(fd, 65536):
-            *lines, pending = (pending + chunk).split(b"\n")
-            yield from lines
-        if pending:
-            yield pending
-
-    def _read(self) -> None:
-        try:
-            for line in self._lines():
-                line = line.rstrip(b"\r")
-                if line:  # an empty record would be an empty item or an empty body
-                    asyncio.run_coroutine_threadsafe(self.queue.put(line), self.loop).result()
-        except Exception as exc:  # a closed loop (the command is ending) or an unreadable stdin
-            log.debug("stdin reader stops: %s", exc)
-        finally:
-            with contextlib.suppress(RuntimeError):  # the loop is already closed
-                asyncio.run_coroutine_threadsafe(self.queue.put(None), self.loop)
-
-    def ready(self) -> int:
-        return self.queue.qsize()
-
-    def __aiter__(self) -> "_StdinRecords":
-        return self
-
-    async def __anext__(self) -> bytes:
-        line = await self.queue.get()
-        if line is None:
-            self.queue.put_nowait(None)  # stay at the end
-            raise StopAsyncIteration
-        return line
-
-
 @dataproxy.command()
 @HOST
 @click.option("--port", type=click.IntRange(1, 65535), required=True, help="Server port.")
@@ -131,7 +83,7 @@ def send(host, port, mix, count, batch_size, compress, no_ack, group_id, stream_
         if count is not None:
             records = (f"record-{i}".encode() for i in range(count))
         else:
-            records = _StdinRecords(asyncio.get_running_loop())
+            records = StdinLines(asyncio.get_running_loop())
         await sender.run(records, batch_size)
 
     interrupted = False

@@ -13,7 +13,7 @@ import sys
 
 import click
 
-from ..endpoints import HOST, LOG_LEVEL, LOG_RATE, idle_timeout_option, setup_logging
+from ..endpoints import HOST, LOG_LEVEL, LOG_RATE, StdinLines, idle_timeout_option, setup_logging
 from ..values import json_text
 from . import strings
 
@@ -137,7 +137,6 @@ def broker(host, port, broker_id, topics, partitions, max_message_size, max_mess
 @LOG_LEVEL
 def produce(master, topic, count, attribute, timeout, record, record_sent, log_level):
     """Send messages through the master's broker (empty stdin lines are skipped); print a JSON report."""
-    from ..dataproxy.cli import _StdinRecords
     from .client import TubeMQProducer
 
     setup_logging(log_level)
@@ -149,7 +148,7 @@ def produce(master, topic, count, attribute, timeout, record, record_sent, log_l
         if count is not None:
             payloads = (f"message-{i}".encode() for i in range(count))
         else:
-            payloads = _StdinRecords(asyncio.get_running_loop())
+            payloads = StdinLines(asyncio.get_running_loop())
         await producer.run(payloads)
 
     interrupted = False
@@ -198,3 +197,45 @@ def consume(master, topic, group, count, timeout, from_max, record, record_sent,
     click.echo(json_text(summary))
     if not consumer.report.ok:
         sys.exit(1)
+
+
+@tubemq.command()
+@click.option("--format", "-T", "output_format", type=click.Choice(["table", "csv", "json", "jsonl"]), default="table",
+              show_default=True)
+@click.argument("file")
+def calls(output_format, file):
+    """Per-method TubeMQ calls of FILE (a capture, or a dump holding both directions, - for stdin): count,
+    answered, exceptions, p50 / p95 / max latency in ms (from capture times; none for a dump) and the most
+    frequent exception. Requests and responses are paired by serial number per connection."""
+    from ..capture import CaptureDecoder, is_capture
+    from ..cli import _chunks, _with_file
+    from ..errors import InlongProtoError
+    from ..frames import StreamDecoder
+    from ..output import writer
+    from ..query import field_path
+    from .calls import COLUMNS, CallStats
+
+    stats = CallStats()
+    decoder, capture = None, False
+    try:
+        for chunk in _chunks(file):
+            if decoder is None:
+                capture = is_capture(chunk)
+                decoder = CaptureDecoder("auto", "PERMISSIVE") if capture else StreamDecoder("tubemq", mode="PERMISSIVE")
+            _count(stats, decoder.feed(chunk), capture)
+        if decoder is not None:
+            _count(stats, decoder.close(), capture)
+    except InlongProtoError as exc:
+        raise _with_file(exc, file) from None
+    output = writer(output_format, sys.stdout, [field_path(name) for name in COLUMNS], False)
+    output.write(stats.rows())
+    output.close()
+
+
+def _count(stats, items: list, capture: bool) -> None:
+    for item in items:
+        if not capture:
+            stats.feed(item)
+        elif item.frame.protocol == "tubemq":
+            at = item.timestamp_ns / 1e9 if item.timestamp_ns is not None else None
+            stats.feed(item.frame, item.flow.first_packet_offset, at)

@@ -453,6 +453,39 @@ class Call:
         return self.response is not None and self.response.payload.exception is not None
 
 
+class CallPairer:
+    """pair_calls for a stream: feed one connection's frames in order, get each call as soon as its response
+    comes (an unanswered request at close()). Memory: the calls still open."""
+
+    def __init__(self):
+        self.open: dict[int, list] = {}  # serial -> [serial, method, request, response, start, end]
+
+    def feed(self, frame, at=None) -> list[Call]:
+        if frame.error is not None or frame.payload is None:
+            return []
+        at = _seconds(at)
+        serial = frame.payload.serial_no
+        if frame.direction == "request":
+            replaced = self.open.pop(serial, None)  # its serial reused before an answer: it stays unanswered
+            self.open[serial] = [serial, frame.payload.method, frame, None, at, None]
+            return [_call(replaced)] if replaced is not None else []
+        call = self.open.pop(serial, None)
+        if call is None:
+            return [_call([serial, frame.payload.method, None, frame, None, at])]
+        call[3], call[5] = frame, at
+        call[1] = call[1] or frame.payload.method
+        return [_call(call)]
+
+    def close(self) -> list[Call]:
+        calls, self.open = [_call(call) for call in self.open.values()], {}
+        return calls
+
+
+def _call(call: list) -> Call:
+    serial, method, request, response, start, end = call
+    return Call(serial, method, request, response, end - start if start is not None and end is not None else None)
+
+
 def pair_calls(frames, timestamps=None) -> list[Call]:
     """Match request and response frames of one connection by serial number, in request order.
 
@@ -460,26 +493,15 @@ def pair_calls(frames, timestamps=None) -> list[Call]:
     call's latency in seconds (a float either way). A serial number reused after its call completed starts a
     new call; unmatched frames stay as calls with one side None, so nothing disappears from the result.
     """
-    times = [_seconds(at) for at in timestamps] if timestamps is not None else None
-    open_calls: dict[int, int] = {}
-    calls: list[list] = []
+    pairer = CallPairer()
+    times = list(timestamps) if timestamps is not None else None
+    order: dict[int, int] = {}  # id of a call's first frame -> its position among the frames
+    calls: list[Call] = []
     for index, frame in enumerate(frames):
-        if frame.error is not None or frame.payload is None:
-            continue
-        at = times[index] if times is not None else None
-        serial = frame.payload.serial_no
-        if frame.direction == "request":
-            open_calls[serial] = len(calls)
-            calls.append([serial, frame.payload.method, frame, None, at, None])
-        elif serial in open_calls:
-            call = calls[open_calls.pop(serial)]
-            call[3], call[5] = frame, at
-            call[1] = call[1] or frame.payload.method
-        else:
-            calls.append([serial, frame.payload.method, None, frame, None, at])
-    return [Call(serial, method, request, response,
-                 end - start if start is not None and end is not None else None)
-            for serial, method, request, response, start, end in calls]
+        order.setdefault(id(frame), index)
+        calls += pairer.feed(frame, times[index] if times is not None else None)
+    calls += pairer.close()
+    return sorted(calls, key=lambda call: order[id(call.request if call.request is not None else call.response)])
 
 
 def _seconds(at) -> float | None:
