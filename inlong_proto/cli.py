@@ -16,7 +16,13 @@ from .query import QueryError
 
 FOLLOW_POLL = 0.2  # seconds between looks at a followed file that has not grown
 
-PROTOCOL = click.option("--protocol", "-p", required=True, help="Protocol name (see `inlong-proto protocols`).")
+def _protocol_name(ctx, param, value: str | None) -> str | None:
+    """-p as the project spells it (eventmesh_legacy is read as eventmesh-legacy)."""
+    return value if value in (None, "auto") else protocols.canonical(value)
+
+
+PROTOCOL = click.option("--protocol", "-p", required=True, callback=_protocol_name,
+                        help="Protocol name (see `inlong-proto protocols`), or auto.")
 DIRECTION = click.option("--direction", "-d", type=click.Choice(protocols.DIRECTIONS), default=None,
                          help="Which side sent the bytes; default: whatever the frame says.")
 
@@ -267,7 +273,8 @@ def _with_file(exc: InlongProtoError, path: str) -> InlongProtoError:
 
 
 @main.command()
-@click.option("--protocol", "-p", default="auto", show_default=True, help="A protocol name, or auto (per flow).")
+@click.option("--protocol", "-p", default="auto", show_default=True, callback=_protocol_name,
+              help="A protocol name, or auto (per flow).")
 @click.option("--mode", type=click.Choice(frames.MODES, case_sensitive=False), default="PERMISSIVE",
               show_default=True)
 @click.argument("file")
@@ -364,7 +371,7 @@ def encode(protocol, direction, input, output):
 
 
 @main.command()
-@click.option("--protocol", "-p", default="auto", show_default=True,
+@click.option("--protocol", "-p", default="auto", show_default=True, callback=_protocol_name,
               help="A protocol name, or auto (a capture: per flow; a dump: by its first frames).")
 @DIRECTION
 @click.option("--mode", type=click.Choice(frames.MODES, case_sensitive=False), default="PERMISSIVE",
@@ -402,7 +409,8 @@ def spark_group():
 @spark_group.command("parse")
 @click.argument("source")
 @click.argument("output")
-@click.option("--protocol", "-p", default="auto", show_default=True, help="A protocol name, or auto (per file).")
+@click.option("--protocol", "-p", default="auto", show_default=True, callback=_protocol_name,
+              help="A protocol name, or auto (per file).")
 @DIRECTION
 @click.option("--mode", type=click.Choice(frames.MODES, case_sensitive=False), default="PERMISSIVE",
               show_default=True)

@@ -30,7 +30,7 @@ def _signature(name: str) -> bytes | None:
 
 
 SIGNATURES = {name: signature for name in protocols.names() if (signature := _signature(name)) is not None}
-ORDER = ("eventmesh", "eventmesh_legacy", "tubemq", "dataproxy", "broadcast")
+ORDER = ("eventmesh", "eventmesh-legacy", "tubemq", "dataproxy", "broadcast")
 PROBE_FRAMES = 4
 HEAD_SIZE = 1 << 20  # what a caller should pass when it has more: enough for several frames of any protocol
 

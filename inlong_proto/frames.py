@@ -389,6 +389,7 @@ class StreamDecoder:
 def stream_decoder(protocol: str, direction: str | None = None, *, mode: str = "FAILFAST", offset: int = 0):
     """The incremental decoder of any protocol `protocols` lists: StreamDecoder for framed ones, the HTTP
     message reader (h11) for the stream protocols; both take bytes in pieces and give frames back."""
+    protocol = protocols.canonical(protocol)
     if protocol in protocols.STREAM_PROTOCOLS:
         import importlib
 

@@ -14,14 +14,14 @@ DIRECTIONS = ("request", "response")
 # Runtime layers above a protocol's generated frame codec: describe(message, direction) returns
 # (message type, direction, payload object with to_dict()) and raises DecodeError for a bad payload.
 EXTENSIONS = {"tubemq": "inlong_proto.tubemq.rpc", "eventmesh": "inlong_proto.eventmesh.tcp",
-              "eventmesh_legacy": "inlong_proto.eventmesh.tcp"}
+              "eventmesh-legacy": "inlong_proto.eventmesh.tcp"}
 # Optional readers of what a frame carries, for `decode --payload`: payload(frame) -> object with to_dict().
 PAYLOAD_READERS = {"dataproxy": "inlong_proto.dataproxy.payload"}
 # The class of each protocol's payload (decode's "payload" key), with JSON_KEYS: the keys its to_dict gives.
 PAYLOAD_TYPES = {"dataproxy": ("inlong_proto.dataproxy.payload", "Payload"),
                  "tubemq": ("inlong_proto.tubemq.rpc", "RpcMessage"),
                  "eventmesh": ("inlong_proto.eventmesh.tcp", "TcpMessage"),
-                 "eventmesh_legacy": ("inlong_proto.eventmesh.tcp", "TcpMessage")}
+                 "eventmesh-legacy": ("inlong_proto.eventmesh.tcp", "TcpMessage")}
 # Protocols that are not binary frames (HTTP/1.1 streams): each module provides
 # iter_messages(data: bytes, direction: str | None, mode: str) -> Iterator[object with to_dict()].
 STREAM_PROTOCOLS = {"eventmesh-http": "inlong_proto.eventmesh.http"}
@@ -97,7 +97,24 @@ def names() -> list[str]:
 
 
 @cache
+def canonical(name: str) -> str:
+    """A protocol name as the project spells it: words joined by hyphens (eventmesh-legacy, eventmesh-http).
+    The underscore spelling is read too, since Spark columns and Python names need it (column_name)."""
+    spelt = name.replace("_", "-")
+    return spelt if spelt in names() or spelt in STREAM_PROTOCOLS else name
+
+
+def column_name(name: str) -> str:
+    """The identifier of a protocol where one is needed: its struct column in Spark's auto schema."""
+    return name.replace("-", "_")
+
+
 def get(name: str) -> Protocol:
+    return _get(canonical(name))
+
+
+@cache
+def _get(name: str) -> Protocol:
     from .generated.codec import PROTOCOLS
 
     if name not in PROTOCOLS:

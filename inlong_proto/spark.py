@@ -183,7 +183,7 @@ def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str |
         ``bin_heartbeat`` STRUCT, ``legacy_heartbeat_reply`` STRUCT (no fields), ``bin_response`` STRUCT
         (epoch counts stay the wire's integers here, e.g. ``bin_message.data_time`` BIGINT seconds and
         the ``dt`` milliseconds inside ``attr``; read_records turns them into TIMESTAMP instants)
-      - eventmesh and eventmesh_legacy: ``package_length`` INT, ``package`` STRUCT<header_length: INT,
+      - eventmesh and eventmesh-legacy: ``package_length`` INT, ``package`` STRUCT<header_length: INT,
         header: STRING, body: BINARY>
       - tubemq: ``serial_no`` INT, ``list_size`` INT, ``blocks`` ARRAY<STRUCT<block_len: INT, data: BINARY>>
     - ``capture`` STRUCT<flow: BIGINT, client: STRING, client_port: INT, server: STRING,

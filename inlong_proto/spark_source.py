@@ -376,7 +376,7 @@ def auto_schema():
     meta = len(arrow.META_COLUMNS)
     fields = list(arrow.meta_schema())
     for name in protocols.names():
-        fields.append(pa.field(name, pa.struct(list(arrow.frame_schema(name))[meta:-1])))
+        fields.append(pa.field(protocols.column_name(name), pa.struct(list(arrow.frame_schema(name))[meta:-1])))
     return pa.schema(fields + [arrow.capture_field()])
 
 
@@ -394,7 +394,7 @@ def auto_batch(path: str, frames: list[Frame], captures: list | None = None):
     for index, frame in enumerate(frames):
         rows.setdefault(frame.protocol, []).append(index)
     for name in protocols.names():
-        kind = schema.field(name).type
+        kind = schema.field(protocols.column_name(name)).type
         where = rows.get(name)
         if not where:
             columns.append(pa.nulls(len(frames), kind))
@@ -572,7 +572,7 @@ class InlongDataSource(DataSource):
       captured; null for a file no protocol recognises, whose bytes are the file)
     - one STRUCT per protocol holding its frame columns (read_dumps'), null unless the row is a frame of
       that protocol: ``broadcast`` STRUCT, ``dataproxy`` STRUCT, ``eventmesh`` STRUCT,
-      ``eventmesh_legacy`` STRUCT, ``tubemq`` STRUCT
+      ``eventmesh_legacy`` STRUCT (eventmesh-legacy: a hyphen is no column name), ``tubemq`` STRUCT
     - ``capture`` STRUCT<flow: BIGINT, client: STRING, client_port: INT, server: STRING,
       server_port: INT, sender: STRING, time: TIMESTAMP, packet_offset: BIGINT>: null for a dump; for
       a frame of a pcap / pcapng file its TCP flow, which end sent it, the capture time of the packet

@@ -36,10 +36,10 @@ def test_a_head_that_ends_inside_a_frame_is_enough(name):
 
 
 def test_legacy_eventmesh_is_told_from_the_current_form_by_its_lengths():
-    for legacy in VALID["eventmesh_legacy"]:
-        assert score(legacy, "eventmesh_legacy") > score(legacy, "eventmesh")
+    for legacy in VALID["eventmesh-legacy"]:
+        assert score(legacy, "eventmesh-legacy") > score(legacy, "eventmesh")
     for current in VALID["eventmesh"]:
-        assert score(current * 2, "eventmesh") > score(current * 2, "eventmesh_legacy")
+        assert score(current * 2, "eventmesh") > score(current * 2, "eventmesh-legacy")
 
 
 @pytest.mark.parametrize("data", [

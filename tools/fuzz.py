@@ -47,7 +47,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "tests" / "vectors"
 CRASHERS = VECTORS / "fuzz"
-FRAME_TARGETS = ("broadcast", "dataproxy", "eventmesh", "eventmesh_legacy", "tubemq")
+FRAME_TARGETS = ("broadcast", "dataproxy", "eventmesh", "eventmesh-legacy", "tubemq")
 TARGETS = (*FRAME_TARGETS, "eventmesh-http", "capture")
 TIME_LIMIT = 1.0  # seconds per input
 MEMORY_FACTOR = 64  # bytes of peak Python memory per input byte (snappy expands ~20x, hex and JSON ~3x more)
@@ -275,7 +275,7 @@ def seeds(name: str) -> list[bytes]:
     frames of the protocol as one stream, and the stored crashers."""
     out: list[bytes] = []
     if name in FRAME_TARGETS:
-        folder = {"eventmesh": "eventmesh/tcp", "eventmesh_legacy": "eventmesh/tcp"}.get(name, name)
+        folder = {"eventmesh": "eventmesh/tcp", "eventmesh-legacy": "eventmesh/tcp"}.get(name, name)
         valid = []
         for path in sorted((VECTORS / folder).glob("*/*.json")):
             vector = json.loads(path.read_text())

@@ -27,7 +27,7 @@ class TcpFrame(KaitaiStruct):
     follows the decoder, so the own codec never writes such a frame either.
     
     Clients older than 1.9.0 (and the Go SDK to this day) write package_length = 8 + header_length + body
-    length; that legacy form is tcp_frame_legacy.ksy, a protocol of its own (eventmesh_legacy), since
+    length; that legacy form is tcp_frame_legacy.ksy, a protocol of its own (eventmesh-legacy), since
     nothing in a frame tells the two forms apart.
     
     .. seealso::

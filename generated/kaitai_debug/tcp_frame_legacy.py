@@ -18,7 +18,7 @@ class TcpFrameLegacy(KaitaiStruct):
     
     The current runtime reads such a frame 5 bytes short (it takes package_length + 8), so the legacy form
     is wire-incompatible with it. Nothing in a frame tells the two forms apart, hence a protocol of its
-    own: decode captures of old clients with protocol eventmesh_legacy (the decoded payload is flagged
+    own: decode captures of old clients with protocol eventmesh-legacy (the decoded payload is flagged
     length_form "legacy"). Old Java encoders refused package_length > 4 MiB and old decoders had no limit
     (the Go SDK has none either); this spec takes the encoder's limit, so a frame is at most 4194304 + 13
     bytes.

@@ -237,6 +237,7 @@ class CaptureDecoder:
         self.now_ns: int | None = None  # the latest capture time seen
         self._count = 0  # connections opened
         self._since_sweep = 0
+        protocol = protocol if protocol == "auto" else protocols.canonical(protocol)
         if protocol != "auto" and protocol not in protocols.names() and protocol not in protocols.STREAM_PROTOCOLS:
             protocols.get(protocol)  # raises UnknownProtocolError with the list of names
         self.protocol = protocol

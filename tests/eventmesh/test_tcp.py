@@ -65,7 +65,7 @@ def test_builders_write_what_the_java_encoder_writes(vector):
         body = json.loads(payload.body)
     else:
         body = payload.body
-    rebuilt = tcp.frame(payload.header, body, legacy=vector["protocol"] == "eventmesh_legacy")
+    rebuilt = tcp.frame(payload.header, body, legacy=vector["protocol"] == "eventmesh-legacy")
     assert inlong_proto.encode(rebuilt) == data
 
 
@@ -202,7 +202,7 @@ def test_builders_write_supplementary_characters_as_the_java_encoder_does(legacy
     assert encoded.count(wanted) == 6 and encoded.count(GRIN.encode() if not legacy else GRIN_JACKSON) == 0
     if not legacy:
         assert max(encoded[13 + 8:]) < 0x80  # nothing but ASCII here: no 4-byte UTF-8 sequence at all
-    payload = inlong_proto.decode(encoded, "eventmesh_legacy" if legacy else "eventmesh").payload
+    payload = inlong_proto.decode(encoded, "eventmesh-legacy" if legacy else "eventmesh").payload
     assert payload.header == header and payload.body == body
     hello = inlong_proto.encode(tcp.hello(tcp.UserAgent(group=GRIN, purpose="pub", version="1"), "1"))
     assert b'"group":"' + GRIN_JACKSON + b'"' in hello
@@ -247,7 +247,7 @@ def test_any_text_encodes_and_reads_back(text, legacy):
     exactly (Jackson's escapes carry lone surrogates too), the legacy form with '?' for a lone one."""
     header = tcp.header(tcp.Command.REQUEST_TO_CLIENT_ACK, desc=text, seq="1", properties={text: text})
     encoded = inlong_proto.encode(tcp.frame(header, text, legacy=legacy))
-    payload = inlong_proto.decode(encoded, "eventmesh_legacy" if legacy else "eventmesh").payload
+    payload = inlong_proto.decode(encoded, "eventmesh-legacy" if legacy else "eventmesh").payload
     paired = text.encode("utf-16-be", "surrogatepass").decode("utf-16-be", "surrogatepass")
     expected = paired.encode("utf-8", "replace").decode() if legacy else paired
     assert payload.header.desc == expected and payload.body == expected
@@ -257,7 +257,7 @@ def test_any_text_encodes_and_reads_back(text, legacy):
 # -------------------------------------------------------------------------------- legacy length form
 def test_legacy_form_is_its_own_protocol_and_flagged():
     go = data_of("legacy_go_sdk_heartbeat")
-    frame = inlong_proto.decode(go, "eventmesh_legacy")
+    frame = inlong_proto.decode(go, "eventmesh-legacy")
     assert frame.payload.length_form == "legacy" and frame.message.package_length == len(go) - 13
     assert any("legacy" in w for w in frame.payload.warnings)
     with pytest.raises(ValidationError):
@@ -495,7 +495,7 @@ def test_frame_round_trip_for_every_command(data, cmd, legacy):
         body = _normalised(path, data.draw(strategy(json.loads(path.read_text()), path)))
     elif kind == "text":
         body = data.draw(st.none() | JSON_VALUES.filter(lambda v: v is not None))
-    protocol = "eventmesh_legacy" if legacy else "eventmesh"
+    protocol = "eventmesh-legacy" if legacy else "eventmesh"
     encoded = inlong_proto.encode(tcp.frame(header, body, legacy=legacy))
     payload = inlong_proto.decode(encoded, protocol).payload
     assert payload.header == header and payload.command is cmd
@@ -535,7 +535,7 @@ def test_fuzz_mutated_vectors(data, draw):
     cut = draw.draw(st.integers(0, len(mutated)))
     for candidate in (bytes(mutated), bytes(mutated[:cut]), bytes(mutated) + data):
         _only_decode_errors(candidate)
-        _only_decode_errors(candidate, "eventmesh_legacy")
+        _only_decode_errors(candidate, "eventmesh-legacy")
 
 
 @settings(max_examples=300, deadline=None)

@@ -108,7 +108,7 @@ def frame_length(buf, pos=0, end=None, path=''):
     return 17 + body_size + 0
 
 
-PROTOCOL = 'eventmesh_legacy'
+PROTOCOL = 'eventmesh-legacy'
 MAX_FRAME_SIZE = 4194317
 START = re.compile(rb'EventMesh0000(?:\x00\x00\x00[\x08-\xff]|\x00\x00[\x01-\xff].|\x00[\x01-\x3f]..|\x00\x40\x00\x00)', re.DOTALL)  # where a frame may begin (see ksygen/starts.py)
 START_ANY = START
