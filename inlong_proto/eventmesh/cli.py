@@ -1,10 +1,14 @@
-"""`inlong-proto eventmesh ...` commands: thin wrappers that run the asyncio TCP endpoints.
+"""`inlong-proto eventmesh ...` commands: thin wrappers that run the asyncio TCP and HTTP endpoints.
 
 Logs go to stderr. `serve` runs until Ctrl-C, then prints one JSON line of counters. `client` prints
 each pushed message it receives as one JSON line, then one JSON summary line last, and exits 1 when
 the connection failed, the hello was refused, or a publish was refused or went unanswered. Ctrl-C
 stops either command cleanly (status 0 for `serve`; `client` says goodbye and still prints its
 summary, marked "interrupted").
+
+`http-serve` and `http-client publish|subscribe` do the same over EventMesh's legacy HTTP API: the
+subscriber runs a webhook, prints each push as one JSON line, and also exits 1 when fewer than --count
+messages came before its --timeout.
 """
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import sys
 
 import click
@@ -31,7 +36,7 @@ def _echo_json(value: dict) -> None:
 
 @click.group()
 def eventmesh():
-    """Reference endpoints of the Apache EventMesh TCP protocol."""
+    """Reference endpoints of the Apache EventMesh TCP and HTTP protocols."""
 
 
 @eventmesh.command()
@@ -151,3 +156,211 @@ def client(host, port, topic, publish, body, listen, count, mode, type_, group, 
     _echo_json(summary)
     if not endpoint.report.ok:
         sys.exit(1)
+
+
+# ---------------------------------------------------------------------------------------------- HTTP
+RECORD_PUSHES = click.option("--record-pushes", type=click.Path(dir_okay=False), default=None,
+                             help="Append the exact bytes of every webhook push to this file (a request dump).")
+RECORD_PUSH_REPLIES = click.option("--record-push-replies", type=click.Path(dir_okay=False), default=None,
+                                   help="Append the exact bytes of every webhook answer to this file (a response "
+                                        "dump).")
+
+
+@eventmesh.command("http-serve")
+@HOST
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port to listen on; 0 picks a free one (logged at start).")
+@click.option("--record", type=click.Path(dir_okay=False), default=None,
+              help="Append the exact bytes of every request received to this file (a request dump).")
+@click.option("--record-sent", type=click.Path(dir_okay=False), default=None,
+              help="Append the exact bytes of every answer sent to this file (a response dump).")
+@RECORD_PUSHES
+@RECORD_PUSH_REPLIES
+@idle_timeout_option(60.0)
+@click.option("--max-event-size", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Longest message content accepted, in characters (eventMesh.server.maxEventSize).")
+@click.option("--max-request-size", type=click.IntRange(min=1), default=1 << 20, show_default=True,
+              help="Largest request body, in bytes; a larger one is answered 413 and the connection closed.")
+@click.option("--max-pending-pushes", type=click.IntRange(min=1), default=10000, show_default=True,
+              help="Pushes that may wait for their webhooks; further ones are dropped and counted.")
+@click.option("--push-timeout", type=click.FloatRange(min=0, min_open=True), default=5.0, show_default=True,
+              help="Seconds to connect to a webhook and get its answer before the push is retried.")
+@click.option("--reply-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
+              help="Longest wait, in seconds, for the REPLY_MESSAGE a MSG_SEND_SYNC waits for (or its ttl).")
+@LOG_RATE
+@LOG_LEVEL
+def http_serve(host, port, record, record_sent, record_pushes, record_push_replies, idle_timeout, max_event_size,
+               max_request_size, max_pending_pushes, push_timeout, reply_timeout, log_rate, log_level):
+    """Answer EventMesh HTTP clients like the runtime and push to subscribers' webhooks.
+
+    The legacy request-code API: MSG_SEND_ASYNC, MSG_SEND_SYNC, REPLY_MESSAGE, SUBSCRIBE, UNSUBSCRIBE,
+    HEARTBEAT. Runs until Ctrl-C, then prints one JSON line of counters.
+    """
+    from .http_server import EventMeshHttpServer
+
+    setup_logging(log_level)
+    server = EventMeshHttpServer(host, port, record=record, record_sent=record_sent, record_pushes=record_pushes,
+                                 record_push_replies=record_push_replies, idle_timeout=idle_timeout,
+                                 max_event_size=max_event_size, max_request_size=max_request_size,
+                                 max_pending_pushes=max_pending_pushes, push_timeout=push_timeout,
+                                 reply_timeout=reply_timeout, log_rate=log_rate)
+    try:
+        asyncio.run(server.serve_forever())
+    except KeyboardInterrupt:
+        log.info("interrupted, exiting")
+    _echo_json(server.stats.to_dict())
+
+
+@eventmesh.group("http-client")
+@HOST
+@click.option("--port", type=click.IntRange(1, 65535), required=True, help="Server port.")
+@click.option("--topic", default="inlong-proto-demo", show_default=True, help="Topic to publish to / subscribe to.")
+@click.option("--group", default="inlong-proto", show_default=True, help="Producer / consumer group.")
+@click.option("--record", type=click.Path(dir_okay=False), default=None,
+              help="Append the exact bytes of every answer received from the server to this file (a response "
+                   "dump).")
+@click.option("--record-sent", type=click.Path(dir_okay=False), default=None,
+              help="Append the exact bytes of every request sent to the server to this file (a request dump).")
+@LOG_LEVEL
+@click.pass_context
+def http_client(ctx, host, port, topic, group, record, record_sent, log_level):
+    """Publish to, or subscribe by webhook at, an EventMesh HTTP runtime; print a JSON summary last.
+
+    Exits 1 when a request failed or went unanswered, or a subscriber got fewer than --count messages.
+    """
+    setup_logging(log_level)
+    ctx.obj = {"host": host, "port": port, "topic": topic, "group": group, "record": record,
+               "record_sent": record_sent}
+
+
+def _http_endpoint(options: dict, timeout: float):
+    from .http import ClientConfig
+    from .http_client import EventMeshHttpClient
+
+    config = ClientConfig(pid=str(os.getpid()), consumer_group=options["group"], producer_group=options["group"],
+                          host=f"{options['host']}:{options['port']}")
+    return EventMeshHttpClient(options["host"], options["port"], config=config, record=options["record"],
+                               record_sent=options["record_sent"], timeout=timeout)
+
+
+def _run_reporting(main, report) -> None:
+    """Run main(), then print the report last; exit 1 unless it is ok (Ctrl-C: marked interrupted)."""
+    interrupted = False
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        interrupted = True
+        log.info("interrupted, exiting")
+    summary = report.to_dict()
+    if interrupted:
+        summary["interrupted"] = True
+    _echo_json(summary)
+    if not report.ok:
+        sys.exit(1)
+
+
+@http_client.command("publish")
+@click.option("--count", type=click.IntRange(min=0), default=None,
+              help="Publish this many messages (BODY-0, BODY-1, ...); without it, one per line of stdin.")
+@click.option("--body", default="message", show_default=True, help="Prefix of the --count message contents.")
+@click.option("--sync", is_flag=True, help="MSG_SEND_SYNC: each waits for a subscriber's reply (printed).")
+@click.option("--ttl", default=None, help="The messages' ttl in milliseconds (sync: how long the runtime waits).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
+              help="Seconds to wait for the connection and for each answer.")
+@click.pass_obj
+def http_publish(options, count, body, sync, ttl, timeout):
+    """Send messages, each waiting for its answer (MSG_SEND_ASYNC, or MSG_SEND_SYNC with --sync)."""
+    from .http_client import EventMeshHttpError
+
+    endpoint = _http_endpoint(options, timeout)
+    contents = (f"{body}-{i}" for i in range(count)) if count is not None else (
+        line.rstrip("\r\n") for line in sys.stdin)
+
+    async def main():
+        try:
+            for content in contents:
+                try:
+                    answer = await endpoint.publish(options["topic"], content, sync=sync, ttl=ttl)
+                except EventMeshHttpError as exc:  # counted in the report
+                    log.error("%s", exc)
+                    continue
+                if answer.reply is not None:
+                    _echo_json({"content": content, "reply": answer.reply.to_json()})
+        except ConnectionError as exc:
+            endpoint.report.error = str(exc)
+            log.error("%s", exc)
+        finally:
+            await endpoint.close()
+
+    _run_reporting(main, endpoint.report)
+
+
+def _push_line(push) -> dict:
+    """A pushed message as one JSON line: what the push's form fields say."""
+    fields = push.fields
+    return {"request_code": push.code_text, "topic": fields.get("topic"), "content": fields.get("content"),
+            "bizseqno": fields.get("bizseqno"), "uniqueid": fields.get("uniqueId"),
+            "ext_fields": fields.get("extFields")}
+
+
+@http_client.command("subscribe")
+@click.option("--count", type=click.IntRange(min=1), default=None,
+              help="Stop after this many messages (fewer by --timeout: exit status 1).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Stop after this many seconds (default: at --count messages, or Ctrl-C).")
+@click.option("--webhook-host", default="127.0.0.1", show_default=True, help="Address the webhook listens on.")
+@click.option("--webhook-port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port the webhook listens on; 0 picks a free one.")
+@click.option("--mode", type=click.Choice(["CLUSTERING", "BROADCASTING"]), default="CLUSTERING", show_default=True)
+@click.option("--type", "type_", type=click.Choice(["ASYNC", "SYNC"]), default="ASYNC", show_default=True,
+              help="SYNC: pushes come with code 106 and each is answered by a REPLY_MESSAGE echoing it.")
+@click.option("--reply-code", type=click.IntRange(0, 5), default=1, show_default=True,
+              help="The retCode the webhook answers pushes with (ClientRetCode: 0/1 ok, 2 retry, 3 fail, 5 "
+                   "nolisten); only ok pushes are printed and counted.")
+@click.option("--heartbeat-interval", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+              help="Seconds between heartbeats.")
+@RECORD_PUSHES
+@RECORD_PUSH_REPLIES
+@click.pass_obj
+def http_subscribe(options, count, timeout, webhook_host, webhook_port, mode, type_, reply_code, heartbeat_interval,
+                   record_pushes, record_push_replies):
+    """Run a webhook, subscribe it, print each pushed message as one JSON line, unsubscribe at the end."""
+    from .http import SubscriptionItem, SubscriptionMode, SubscriptionType
+    from .http_client import EventMeshHttpError, WebhookReceiver
+
+    endpoint = _http_endpoint(options, 10.0)
+    report = endpoint.report
+    report.expected = count
+    topic = options["topic"]
+
+    async def main():
+        receiver = WebhookReceiver(webhook_host, webhook_port, reply_code=reply_code, record_pushes=record_pushes,
+                                   record_push_replies=record_push_replies, report=report)
+        await receiver.start()
+        heartbeats = None
+        try:
+            item = SubscriptionItem(topic=topic, mode=SubscriptionMode(mode), type=SubscriptionType(type_))
+            await endpoint.subscribe([item], receiver.url)
+            await endpoint.heartbeat([topic], receiver.url)  # the SDK's first, at once
+            heartbeats = asyncio.create_task(endpoint.heartbeats([topic], receiver.url, heartbeat_interval))
+            printed = 0
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(timeout):
+                    while count is None or printed < count:
+                        push = await receiver.receive()
+                        _echo_json(_push_line(push))
+                        printed += 1
+                        if type_ == "SYNC":
+                            await endpoint.reply(push, push.fields.get("content") or "")
+            await endpoint.unsubscribe([topic], receiver.url)
+        except (EventMeshHttpError, ConnectionError) as exc:
+            report.error = str(exc)
+            log.error("%s", exc)
+        finally:
+            if heartbeats is not None:
+                heartbeats.cancel()
+                await asyncio.gather(heartbeats, return_exceptions=True)
+            await receiver.stop()
+            await endpoint.close()
+
+    _run_reporting(main, report)
