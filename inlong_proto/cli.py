@@ -390,15 +390,18 @@ def inspect(protocol, direction, mode, file):
 
 
 @main.command()
-@click.option("--out", "out", default="out/demo", show_default=True, help="Folder for the recorded dumps.")
-@click.option("--items", default=20, show_default=True, help="Items client A receives per connection.")
-def demo(out, items):
-    """Server + clients produce dumps over loopback, Spark parses them, a summary is printed."""
+@click.option("--out", "out", default="out/demo", show_default=True, help="Folder for the capture (demo.pcap).")
+@click.option("--capture", "capture_with", type=click.Choice(["auto", "tcpdump", "relay"]), default="auto",
+              show_default=True, help="How to capture: tcpdump on loopback, the project's recording relay, or "
+                                      "auto (tcpdump when it can capture here).")
+def demo(out, capture_with):
+    """Every reference endpoint pair on loopback, captured as a pcap (tcpdump, or the project's relay and
+    pcap writer), then read by the embedded local Spark with protocol=auto: a summary table per protocol."""
     from pathlib import Path
 
     from .demo import run
 
-    run(Path(out), items=items)
+    run(Path(out), capture_with)
 
 
 @main.group("spark")

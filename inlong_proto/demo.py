@@ -1,95 +1,257 @@
-"""`inlong-proto demo`: the whole pipeline on one machine, as a new user's first run.
+"""`inlong-proto demo`: the whole project on one machine, as a new user's first run (about a minute).
 
-A reference broadcast server and two clients talk over loopback and record what they receive; one
-recording is also copied with garbage spliced in, the way real captures get damaged. Spark (local,
-embedded) then parses the dump folder with read_dumps and a summary is printed.
+Every reference endpoint pair talks over loopback: broadcast, DataProxy, TubeMQ (master, broker, producer,
+consumer), EventMesh TCP and EventMesh HTTP (publisher, runtime, webhook subscriber). The traffic is
+captured as a pcap: with tcpdump where it can capture on the loopback interface, otherwise through the
+project's own recording relay (capture.tap) and pcap writer. The embedded local Spark then reads the
+capture with format("inlong") and protocol=auto, and a summary table per protocol is printed.
 """
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import random
 import shutil
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
-from .broadcast.client import BroadcastClient
-from .broadcast.server import BroadcastServer
+COUNT = 20  # messages per pair
 
 
-async def record_traffic(folder: Path, items: int, interval: float, seed: int) -> list[Path]:
-    """Client A runs, disconnects, and resumes later; client B arrives fresh and gets the whole history."""
-    first, second = folder / "client-a.bin", folder / "client-b.bin"
-    for path in (first, second):
-        path.unlink(missing_ok=True)
-    async with BroadcastServer(port=0, interval=interval, rng=random.Random(seed)) as server:
-        client_a = BroadcastClient("127.0.0.1", server.port, record=first, out=io.StringIO())
-        await client_a.run(items)
-        await asyncio.sleep(interval * items / 2)  # history keeps growing while A is away
-        client_b = BroadcastClient("127.0.0.1", server.port, record=second, out=io.StringIO())
-        await client_b.run(items * 2)
-        await client_a.run(items)  # resumes after its last item: history, then real time
-    damaged = folder / "client-a-damaged.bin"
-    data = first.read_bytes()
-    cut = len(data) // 2
-    damaged.write_bytes(data[:cut] + b"\x00\x00\x00\x26<garbage>" + data[cut:] + data[:20])
-    return [first, second, damaged]
+class _Capture:
+    """tcpdump on loopback when it runs here; else None (the caller relays through capture.tap)."""
+
+    def __init__(self, path: Path, ports: list[int]):
+        self.path, self.ports, self.process = path, ports, None
+
+    def start(self) -> bool:
+        tcpdump = shutil.which("tcpdump")
+        if tcpdump is None or not self.ports:
+            return False
+        expression = "tcp and (" + " or ".join(f"port {port}" for port in self.ports) + ")"
+        try:
+            # --immediate-mode: no batching in kernel blocks, which a stop can cut off (half the last pair's
+            # packets were missing without it)
+            self.process = subprocess.Popen([tcpdump, "-i", "lo", "--immediate-mode", "-U", "-s", "0", "-w",
+                                             str(self.path), expression],
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        except OSError:
+            return False
+        deadline = time.monotonic() + 5
+        line = b""
+        while time.monotonic() < deadline and self.process.poll() is None:
+            line = self.process.stderr.readline()
+            if b"listening on" in line:
+                return True
+        self._kill()
+        return False
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            time.sleep(0.5)  # the last packets written
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self._kill()
+
+    def _kill(self) -> None:
+        if self.process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.kill()
+            self.process.wait()
 
 
-def summarise(folder: Path, console: Console) -> None:
+async def _servers(stack: contextlib.AsyncExitStack) -> dict:
+    """Every reference server but the TubeMQ master (it needs the broker's address) on a free port, and the
+    EventMesh HTTP subscriber's webhook."""
+    from .broadcast.server import BroadcastServer
+    from .dataproxy.server import DataProxyServer
+    from .eventmesh.http_client import WebhookReceiver
+    from .eventmesh.http_server import EventMeshHttpServer
+    from .eventmesh.server import EventMeshServer
+    from .tubemq.broker import TubeMQBroker
+
+    servers = {"broadcast": BroadcastServer(port=0, interval=0.01, rng=random.Random(7)),
+               "dataproxy": DataProxyServer(port=0), "tubemq-broker": TubeMQBroker(port=0, topics=["demo"]),
+               "eventmesh": EventMeshServer(port=0), "eventmesh-http": EventMeshHttpServer(port=0),
+               "webhook": WebhookReceiver(port=0)}  # the EventMesh HTTP subscriber's, which the runtime calls
+    for server in servers.values():
+        await server.start()
+        stack.push_async_callback(server.stop)
+    return servers
+
+
+async def _master(stack: contextlib.AsyncExitStack, broker_port: int):
+    from .tubemq import strings
+    from .tubemq.master import TubeMQMaster
+
+    master = TubeMQMaster(port=0, broker=strings.BrokerInfo(1, "127.0.0.1", broker_port), topics=["demo"])
+    await master.start()
+    stack.push_async_callback(master.stop)
+    return master
+
+
+async def _traffic(ports: dict, report: dict, webhook) -> None:
+    """Each client side, one after the other (each pair's own flows stay readable in the capture)."""
+    from .broadcast.client import BroadcastClient
+    from .dataproxy.sender import DataProxySender
+    from .eventmesh.client import EventMeshClient, make_user_agent, text_message
+    from .tubemq.client import TubeMQConsumer, TubeMQProducer
+
+    client = BroadcastClient("127.0.0.1", ports["broadcast"], out=io.StringIO())
+    report["broadcast"] = f"{await client.run(COUNT)} items received"
+
+    sender = DataProxySender("127.0.0.1", ports["dataproxy"], mix="3,5,7,8")
+    sent = await sender.run((f"record-{i}".encode() for i in range(COUNT * 5)), batch_size=5)
+    report["dataproxy"] = f"{sent.sent} messages sent, {sent.acknowledged} acknowledged"
+
+    producer = await TubeMQProducer("127.0.0.1", ports["tubemq-master"], "demo").run(
+        f"message-{i}".encode() for i in range(COUNT))
+    consumer = await TubeMQConsumer("127.0.0.1", ports["tubemq-master"], "demo", "demo-group", count=COUNT,
+                                    timeout=20).run()
+    report["tubemq"] = f"{producer.sent} produced, {consumer.received} consumed"
+
+    subscriber = EventMeshClient("127.0.0.1", ports["eventmesh"], user_agent=make_user_agent(purpose="sub"))
+    publisher = EventMeshClient("127.0.0.1", ports["eventmesh"], user_agent=make_user_agent(purpose="pub"))
+    received = 0
+    async with subscriber, publisher:
+        await subscriber.subscribe("demo-topic")
+        await subscriber.listen()
+        for i in range(COUNT):
+            await publisher.publish_async(text_message("demo-topic", f"event-{i}"))
+        for _ in range(COUNT):
+            await subscriber.receive(timeout=10)
+            received += 1
+    report["eventmesh"] = f"{COUNT} published, {received} pushed to the subscriber"
+
+    report["eventmesh-http"] = await _http_traffic(ports, webhook)
+
+
+async def _http_traffic(ports: dict, webhook) -> str:
+    """Subscribe the webhook (at its public port), heartbeat, publish, wait for every push."""
+    from .eventmesh.http import SubscriptionItem, SubscriptionMode, SubscriptionType
+    from .eventmesh.http_client import EventMeshHttpClient
+
+    url = f"http://127.0.0.1:{ports['webhook']}/"
+    subscriber = EventMeshHttpClient("127.0.0.1", ports["eventmesh-http"])
+    publisher = EventMeshHttpClient("127.0.0.1", ports["eventmesh-http"])
+    pushed = 0
+    try:
+        await subscriber.subscribe([SubscriptionItem(topic="demo-http", mode=SubscriptionMode.CLUSTERING,
+                                                     type=SubscriptionType.ASYNC)], url)
+        await subscriber.heartbeat(["demo-http"], url)
+        for i in range(COUNT):
+            await publisher.publish("demo-http", f"http-event-{i}")
+        async with asyncio.timeout(10):
+            while pushed < COUNT:
+                await webhook.receive()
+                pushed += 1
+        await subscriber.unsubscribe(["demo-http"], url)
+    finally:
+        await publisher.close()
+        await subscriber.close()
+    return f"{COUNT} published, {pushed} pushed to the subscriber's webhook"
+
+
+CAPTURES = ("auto", "tcpdump", "relay")
+
+
+async def record_capture(folder: Path, capture_with: str = "auto") -> tuple[Path, str, dict]:
+    """Run every pair and capture them; (the pcap, how it was captured, what each pair did). capture_with:
+    tcpdump, the recording relay, or auto (tcpdump when it can capture here)."""
+    from .capture.tap import Tap
+
+    path = folder / "demo.pcap"
+    path.unlink(missing_ok=True)
+    report: dict = {}
+    async with contextlib.AsyncExitStack() as stack:
+        servers = await _servers(stack)
+        direct = {name: server.port for name, server in servers.items()}
+        master = await _master(stack, direct["tubemq-broker"])
+        direct["tubemq-master"] = master.port
+        capture, tap = _Capture(path, list(direct.values())), None
+        if capture_with != "relay" and capture.start():
+            how, ports = "tcpdump -i lo", direct
+        elif capture_with == "tcpdump":
+            raise RuntimeError("tcpdump cannot capture on the loopback interface here (is it installed, and "
+                               "may this user capture?); --capture relay needs neither")
+        else:  # no capture rights here: clients go through recording relays instead
+            tap = Tap()
+            stack.push_async_callback(tap.close)
+            ports = {name: await tap.relay(port) for name, port in direct.items()}
+            # the master must announce the broker's relay, so that the producer's calls are captured too
+            await master.stop()
+            master = await _master(stack, ports["tubemq-broker"])
+            ports["tubemq-master"] = await tap.relay(master.port)
+            how = "the recording relay (capture.tap)" + (" since tcpdump cannot capture here"
+                                                          if capture_with == "auto" else "")
+        try:
+            await _traffic(ports, report, servers["webhook"])
+        finally:
+            capture.stop()
+    if tap is not None:
+        path.write_bytes(tap.pcap())
+    return path, how, report
+
+
+def summarise(path: Path, console: Console) -> None:
+    """Spark reads the capture with protocol=auto; one table per protocol: message types by direction."""
     from pyspark.sql import functions as F
 
-    from .spark import local_session, read_dumps
+    from .spark import local_session
+    from .spark_source import register
 
     spark = local_session("inlong-proto-demo", cores=2)
     spark.sparkContext.setLogLevel("ERROR")
+    register(spark)
     try:
-        frames = read_dumps(spark, str(folder), "broadcast").cache()
-        files = frames.groupBy(F.element_at(F.split("path", "/"), -1).alias("file")).agg(
-            F.count("*").alias("rows"),
-            F.sum(F.when(F.col("error").isNull(), 1).otherwise(0)).alias("frames"),
-            F.sum(F.when(F.col("error").isNotNull(), 1).otherwise(0)).alias("error_spans"),
-            F.sum("length").alias("bytes_covered"),
-        ).orderBy("file").collect()
-        statuses = frames.where("error IS NULL").groupBy("data_response.status").agg(
-            F.count("*").alias("frames"), F.round(F.avg("data_response.data"), 2).alias("mean_value"),
-            F.min("data_response.timestamp").alias("first"), F.max("data_response.timestamp").alias("last"),
-        ).orderBy("first").collect()
-        errors = frames.where("error IS NOT NULL").select("path", "offset", "length", "error").collect()
+        frames = spark.read.format("inlong").option("protocol", "auto").load(str(path))
+        rows = frames.groupBy("protocol", "direction", "message_type").agg(
+            F.count("*").alias("frames"), F.sum(F.when(F.col("error").isNotNull(), 1).otherwise(0)).alias("errors"),
+            F.countDistinct("capture.flow").alias("flows"), F.sum("length").alias("bytes"),
+            F.min("capture.time").alias("first"), F.max("capture.time").alias("last"),
+        ).orderBy("protocol", "direction", "first").collect()
+        flows = {row.protocol: row.flows for row in frames.groupBy("protocol").agg(
+            F.countDistinct("capture.flow").alias("flows")).collect()}
     finally:
         spark.stop()
-
-    sizes = {p.name: p.stat().st_size for p in folder.glob("*.bin")}
-    table = Table(title="Dumps parsed by Spark (read_dumps, PERMISSIVE)")
-    for column in ("file", "bytes", "rows", "frames", "error spans", "bytes covered"):
-        table.add_column(column, justify="right" if column != "file" else "left")
-    for row in files:
-        table.add_row(row.file, str(sizes.get(row.file, "?")), str(row.rows), str(row.frames),
-                      str(row.error_spans), str(row.bytes_covered))
-    console.print(table)
-    table = Table(title="Responses by status")
-    for column in ("status", "frames", "mean value", "first", "last"):
-        table.add_column(column, no_wrap=True)
-    for row in statuses:
-        table.add_row(str(row.status), str(row.frames), str(row.mean_value), _ms(row.first), _ms(row.last))
-    console.print(table)
-    for error in errors:
-        console.print(f"error span: {error.path.rsplit('/', 1)[-1]} offset {error.offset} "
-                      f"length {error.length}: {error.error}")
+    by_protocol: dict = {}
+    for row in rows:
+        by_protocol.setdefault(row.protocol or "unrecognised", []).append(row)
+    for protocol, group in by_protocol.items():
+        table = Table(title=f"{protocol}: {sum(r.frames for r in group)} frames in "
+                            f"{flows.get(group[0].protocol, 0)} TCP connection(s)", title_justify="left")
+        for column in ("direction", "message type", "frames", "errors", "flows", "bytes", "first", "last"):
+            table.add_column(column, justify="right" if column in ("frames", "errors", "flows", "bytes") else "left",
+                             no_wrap=True)
+        for row in group:
+            table.add_row(str(row.direction), str(row.message_type), str(row.frames), str(row.errors),
+                          str(row.flows), str(row.bytes), _time(row.first), _time(row.last))
+        console.print(table)
 
 
-def _ms(value) -> str:
-    return value.isoformat(sep=" ", timespec="milliseconds") if value is not None else ""
+def _time(value) -> str:
+    return value.strftime("%H:%M:%S.%f")[:-3] if value is not None else ""
 
 
-def run(folder: Path, items: int = 20, interval: float = 0.02, seed: int = 7) -> None:
-    console = Console(width=max(shutil.get_terminal_size().columns, 110))  # the tables need ~100 columns
+def run(folder: Path, capture_with: str = "auto") -> None:
+    console = Console(width=max(shutil.get_terminal_size().columns, 110))
     folder.mkdir(parents=True, exist_ok=True)
-    console.print(f"[bold]1.[/] reference server and two clients on loopback, recording into {folder}/")
-    paths = asyncio.run(record_traffic(folder, items, interval, seed))
-    for path in paths:
-        console.print(f"   {path.name}: {path.stat().st_size} bytes")
-    console.print("[bold]2.[/] Spark reads the folder: binaryFile + the Arrow parse UDTF")
-    summarise(folder, console)
+    started = time.monotonic()
+    console.print("[bold]1.[/] every reference endpoint pair on loopback, captured")
+    path, how, report = asyncio.run(record_capture(folder, capture_with))
+    for name, text in report.items():
+        console.print(f"   {name}: {text}")
+    console.print(f"   captured with {how}: {path} ({path.stat().st_size} bytes)")
+    console.print("[bold]2.[/] Spark reads the capture: format(\"inlong\"), protocol=auto")
+    summarise(path, console)
+    console.print(f"done in {time.monotonic() - started:.0f} s; decode it yourself: "
+                  f"inlong-proto decode -p auto -T table {path}")
+

@@ -223,9 +223,12 @@ class WebhookReceiver:
         self._messages: asyncio.Queue[HttpRequest] = asyncio.Queue()
 
     @property
+    def port(self) -> int:
+        return self._server.sockets[0].getsockname()[1]
+
+    @property
     def url(self) -> str:
-        host, port = self._server.sockets[0].getsockname()[:2]
-        return f"http://{host}:{port}/"
+        return f"http://{self.host}:{self.port}/"
 
     async def start(self) -> None:
         self._files = {name: _open(path) for name, path in self._paths.items()}
