@@ -124,7 +124,7 @@ def test_listing_objects_prefixes_globs_and_lists(bucket):
     assert [uri.rsplit("/", 1)[1] for uri, _ in listed] == names
     assert all(uri.startswith(root + "/") for uri, _ in listed)
     assert [size for _, size in listed] == [(bucket / name).stat().st_size for name in names]
-    assert [u for u, _ in list_files(root + "/*.damaged.bin")] == [f"{root}/{p}.damaged.bin" for p in PROTOCOLS]
+    assert [u for u, _ in list_files(root + "/*.damaged.bin")] == sorted(f"{root}/{p}.damaged.bin" for p in PROTOCOLS)
     assert list_files([root + "/broadcast.bin", root + "/tubemq.bin"]) == \
         [(f"{root}/broadcast.bin", (bucket / "broadcast.bin").stat().st_size),
          (f"{root}/tubemq.bin", (bucket / "tubemq.bin").stat().st_size)]
