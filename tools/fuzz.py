@@ -426,6 +426,9 @@ def _summary(job: dict) -> dict:
     text = job["log"].read_text(errors="replace")
     stats = [json.loads(m) for m in re.findall(r"^FUZZ-STATS (.*)$", text, re.M)]
     last = stats[-1] if stats else {"inputs": 0, "seconds": 0.0, "crashes": 0}
+    done = re.findall(r"^Done (\d+) runs in (\d+) second", text, re.M)  # libFuzzer's own final count
+    if done and int(done[-1][0]) > last["inputs"]:  # the worker reports once a second, so it lags at the end
+        last = {**last, "inputs": int(done[-1][0]), "seconds": max(last["seconds"], float(done[-1][1]))}
     coverage = re.findall(r"\bcov: (\d+) ft: (\d+)", text)
     crashes = re.findall(r"^FUZZ-CRASH (\S+) (\S+)", text, re.M)
     known = re.findall(r"^FUZZ-KNOWN (\S+) (\S+)", text, re.M)

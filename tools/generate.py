@@ -170,11 +170,27 @@ def generate(specs: Path, out: Path, with_official: bool = True) -> None:
         if with_official:
             official(specs, staging)
         protobuf(specs, staging)
-        if out.exists():
-            shutil.rmtree(out)
-        shutil.copytree(staging, out)
+        sync(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def sync(staging: Path, out: Path) -> None:
+    """Make out hold exactly what staging holds, rewriting only the files whose bytes change (an unchanged
+    module keeps its time, so tools that look at times, make and editors, see no change)."""
+    wanted = {path.relative_to(staging) for path in staging.rglob("*") if path.is_file()}
+    for relative in sorted(wanted):
+        target = out / relative
+        data = (staging / relative).read_bytes()
+        if not target.is_file() or target.read_bytes() != data:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+    for path in sorted(out.rglob("*"), reverse=True):
+        if path.is_dir():
+            if not any(path.iterdir()):
+                path.rmdir()
+        elif path.relative_to(out) not in wanted:
+            path.unlink()
 
 
 def main() -> int:
