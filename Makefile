@@ -14,10 +14,11 @@ $(STAMP): pyproject.toml setup.py tools/ksc/package.json tools/ksc/package-lock.
 	touch $(STAMP)
 
 setup: $(STAMP)
-	@{ command -v dot >/dev/null && command -v tcpdump >/dev/null; } || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq graphviz tcpdump >/dev/null; \
-	  else echo "note: graphviz or tcpdump is missing (sudo apt-get install graphviz tcpdump); make generate"\
-	    "needs graphviz, the live capture test tcpdump"; fi; }
+	@{ command -v dot >/dev/null && command -v tcpdump >/dev/null && command -v tshark >/dev/null; } || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq \
+	    && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz tcpdump tshark >/dev/null; \
+	  else echo "note: graphviz, tcpdump or tshark is missing (sudo apt-get install graphviz tcpdump tshark);"\
+	    "make generate needs graphviz, the live capture test tcpdump, tests/wireshark tshark"; fi; }
 
 # Everything under generated/ from specs/ (own codecs, Kaitai + Construct references, diagrams, protobuf).
 generate: setup
