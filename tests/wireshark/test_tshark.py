@@ -207,13 +207,9 @@ def _written() -> dict[str, bytes]:
     return out
 
 
-# Known gaps of the plugin, each failing now (strict xfail: the test says when one is fixed).
-KNOWN_GAPS = {
-    "eventmesh_legacy.pcap": "plugin: EventMesh's legacy length form is told from the current one only when a "
-                             "frame ends where the segment ends or the next 'EventMesh' magic starts; with the "
-                             "first frame cut across segments (mss 97) the current form is picked and the "
-                             "stream is misread (the decoder reads it all: eventmesh-legacy)",
-}
+# Known gaps of the plugin, each failing now: capture name -> why (strict xfail: the test says when one is
+# fixed). None at present; EventMesh's legacy form cut across segments (eventmesh_legacy.pcap) was one.
+KNOWN_GAPS: dict[str, str] = {}
 
 
 WRITTEN = _written()
