@@ -6,6 +6,8 @@
 * grpcio-tools for every .proto -> generated/protobuf
 * every YAML table under specs/ (method tables, enums) -> generated/tables, as Python data
 * JSON Schemas under specs/ (EventMesh headers and bodies) -> generated/eventmesh, typed classes (jsonschema_codegen)
+* Wireshark Lua dissectors of the frame specs (tools/ksygen/wireshark.py) -> generated/wireshark/inlong_proto.lua,
+  with the TubeMQ .proto files it hands to Wireshark's protobuf dissector
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tools import jsonschema_codegen  # noqa: E402
+from tools.ksygen import wireshark  # noqa: E402
 from tools.ksygen.emit import emit_module  # noqa: E402
 from tools.ksygen.expr import GenerationError  # noqa: E402
 from tools.ksygen.model import Loader  # noqa: E402
@@ -167,6 +170,7 @@ def generate(specs: Path, out: Path, with_official: bool = True) -> None:
         own_codecs(specs, staging)
         tables(specs, staging)
         jsonschema_codegen.generate(specs, staging)
+        wireshark.generate(specs, staging, ROOT)
         if with_official:
             official(specs, staging)
         protobuf(specs, staging)
