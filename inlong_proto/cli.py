@@ -446,11 +446,13 @@ def _register_protocol_commands() -> None:
     from .dataproxy.cli import dataproxy
     from .eventmesh.cli import eventmesh
     from .tubemq.cli import tubemq
+    from .wireshark import wireshark
 
     main.add_command(broadcast)
     main.add_command(dataproxy)
     main.add_command(eventmesh)
     main.add_command(tubemq)
+    main.add_command(wireshark)
 
 
 _register_protocol_commands()
