@@ -321,6 +321,105 @@ async def finish_handlers(handlers: set, links: Callable[[], Iterable[Link]], ti
     await asyncio.gather(*pending, return_exceptions=True)
 
 
+class ListeningServer:
+    """The lifecycle every reference server shares: bind on start() (recording files opened first),
+    address and port, serve_forever() until stop() or cancellation, stop() closing every connection and
+    waiting for its handler, `async with`.
+
+    A subclass calls _init_listening(host, port, records, logger) in its __init__ and provides
+    _handle(reader, writer) and _open_links() (the Links of its open connections); it may extend _started()
+    (after binding: start timers, log), _stopping() (before connections close: cancel timers, say
+    goodbye) and _stopped_log(). Recording files are in self._files by name ("received", "sent", ...).
+    """
+
+    def _init_listening(self, host: str, port: int, records: dict, logger: logging.Logger) -> None:
+        self.host, self.requested_port = host, port
+        self._record_paths = records  # name -> path or None
+        self._log = logger
+        self._files: dict = {}
+        self._server: asyncio.Server | None = None
+        self._handlers: set[asyncio.Task[None]] = set()
+        self._stopped = asyncio.Event()
+
+    @property
+    def address(self) -> tuple[str, int]:
+        """(host, port) actually bound; the port is the real one when 0 was asked for."""
+        if self._server is None or not self._server.sockets:
+            raise RuntimeError("the server is not started")
+        host, port = self._server.sockets[0].getsockname()[:2]
+        return host, port
+
+    @property
+    def port(self) -> int:
+        return self.address[1]
+
+    async def start(self) -> None:
+        """Bind; returns once the port is open."""
+        if self._server is not None:
+            raise RuntimeError("the server is already started")
+        self._stopped.clear()
+        try:
+            for name, path in self._record_paths.items():
+                if path is not None:
+                    self._files[name] = open(path, "ab")
+            self._server = await asyncio.start_server(self._handle, self.host, self.requested_port)
+        except BaseException:
+            self._close_files()
+            raise
+        await self._started()
+
+    async def _started(self) -> None:
+        self._log.info("listening on %s:%d", *self.address)
+
+    async def serve_forever(self) -> None:
+        """Start if needed and wait until stop() or cancellation (Ctrl-C), stopping cleanly either way."""
+        if self._server is None:
+            await self.start()
+        try:
+            await self._stopped.wait()
+        finally:
+            if self._server is not None:
+                await self.stop()
+
+    async def stop(self) -> None:
+        """Stop accepting, close every connection, wait for their handlers, close the recordings."""
+        server, self._server = self._server, None
+        if server is not None:
+            server.close()
+        await self._stopping()
+        for link in list(self._open_links()):
+            link.writer.close()
+        # Closed connections end their handlers at EOF; finish_handlers deals with those that do not.
+        await finish_handlers(self._handlers, lambda: list(self._open_links()))
+        if server is not None:
+            await server.wait_closed()
+        self._close_files()
+        self._stopped.set()
+        self._stopped_log()
+
+    async def _stopping(self) -> None:
+        pass
+
+    def _stopped_log(self) -> None:
+        self._log.info("stopped")
+
+    def _open_links(self) -> Iterable[Link]:
+        raise NotImplementedError
+
+    def _close_files(self) -> None:
+        for handle in self._files.values():
+            handle.close()
+        self._files.clear()
+
+    async def __aenter__(self):
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info) -> None:
+        if self._server is not None:
+            await self.stop()
+
+
 class StdinLines:
     """Lines of stdin as an async iterator, read by a daemon thread so the event loop never blocks
     (replies keep being read while stdin is quiet, and Ctrl-C ends the command at once)."""

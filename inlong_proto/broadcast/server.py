@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..endpoints import DEFAULT_LOG_RATE, DEFAULT_MAX_PENDING, Link, LinkStats, connection_scope, finish_handlers
+from ..endpoints import DEFAULT_LOG_RATE, DEFAULT_MAX_PENDING, Link, LinkStats, ListeningServer, connection_scope
 from ..frames import Frame, StreamDecoder, encode
 from ..generated.codec.broadcast.broadcast_frame import BroadcastFrame, DataRequest, DataResponse, Status
 from .history import History, Replay, format_timestamp
@@ -60,7 +60,7 @@ class _Connection:
         return self.link.name
 
 
-class BroadcastServer:
+class BroadcastServer(ListeningServer):
     """Pushes a random value every `interval` seconds to every live client, after replaying history.
 
     Usable as `async with BroadcastServer(port=0) as server:`; `server.port` is the bound port.
@@ -81,76 +81,37 @@ class BroadcastServer:
             raise ValueError(f"interval must be positive, not {interval!r}")
         if idle_timeout is not None and idle_timeout <= 0:
             raise ValueError(f"idle_timeout must be positive or None, not {idle_timeout!r}")
-        self.host, self.requested_port, self.interval = host, port, interval
+        self._init_listening(host, port, {}, log)
+        self.interval = interval
         self.history = history if history is not None else History(max_length=max_history)
         self.rng = rng if rng is not None else random.Random()
         self.clock = clock
         self.max_garbage, self.max_pending = max_garbage, max_pending
         self.idle_timeout, self.log_rate = idle_timeout, log_rate
         self.link_stats = LinkStats()
-        self._server: asyncio.Server | None = None
         self._ticker: asyncio.Task[None] | None = None
         self._connections: set[_Connection] = set()
-        self._handlers: set[asyncio.Task[None]] = set()
-        self._stopped = asyncio.Event()
 
     # -- lifecycle -----------------------------------------------------------------------------
-
-    @property
-    def address(self) -> tuple[str, int]:
-        """(host, port) actually bound; the port is the real one when 0 was asked for."""
-        if self._server is None or not self._server.sockets:
-            raise RuntimeError("the server is not started")
-        host, port = self._server.sockets[0].getsockname()[:2]
-        return host, port
-
-    @property
-    def port(self) -> int:
-        return self.address[1]
 
     @property
     def clients(self) -> int:
         """Connections currently open."""
         return len(self._connections)
 
-    async def start(self) -> None:
-        """Bind and start producing values; returns once the port is open."""
-        if self._server is not None:
-            raise RuntimeError("the server is already started")
-        self._stopped.clear()
-        self._server = await asyncio.start_server(self._handle, self.host, self.requested_port)
+    def _open_links(self):
+        return (connection.link for connection in self._connections)
+
+    async def _started(self) -> None:
+        """Values start once the port is open."""
         self._ticker = asyncio.create_task(self._tick(), name="broadcast-ticker")
         log.info("listening on %s:%d, a value every %gs", *self.address, self.interval)
 
-    async def serve_forever(self) -> None:
-        """Start if needed and wait until stop() (or cancellation, e.g. Ctrl-C)."""
-        if self._server is None:
-            await self.start()
-        await self._stopped.wait()
-
-    async def stop(self) -> None:
-        """Stop accepting, stop the ticker, close every connection and wait for their handlers."""
-        server, ticker = self._server, self._ticker
-        self._server = self._ticker = None
-        if server is not None:
-            server.close()
+    async def _stopping(self) -> None:
+        ticker, self._ticker = self._ticker, None
         if ticker is not None:
             ticker.cancel()
             await asyncio.gather(ticker, return_exceptions=True)
-        self.disconnect_clients()
-        # Closed connections end their handlers at EOF; finish_handlers deals with those that do not.
-        await finish_handlers(self._handlers, lambda: (c.link for c in self._connections))
-        if server is not None:
-            await server.wait_closed()
-        self._stopped.set()
-        log.info("stopped")
-
-    async def __aenter__(self) -> "BroadcastServer":
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc_info) -> None:
-        await self.stop()
 
     def disconnect_clients(self) -> int:
         """Close every client connection from the server side (clients are expected to reconnect)."""

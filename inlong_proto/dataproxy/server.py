@@ -40,11 +40,10 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import BinaryIO
 
 from .. import protocols
 from ..errors import DecodeError
-from ..endpoints import DEFAULT_LOG_RATE, DEFAULT_MAX_PENDING, Link, LinkStats, connection_scope, finish_handlers
+from ..endpoints import DEFAULT_LOG_RATE, DEFAULT_MAX_PENDING, Link, LinkStats, ListeningServer, connection_scope
 from ..frames import Frame, decode, encode
 from ..generated.codec.dataproxy.dataproxy_common import MsgType
 from ..generated.codec.dataproxy.dataproxy_request import BinMessage
@@ -272,7 +271,7 @@ class ServerStats:
     by_type: Counter = field(default_factory=Counter)  # frames per base type name
 
 
-class DataProxyServer:
+class DataProxyServer(ListeningServer):
     """Accepts DataProxy SDK connections and acknowledges their messages like the real server.
 
     Usable as `async with DataProxyServer(port=0) as server:`; `server.port` is the bound port.
@@ -291,18 +290,14 @@ class DataProxyServer:
                  log_rate: float | None = DEFAULT_LOG_RATE):
         if idle_timeout is not None and idle_timeout <= 0:
             raise ValueError(f"idle_timeout must be positive or None, not {idle_timeout!r}")
-        self.host, self.requested_port = host, port
+        self._init_listening(host, port, {"received": record}, log)
         self.record, self.dp_ip, self.clock = record, dp_ip, clock
         self.max_frame_size, self.keep_payloads = max_frame_size, keep_payloads
         self.idle_timeout, self.max_pending, self.log_rate = idle_timeout, max_pending, log_rate
         self.stats = ServerStats()
         self.link_stats = LinkStats()
         self.payloads: list[Payload] = []
-        self._record: BinaryIO | None = None
-        self._server: asyncio.Server | None = None
         self._connections: set[_Connection] = set()
-        self._handlers: set[asyncio.Task[None]] = set()
-        self._stopped = asyncio.Event()
 
     # -- counters, for tests and the CLI ---------------------------------------------------------
 
@@ -324,61 +319,15 @@ class DataProxyServer:
 
     # -- lifecycle -----------------------------------------------------------------------------
 
-    @property
-    def address(self) -> tuple[str, int]:
-        if self._server is None or not self._server.sockets:
-            raise RuntimeError("the server is not started")
-        host, port = self._server.sockets[0].getsockname()[:2]
-        return host, port
+    def _open_links(self):
+        return (connection.link for connection in self._connections)
 
-    @property
-    def port(self) -> int:
-        return self.address[1]
-
-    async def start(self) -> None:
-        if self._server is not None:
-            raise RuntimeError("the server is already started")
-        self._stopped.clear()
-        if self.record is not None:
-            self._record = open(self.record, "ab")
-        try:
-            self._server = await asyncio.start_server(self._handle, self.host, self.requested_port)
-        except BaseException:
-            self._close_record()
-            raise
+    async def _started(self) -> None:
         log.info("listening on %s:%d (dpIp %s)", *self.address, self.dp_ip)
 
-    async def serve_forever(self) -> None:
-        """Start if needed and wait until stop() (or cancellation, e.g. Ctrl-C)."""
-        if self._server is None:
-            await self.start()
-        await self._stopped.wait()
-
-    async def stop(self) -> None:
-        server, self._server = self._server, None
-        if server is not None:
-            server.close()
-        for connection in list(self._connections):
-            connection.link.writer.close()
-        await finish_handlers(self._handlers, lambda: (c.link for c in self._connections))
-        if server is not None:
-            await server.wait_closed()
-        self._close_record()
-        self._stopped.set()
-        log.info("stopped after %d frame(s), %d record(s), %d error(s)", self.stats.frames,
-                 self.stats.records, self.stats.errors)
-
-    def _close_record(self) -> None:
-        if self._record is not None:
-            self._record.close()
-            self._record = None
-
-    async def __aenter__(self) -> "DataProxyServer":
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc_info) -> None:
-        await self.stop()
+    def _stopped_log(self) -> None:
+        log.info("stopped after %d frame(s), %d record(s), %d error(s)", self.stats.frames, self.stats.records,
+                 self.stats.errors)
 
     # -- connections ---------------------------------------------------------------------------
 
@@ -415,9 +364,10 @@ class DataProxyServer:
         if outcome.raw is not None:
             stats.frames += 1
             stats.by_type[outcome.base_type.name] += 1
-            if self._record is not None:
-                self._record.write(outcome.raw)
-                self._record.flush()
+            record = self._files.get("received")
+            if record is not None:
+                record.write(outcome.raw)
+                record.flush()
         if outcome.note is not None:
             link.log.warning("%s", outcome.note)
         if outcome.err_code not in (0, None):

@@ -41,11 +41,10 @@ import time
 import urllib.parse
 from collections import Counter, deque
 from dataclasses import dataclass, field
-from typing import BinaryIO
 
 import h11
 
-from ..endpoints import DEFAULT_LOG_RATE, Link, LinkStats, PeerLog, RawStream, connection_scope, finish_handlers
+from ..endpoints import DEFAULT_LOG_RATE, Link, LinkStats, ListeningServer, PeerLog, RawStream, connection_scope
 from ..errors import DecodeError
 from . import http
 from .http import (BODIES, CODES, HEADER_KEYS, MAX_HEAD, PUSH, RET_CODES, TRANSPORT, ClientRetCode, HttpRequest,
@@ -233,7 +232,7 @@ class Answer(Exception):
         self.code, self.detail = code, detail
 
 
-class EventMeshHttpServer:
+class EventMeshHttpServer(ListeningServer):
     """A minimal EventMesh HTTP runtime. `async with EventMeshHttpServer(port=0) as server:`; `server.port`.
 
     record / record_sent: files the exact bytes of every request read / answer written are appended to;
@@ -251,19 +250,15 @@ class EventMeshHttpServer:
                  reply_timeout: float = 10.0, log_rate: float | None = DEFAULT_LOG_RATE, seed: int | None = None):
         if idle_timeout is not None and idle_timeout <= 0:
             raise ValueError(f"idle_timeout must be positive or None, not {idle_timeout!r}")
-        self.host, self.requested_port = host, port
         self.paths = {"received": record, "sent": record_sent, "pushes": record_pushes,
                       "push_replies": record_push_replies}
+        self._init_listening(host, port, self.paths, log)
         self.idle_timeout, self.max_event_size, self.max_request_size = idle_timeout, max_event_size, max_request_size
         self.max_pending, self.max_pending_pushes, self.log_rate = max_pending, max_pending_pushes, log_rate
         self.push_timeout, self.retry_delay, self.reply_timeout = push_timeout, retry_delay, reply_timeout
         self.stats = HttpServerStats()
         self._rng = random.Random(seed)
-        self._files: dict[str, BinaryIO] = {}
-        self._server: asyncio.Server | None = None
         self._links: dict[Link, None] = {}
-        self._handlers: set[asyncio.Task] = set()
-        self._stopped = asyncio.Event()
         self._ids = itertools.count(1)
         # topic -> (consumerGroup, url) -> item, in subscription order
         self.subscriptions: dict[str, dict[tuple[str, str], SubscriptionItem]] = {}
@@ -278,71 +273,24 @@ class EventMeshHttpServer:
     # -- lifecycle -----------------------------------------------------------------------------
 
     @property
-    def port(self) -> int:
-        if self._server is None or not self._server.sockets:
-            raise RuntimeError("the server is not started")
-        return self._server.sockets[0].getsockname()[1]
-
-    @property
     def pending_pushes(self) -> int:
         return self._queued
 
-    async def start(self) -> None:
-        if self._server is not None:
-            raise RuntimeError("the server is already started")
-        self._stopped.clear()
-        try:
-            for name, path in self.paths.items():
-                if path is not None:
-                    self._files[name] = open(path, "ab")
-            self._server = await asyncio.start_server(self._handle, self.host, self.requested_port)
-        except BaseException:
-            self._close_files()
-            raise
-        log.info("listening on %s:%d", self.host, self.port)
+    def _open_links(self):
+        return self._links
 
-    async def serve_forever(self) -> None:
-        """Start if needed and wait until stop() or cancellation (Ctrl-C), stopping cleanly either way."""
-        if self._server is None:
-            await self.start()
-        try:
-            await self._stopped.wait()
-        finally:
-            if self._server is not None:
-                await self.stop()
-
-    async def stop(self) -> None:
-        server, self._server = self._server, None
-        if server is not None:
-            server.close()
-        for future in self._waiting.values():  # answered retCode 4
+    async def _stopping(self) -> None:
+        """Calls waiting for a reply are answered (retCode 4), webhook pushers stop."""
+        for future in self._waiting.values():
             if not future.done():
                 future.set_exception(TimeoutError("the server is stopping"))
         pushers = [hook.task for hook in self._webhooks.values()]
         for task in pushers:
             task.cancel()
         await asyncio.gather(*pushers, return_exceptions=True)
-        for link in self._links:
-            link.writer.close()
-        await finish_handlers(self._handlers, lambda: list(self._links))
-        if server is not None:
-            await server.wait_closed()
-        self._close_files()
-        self._stopped.set()
+
+    def _stopped_log(self) -> None:
         log.info("stopped: %s", self.stats.to_dict())
-
-    def _close_files(self) -> None:
-        for handle in self._files.values():
-            handle.close()
-        self._files.clear()
-
-    async def __aenter__(self) -> "EventMeshHttpServer":
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc_info) -> None:
-        if self._server is not None:
-            await self.stop()
 
     def _record(self, name: str, data: bytes) -> None:
         handle = self._files.get(name)

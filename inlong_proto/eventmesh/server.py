@@ -47,10 +47,9 @@ import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import BinaryIO
 
 from ..errors import DecodeError, EncodeError
-from ..endpoints import DEFAULT_LOG_RATE, Link, LinkStats, RawStream, connection_scope, finish_handlers
+from ..endpoints import DEFAULT_LOG_RATE, Link, LinkStats, ListeningServer, RawStream, connection_scope
 from ..frames import Frame, StreamDecoder, encode
 from . import tcp
 from .tcp import (COMMANDS, CloudEvent, Command, EventMeshMessage, RedirectInfo, SubscriptionItem, SubscriptionMode,
@@ -184,7 +183,7 @@ class ServerStats:
                 **self.links.to_dict()}
 
 
-class EventMeshServer:
+class EventMeshServer(ListeningServer):
     """A minimal EventMesh TCP runtime. `async with EventMeshServer(port=0) as server:`; `server.port`.
 
     record / record_sent: files that every well-formed frame received / sent is appended to (exact
@@ -202,18 +201,14 @@ class EventMeshServer:
                  log_rate: float | None = DEFAULT_LOG_RATE):
         if idle_timeout is not None and idle_timeout <= 0:
             raise ValueError(f"idle_timeout must be positive or None, not {idle_timeout!r}")
-        self.host, self.requested_port = host, port
+        self._init_listening(host, port, {"received": record, "sent": record_sent}, log)
         self.record, self.record_sent = record, record_sent
         self.idle_timeout, self.max_event_size, self.max_pending = idle_timeout, max_event_size, max_pending
         self.log_rate = log_rate
         self.max_frame_size, self.goodbye_on_stop, self.recommend = max_frame_size, goodbye_on_stop, recommend
         self.stats = ServerStats()
-        self._files: dict[str, BinaryIO] = {}
-        self._server: asyncio.Server | None = None
         self._sessions: dict[Session, None] = {}  # insertion-ordered set: pushes go in connection order
-        self._handlers: set[asyncio.Task[None]] = set()
         self._timers: set[asyncio.TimerHandle] = set()
-        self._stopped = asyncio.Event()
         self._push_seq = itertools.count(1)
         self._turn: Counter = Counter()  # (topic, group) -> next CLUSTERING member
         self._dispatch = {
@@ -229,17 +224,6 @@ class EventMeshServer:
     # -- lifecycle -----------------------------------------------------------------------------
 
     @property
-    def address(self) -> tuple[str, int]:
-        if self._server is None or not self._server.sockets:
-            raise RuntimeError("the server is not started")
-        host, port = self._server.sockets[0].getsockname()[:2]
-        return host, port
-
-    @property
-    def port(self) -> int:
-        return self.address[1]
-
-    @property
     def sessions(self) -> list[Session]:
         """Connections that said hello successfully and are still open, in connection order."""
         return [s for s in self._sessions if s.user_agent is not None and not s.closing]
@@ -248,34 +232,11 @@ class EventMeshServer:
     def connections(self) -> list[Session]:
         return list(self._sessions)
 
-    async def start(self) -> None:
-        if self._server is not None:
-            raise RuntimeError("the server is already started")
-        self._stopped.clear()
-        try:
-            for name, path in (("received", self.record), ("sent", self.record_sent)):
-                if path is not None:
-                    self._files[name] = open(path, "ab")
-            self._server = await asyncio.start_server(self._handle, self.host, self.requested_port)
-        except BaseException:
-            self._close_files()
-            raise
-        log.info("listening on %s:%d", *self.address)
+    def _open_links(self):
+        return (session.link for session in self._sessions)
 
-    async def serve_forever(self) -> None:
-        """Start if needed and wait until stop() or cancellation (Ctrl-C), stopping cleanly either way."""
-        if self._server is None:
-            await self.start()
-        try:
-            await self._stopped.wait()
-        finally:
-            if self._server is not None:
-                await self.stop()
-
-    async def stop(self) -> None:
-        server, self._server = self._server, None
-        if server is not None:
-            server.close()
+    async def _stopping(self) -> None:
+        """Timers go; every session that said hello is told goodbye (goodbye_on_stop), then closed."""
         for timer in self._timers:
             timer.cancel()
         self._timers.clear()
@@ -284,25 +245,9 @@ class EventMeshServer:
                 if self._send(session, tcp.header(Command.SERVER_GOODBYE_REQUEST, desc=GOODBYE)):
                     self.stats.goodbyes += 1
             session.close()
-        await finish_handlers(self._handlers, lambda: (s.link for s in self._sessions))
-        if server is not None:
-            await server.wait_closed()
-        self._close_files()
-        self._stopped.set()
+
+    def _stopped_log(self) -> None:
         log.info("stopped: %s", self.stats.to_dict())
-
-    def _close_files(self) -> None:
-        for handle in self._files.values():
-            handle.close()
-        self._files.clear()
-
-    async def __aenter__(self) -> "EventMeshServer":
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc_info) -> None:
-        if self._server is not None:
-            await self.stop()
 
     # -- server-initiated frames -----------------------------------------------------------------
 

@@ -23,10 +23,10 @@ import logging
 import os
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import BinaryIO, Protocol
+from typing import Protocol
 
-from ..endpoints import DEFAULT_LOG_RATE, DEFAULT_MAX_PENDING, Link, LinkStats, RawStream, connection_scope, \
-    finish_handlers
+from ..endpoints import (DEFAULT_LOG_RATE, DEFAULT_MAX_PENDING, Link, LinkStats, ListeningServer, RawStream,
+                         connection_scope)
 from ..errors import DecodeError
 from ..frames import StreamDecoder, encode
 from .rpc import SERVICE_TYPES, RpcMessage, exception_class, exception_frame, response_frame, \
@@ -100,7 +100,7 @@ class ServerStats:
                 "closed_for_bad_input": self.closed_for_bad_input, **self.links.to_dict()}
 
 
-class RpcServer:
+class RpcServer(ListeningServer):
     """Serves one `Service` over TCP. `async with RpcServer(service, port=0) as server:`; `server.port`.
 
     record / record_sent: files every well-formed request received / answer sent is appended to (exact
@@ -115,79 +115,21 @@ class RpcServer:
                  max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, log_rate: float | None = DEFAULT_LOG_RATE):
         if idle_timeout is not None and idle_timeout <= 0:
             raise ValueError(f"idle_timeout must be positive or None, not {idle_timeout!r}")
-        self.service, self.host, self.requested_port, self.log = service, host, port, logger
+        self.service, self.log = service, logger
         self.record, self.record_sent = record, record_sent
+        self._init_listening(host, port, {"received": record, "sent": record_sent}, logger)
         self.idle_timeout, self.max_pending, self.max_frame_size = idle_timeout, max_pending, max_frame_size
         self.log_rate = log_rate
         self.stats = ServerStats()
-        self._files: dict[str, BinaryIO] = {}
-        self._server: asyncio.Server | None = None
         self._links: set[Link] = set()
-        self._handlers: set[asyncio.Task[None]] = set()
-        self._stopped = asyncio.Event()
 
     # -- lifecycle -----------------------------------------------------------------------------
 
-    @property
-    def address(self) -> tuple[str, int]:
-        if self._server is None or not self._server.sockets:
-            raise RuntimeError("the server is not started")
-        host, port = self._server.sockets[0].getsockname()[:2]
-        return host, port
+    def _open_links(self):
+        return self._links
 
-    @property
-    def port(self) -> int:
-        return self.address[1]
-
-    async def start(self) -> None:
-        if self._server is not None:
-            raise RuntimeError("the server is already started")
-        self._stopped.clear()
-        try:
-            for name, path in (("received", self.record), ("sent", self.record_sent)):
-                if path is not None:
-                    self._files[name] = open(path, "ab")
-            self._server = await asyncio.start_server(self._handle, self.host, self.requested_port)
-        except BaseException:
-            self._close_files()
-            raise
-        self.log.info("listening on %s:%d", *self.address)
-
-    async def serve_forever(self) -> None:
-        """Start if needed and wait until stop() or cancellation (Ctrl-C), stopping cleanly either way."""
-        if self._server is None:
-            await self.start()
-        try:
-            await self._stopped.wait()
-        finally:
-            if self._server is not None:
-                await self.stop()
-
-    async def stop(self) -> None:
-        server, self._server = self._server, None
-        if server is not None:
-            server.close()
-        for link in list(self._links):
-            link.writer.close()
-        await finish_handlers(self._handlers, lambda: self._links)
-        if server is not None:
-            await server.wait_closed()
-        self._close_files()
-        self._stopped.set()
+    def _stopped_log(self) -> None:
         self.log.info("stopped: %s", self.stats.to_dict())
-
-    def _close_files(self) -> None:
-        for handle in self._files.values():
-            handle.close()
-        self._files.clear()
-
-    async def __aenter__(self) -> "RpcServer":
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc_info) -> None:
-        if self._server is not None:
-            await self.stop()
 
     # -- connections ---------------------------------------------------------------------------
 
