@@ -69,8 +69,11 @@ def _value_rows(parent, value, base: int, start: int, end: int, path: str) -> It
 
 def frame_rows(protocol: str, frame, data: bytes) -> list[Row]:
     """The rows of one well-formed frame (or HTTP message); data: its bytes, frame.offset: where they start."""
-    if protocol in protocols.STREAM_PROTOCOLS:
-        return list(http_rows(frame, data))
+    if protocol in protocols.STREAM_PROTOCOLS:  # a module's own rows (EventMesh gRPC), else HTTP/1.1's
+        import importlib
+
+        rows = getattr(importlib.import_module(protocols.STREAM_PROTOCOLS[protocol]), "inspect_rows", http_rows)
+        return list(rows(frame, data))
     parsed = reference.kaitai_parse(protocol, data, debug=True, direction=frame.direction)
     return list(field_rows(parsed, frame.offset))
 

@@ -22,9 +22,10 @@ PAYLOAD_TYPES = {"dataproxy": ("inlong_proto.dataproxy.payload", "Payload"),
                  "tubemq": ("inlong_proto.tubemq.rpc", "RpcMessage"),
                  "eventmesh": ("inlong_proto.eventmesh.tcp", "TcpMessage"),
                  "eventmesh-legacy": ("inlong_proto.eventmesh.tcp", "TcpMessage")}
-# Protocols that are not binary frames (HTTP/1.1 streams): each module provides
-# iter_messages(data: bytes, direction: str | None, mode: str) -> Iterator[object with to_dict()].
-STREAM_PROTOCOLS = {"eventmesh-http": "inlong_proto.eventmesh.http"}
+# Protocols that are not one spec's frames (HTTP/1.1 streams; HTTP/2 + gRPC): each module provides
+# iter_messages(data: bytes, direction: str | None, mode: str) -> Iterator[object with to_dict()],
+# HttpStreamDecoder (its incremental decoder, under that name) and MESSAGE_TYPES (with JSON_KEYS).
+STREAM_PROTOCOLS = {"eventmesh-http": "inlong_proto.eventmesh.http", "eventmesh-grpc": "inlong_proto.eventmesh.h2"}
 
 
 class UnknownProtocolError(InlongProtoError, ValueError):

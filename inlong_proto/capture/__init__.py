@@ -15,7 +15,9 @@ protocol the flow speaks, and each direction's bytes through the protocol's stre
   server port. Content wins when they disagree. A flow is classified once its client has sent
   DETECT_BYTES bytes or its server 4x that, or it ends or has a gap (what waits meanwhile is bounded).
 * Frames and error spans of one direction tile its reassembled bytes (PERMISSIVE): gaps are error spans
-  of kind "gap" after which the stream decoder restarts; an unrecognised or gRPC flow is error spans.
+  of kind "gap" after which the stream decoder restarts; an unrecognised flow is error spans. EventMesh
+  gRPC's two directions share one HTTP/2 connection state (eventmesh.h2.H2Connection: streams, calls and
+  the capture clock, for each call's record and latency).
 * Memory: one record of the file, per open connection the out-of-order data (max_pending) and one
   partial frame per direction; connections are dropped when both sides have closed (FIN or RST).
 """
@@ -41,7 +43,7 @@ __all__ = ["CaptureDecoder", "CaptureFrame", "Flow", "GapError", "Packet", "Pack
 # 8715 and broker 8123; EventMesh TCP 10000, HTTP 10105, gRPC 10205. Broadcast has none (content only).
 SERVER_PORTS = {46801: "dataproxy", 8715: "tubemq", 8123: "tubemq", 10000: "eventmesh",
                 10105: "eventmesh-http", 10205: "eventmesh-grpc"}
-GRPC = "eventmesh-grpc"  # recognised, not decoded: HTTP/2 framing is out of scope
+GRPC = "eventmesh-grpc"  # HTTP/2 + gRPC, read by inlong_proto.eventmesh.h2
 UNKNOWN = "unknown"
 DETECT_BYTES = 4096
 # A 4-tuple silent this long in capture time is forgotten (CaptureDecoder): ten minutes, past every
@@ -109,19 +111,25 @@ def _error_frame(protocol: str, offset: int, length: int, error: DecodeError, ra
 class _Framer:
     """One direction's bytes through the flow protocol's stream decoder, restarted after each gap."""
 
-    def __init__(self, protocol: str, direction: str, mode: str):
+    def __init__(self, protocol: str, direction: str, mode: str, shared: dict | None = None):
         self.protocol, self.direction, self.mode = protocol, direction, mode
+        self.shared = shared if shared is not None else {}  # what both directions' decoders share
         self.base = 0  # stream offset where the current decoder started
         self.decoder = self._new()
 
     def _new(self):
+        if self.protocol == GRPC:  # both directions of the connection share its HTTP/2 state
+            from ..eventmesh.h2 import GrpcStreamDecoder, H2Connection
+
+            connection = self.shared.setdefault(GRPC, H2Connection())
+            return GrpcStreamDecoder(self.direction, mode=self.mode, offset=self.base, connection=connection)
         if self.protocol in protocols.STREAM_PROTOCOLS:
             return stream_decoder(self.protocol, self.direction, mode=self.mode, offset=self.base)
         if self.protocol in protocols.names():
             directional = protocols.get(self.protocol).directional
             return stream_decoder(self.protocol, self.direction if directional else None, mode=self.mode,
                                   offset=self.base)
-        return None  # unrecognised or gRPC: every byte is an error span
+        return None  # unrecognised: every byte is an error span
 
     @property
     def buffered(self) -> int:
@@ -129,13 +137,17 @@ class _Framer:
 
     def data(self, chunk: Chunk) -> list:
         if self.decoder is None:
-            why = ("EventMesh gRPC (HTTP/2) is recognised but not decoded" if self.protocol == GRPC
-                   else "no known protocol was recognised in this flow")
+            why = "no known protocol was recognised in this flow"
             return self._span(chunk.offset, chunk.length, ValidationError(chunk.offset, "", why), chunk.data)
+        if self.protocol == GRPC:
+            self.decoder.conn.now_ns = chunk.timestamp_ns  # the capture clock of call latencies
         return self.decoder.feed(chunk.data)
 
     def gap(self, chunk: Chunk) -> list:
-        out = self.close()
+        if self.protocol == GRPC:  # the calls go on after a gap in one direction
+            out = self.decoder.close(end_calls=False)
+        else:
+            out = self.close()
         out += self._span(chunk.offset, chunk.length, GapError(chunk.offset, "tcp", f"{chunk.length} bytes: "
                                                                             f"{chunk.reason}"), b"")
         self.base = chunk.offset + chunk.length
@@ -184,6 +196,7 @@ class _Connection:
         self.closed = {"request": False, "response": False}
         self.finished = False
         self.last_ns = timestamp_ns  # capture time of its 4-tuple's last packet (idle expiry)
+        self.shared: dict = {}  # state both directions' framers share (EventMesh gRPC's HTTP/2 connection)
         self.totals = {"flow": flow, "protocol": None, "bytes": {"request": 0, "response": 0},
                        "frames": {"request": 0, "response": 0}, "errors": {"request": 0, "response": 0},
                        "gaps": 0, "closed": False}
@@ -191,13 +204,18 @@ class _Connection:
 
 def classify(client_head: bytes, server_head: bytes = b"", server_port: int = 0) -> str:
     """The protocol of a flow (or a raw dump: its bytes as the client head) from its first bytes, then its
-    port: a protocol name, "eventmesh-grpc" (recognised, not decoded) or "unknown"."""
+    port: a protocol name (the HTTP/2 preface, or HTTP/2 frames from the first byte: "eventmesh-grpc") or
+    "unknown"."""
     from ..eventmesh import http
 
     if client_head.startswith(_H2_PREFACE[:len(client_head)]) and client_head:
         return GRPC
     if http._RESYNC["request"].match(client_head) or not client_head and http._RESYNC["response"].match(server_head):
         return "eventmesh-http"
+    from ..eventmesh.h2 import looks_like_http2
+
+    if looks_like_http2(client_head) or not client_head and looks_like_http2(server_head):
+        return GRPC  # HTTP/2 frames without the preface: a capture that began mid-connection
     content = detect(client_head) if client_head else detect(server_head) if server_head else None
     return content or SERVER_PORTS.get(server_port, UNKNOWN)
 
@@ -392,7 +410,7 @@ class CaptureDecoder:
         if self.protocol != "auto":
             conn.protocol = conn.totals["protocol"] = self.protocol
             for direction, side in conn.sides.items():
-                side.framer = _Framer(self.protocol, direction, self.mode)
+                side.framer = _Framer(self.protocol, direction, self.mode, conn.shared)
         if self.keep_flows:
             self.flows[flow.number] = conn.totals
         return conn
@@ -439,7 +457,7 @@ class CaptureDecoder:
         self._late = True
         out: list[_Late] = []
         for direction, side in conn.sides.items():
-            side.framer = _Framer(conn.protocol, direction, self.mode)
+            side.framer = _Framer(conn.protocol, direction, self.mode, conn.shared)
             waiting, side.waiting, side.waiting_bytes = side.waiting, [], 0
             for chunk, segment in waiting:
                 out += [_Late(segment, item) for item in self._emit(

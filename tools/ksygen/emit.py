@@ -329,6 +329,8 @@ class DecodeEmitter(FunctionEmitter):
     def seq(self, scope: LocalScope) -> None:
         for attr in scope.type_spec.seq:
             self.field(scope, attr)
+        if self.bit_group and self.bit_width % 8 == 0:
+            self.close_bits()  # raises, as above
         if self.bit_group:
             raise GenerationError(f"{scope.type_spec.where}: bit fields must fill whole bytes "
                                   f"({self.bit_width} bits left open)")
@@ -338,9 +340,11 @@ class DecodeEmitter(FunctionEmitter):
         if attr.kind == "bits":
             self.bit_group.append((scope, attr, var))
             self.bit_width += attr.bits
-            if self.bit_width % 8 == 0:
+            if self.bit_width in (8, 16, 32, 64):  # a group grows past 24 bits (b24 then b8: HTTP/2)
                 self.close_bits()
             return
+        if self.bit_group and self.bit_width % 8 == 0:
+            self.close_bits()  # raises: a whole number of bytes, but not one struct can read
         if self.bit_group:
             raise GenerationError(f"{attr.where}: bit fields before it must fill whole bytes")
         if attr.repeat:
@@ -712,7 +716,7 @@ class EncodeEmitter(FunctionEmitter):
             if attr.kind == "bits":
                 group.append((var, attr.bits))
                 width += attr.bits
-                if width % 8 == 0:
+                if width in (8, 16, 32, 64):  # the groups of Flattener.field
                     shift, terms = width, []
                     for name, bits in group:
                         shift -= bits
