@@ -11,7 +11,7 @@ Layers:
   CONTINUATION frames are one item (they are contiguous on the wire); every other frame is one item.
 * Header blocks: python-hyper's hpack, one decoder per direction as the peers keep them. A capture that
   starts mid-connection misses the dynamic-table entries sent before it: a reference to one is read as an
-  unknown field (name and/or value None, counted in `unknown_headers`), never as another entry; entries
+  unknown field (name and/or value None, noted in the item), never as another entry; entries
   the block adds still take their slots, so later blocks stay in step. A block that breaks hpack in any
   other way loses the table: every later block of that direction is an error span saying so.
 * gRPC messages: each stream's DATA payloads are joined per direction and cut into length-prefixed

@@ -4,6 +4,7 @@ captures, from the start and from the middle of the connection."""
 from __future__ import annotations
 
 import gzip
+from collections import Counter
 import json
 import subprocess
 import sys
@@ -391,3 +392,23 @@ def test_cli_decodes_a_raw_dump(tmp_path):
                          capture_output=True, text=True, check=True)
     ids = [json.loads(line)["body.id"] if line.startswith("{") else line for line in run.stdout.splitlines()]
     assert len(ids) == 5
+
+
+def test_spark_auto_gives_grpc_rows(spark, tmp_path):
+    """spark.read.format("inlong") with protocol auto: one row per item of the gRPC flow, meta and capture
+    columns (no struct column of its own yet), errors none."""
+    pytest.importorskip("pyspark")
+    from inlong_proto.capture import iter_capture_frames
+    from inlong_proto.spark_source import register
+
+    client, server, order = conversation()
+    data = pcap_file(packets_of(client, server, order, mss=64))
+    (tmp_path / "grpc.pcap").write_bytes(data)
+    register(spark)
+    rows = spark.read.format("inlong").option("protocol", "auto").load(str(tmp_path)).toArrow().to_pylist()
+    items = list(iter_capture_frames(data, "auto", "PERMISSIVE"))
+    assert len(rows) == len(items) and {r["protocol"] for r in rows} == {"eventmesh-grpc"}
+    assert all(r["error"] is None for r in rows)
+    assert Counter(r["message_type"] for r in rows) == Counter(i.frame.message_type for i in items)
+    for sender, stream in (("client", client.stream), ("server", server.stream)):
+        assert sum(r["length"] for r in rows if r["capture"]["sender"] == sender) == len(stream)
