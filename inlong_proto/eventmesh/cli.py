@@ -9,14 +9,20 @@ summary, marked "interrupted").
 `http-serve` and `http-client publish|subscribe` do the same over EventMesh's legacy HTTP API: the
 subscriber runs a webhook, prints each push as one JSON line, and also exits 1 when fewer than --count
 messages came before its --timeout.
+
+`grpc-serve` and `grpc-client publish|subscribe|heartbeat` do the same over EventMesh's gRPC CloudEvent
+services (they need the optional grpcio: `pip install 'inlong-proto[grpc]'`); `--capture FILE.pcap` records
+their connections through a recording relay, since gRPC hides the bytes.
 """
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import json
 import logging
 import os
+import signal
 import sys
 
 import click
@@ -36,7 +42,7 @@ def _echo_json(value: dict) -> None:
 
 @click.group()
 def eventmesh():
-    """Reference endpoints of the Apache EventMesh TCP and HTTP protocols."""
+    """Reference endpoints of the Apache EventMesh TCP, HTTP and gRPC protocols."""
 
 
 @eventmesh.command()
@@ -364,3 +370,236 @@ def http_subscribe(options, count, timeout, webhook_host, webhook_port, mode, ty
             await endpoint.close()
 
     _run_reporting(main, report)
+
+
+# ---------------------------------------------------------------------------------------------- gRPC
+def _need_grpc() -> None:
+    """One clear line, not a traceback, when the optional grpcio is missing."""
+    try:
+        importlib.import_module("grpc")
+        importlib.import_module("inlong_proto.generated.protobuf.eventmesh.eventmesh_service_pb2_grpc")
+    except ImportError as exc:
+        click.echo(f"error: the gRPC endpoints need grpcio ({exc}); install it with: pip install "
+                   "'inlong-proto[grpc]'", err=True)
+        sys.exit(1)
+
+
+CAPTURE = click.option("--capture", type=click.Path(dir_okay=False), default=None,
+                       help="Record the connections to this pcap file, through a recording relay (written at the "
+                            "end; gRPC hides the bytes from the program itself).")
+
+
+@eventmesh.command("grpc-serve")
+@HOST
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port to listen on (EventMesh's is 10205); 0 picks a free one (logged at start).")
+@CAPTURE
+@idle_timeout_option(120.0)
+@click.option("--max-queued", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Events one subscriber may have waiting; further ones are dropped and counted.")
+@click.option("--reply-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
+              help="Longest wait, in seconds, for a subscriber's answer to a requestReply (or the event's ttl).")
+@click.option("--push-timeout", type=click.FloatRange(min=0, min_open=True), default=5.0, show_default=True,
+              help="Seconds to connect to a webhook and get its answer.")
+@click.option("--max-event-size", type=click.IntRange(min=1), default=4 << 20, show_default=True,
+              help="Largest request message accepted, in bytes.")
+@LOG_RATE
+@LOG_LEVEL
+def grpc_serve(host, port, capture, idle_timeout, max_queued, reply_timeout, push_timeout, max_event_size, log_rate,
+               log_level):
+    """Answer EventMesh gRPC clients like the runtime: publish, requestReply, batchPublish, the one-way calls,
+    subscribe (webhook), subscribeStream, unsubscribe, heartbeat.
+
+    A subscriber that sends nothing on its stream and no heartbeat for --idle-timeout seconds is expired
+    (its stream ends with statuscode 30). Runs until Ctrl-C, then prints one JSON line of counters.
+    """
+    _need_grpc()
+    from .grpc_server import EventMeshGrpcServer
+
+    setup_logging(log_level)
+    server = EventMeshGrpcServer(host, port, capture=capture, idle_timeout=idle_timeout, max_queued=max_queued,
+                                 reply_timeout=reply_timeout, push_timeout=push_timeout,
+                                 max_event_size=max_event_size, log_rate=log_rate)
+
+    async def main():
+        # Ctrl-C and kill (SIGTERM) stop the server cleanly, so a --capture file is written either way; SIGINT
+        # is handled even where the shell started the server with it ignored (`... & ` in a script).
+        loop, task = asyncio.get_running_loop(), asyncio.current_task()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signum, task.cancel)
+        try:
+            await server.serve_forever()
+        except OSError as exc:
+            log.error("%s", exc)
+            sys.exit(1)
+        except asyncio.CancelledError:
+            log.info("interrupted, exiting")
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        log.info("interrupted, exiting")
+    _echo_json(server.stats.to_dict())
+
+
+@eventmesh.group("grpc-client")
+@HOST
+@click.option("--port", type=click.IntRange(1, 65535), required=True, help="Server port.")
+@click.option("--topic", default="inlong-proto-demo", show_default=True, help="Topic to publish to / subscribe to.")
+@click.option("--group", default="inlong-proto", show_default=True, help="Producer / consumer group.")
+@click.option("--timeout", "call_timeout", type=click.FloatRange(min=0, min_open=True), default=10.0,
+              show_default=True, help="Seconds to wait for the connection and for each answer.")
+@CAPTURE
+@LOG_LEVEL
+@click.pass_context
+def grpc_client(ctx, host, port, topic, group, call_timeout, capture, log_level):
+    """Publish to, subscribe by stream at, or heartbeat an EventMesh gRPC runtime; print a JSON summary last.
+
+    Exits 1 when a call failed or was refused, or a subscriber got fewer than --count events.
+    """
+    _need_grpc()
+    setup_logging(log_level)
+    ctx.obj = {"host": host, "port": port, "topic": topic, "group": group, "timeout": call_timeout,
+               "capture": capture}
+
+
+def _grpc_endpoint(options: dict):
+    from .grpc_client import EventMeshGrpcClient
+
+    return EventMeshGrpcClient(options["host"], options["port"], group=options["group"], timeout=options["timeout"],
+                               capture=options["capture"])
+
+
+@grpc_client.command("publish")
+@click.option("--count", type=click.IntRange(min=0), default=None,
+              help="Publish this many events (BODY-0, BODY-1, ...); without it, one per line of stdin.")
+@click.option("--body", default="message", show_default=True, help="Prefix of the --count event data.")
+@click.option("--batch", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Send the events by batchPublish, this many per batch (0: one publish each).")
+@click.option("--one-way", is_flag=True, help="publishOneWay / batchPublishOneWay: no answer (the real runtime "
+                                              "leaves these unimplemented).")
+@click.option("--request-reply", is_flag=True, help="requestReply: each waits for a subscriber's reply (printed).")
+@click.option("--content-type", default="text/plain", show_default=True, help="The events' datacontenttype.")
+@click.option("--ttl", default="4000", show_default=True, help="The events' ttl in milliseconds.")
+@click.pass_obj
+def grpc_publish(options, count, body, batch, one_way, request_reply, content_type, ttl):
+    """Send events, each (or each batch) waiting for its answer."""
+    from .grpc_client import EventMeshGrpcError, event_line
+
+    if request_reply and (batch or one_way):
+        raise click.UsageError("--request-reply goes with neither --batch nor --one-way")
+    endpoint = _grpc_endpoint(options)
+    topic = options["topic"]
+    contents = (f"{body}-{i}" for i in range(count)) if count is not None else (
+        line.rstrip("\r\n") for line in sys.stdin)
+
+    async def send(events: list) -> None:
+        try:
+            if batch:
+                await endpoint.batch_publish(events, one_way=one_way)
+            elif one_way:
+                await endpoint.publish_one_way(events[0])
+            elif request_reply:
+                reply = await endpoint.request_reply(events[0])
+                _echo_json({"data": events[0].data, "reply": event_line(reply)})
+            else:
+                await endpoint.publish(events[0])
+        except EventMeshGrpcError as exc:  # counted in the report
+            log.error("%s", exc)
+
+    async def main():
+        try:
+            await endpoint.connect()
+            pending = []
+            for content in contents:
+                pending.append(endpoint.message(topic, content, content_type=content_type, ttl=ttl))
+                if len(pending) >= max(batch, 1):
+                    await send(pending)
+                    pending = []
+            if pending:
+                await send(pending)
+        except ConnectionError as exc:
+            endpoint.report.error = str(exc)
+            log.error("%s", exc)
+        finally:
+            await endpoint.close()
+
+    _run_reporting(main, endpoint.report)
+
+
+@grpc_client.command("subscribe")
+@click.option("--count", type=click.IntRange(min=1), default=None,
+              help="Stop after this many events (fewer by --timeout: exit status 1).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Stop after this many seconds (default: at --count events, or Ctrl-C).")
+@click.option("--mode", type=click.Choice(["CLUSTERING", "BROADCASTING"]), default="CLUSTERING", show_default=True)
+@click.option("--type", "type_", type=click.Choice(["ASYNC", "SYNC"]), default="ASYNC", show_default=True,
+              help="SYNC: every event is answered on the stream (a request-reply reply echoing its data).")
+@click.option("--heartbeat-interval", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+              help="Seconds between heartbeats.")
+@click.pass_obj
+def grpc_subscribe(options, count, timeout, mode, type_, heartbeat_interval):
+    """Open a subscribeStream, print each event as one JSON line, unsubscribe at the end."""
+    from .grpc_client import EventMeshGrpcError, event_line
+
+    endpoint = _grpc_endpoint(options)
+    report = endpoint.report
+    report.expected = count
+    topic = options["topic"]
+
+    async def main():
+        heartbeats = None
+        try:
+            await endpoint.connect()
+            stream = await endpoint.stream([(topic, mode, type_)])
+            heartbeats = asyncio.create_task(endpoint.heartbeats([topic], heartbeat_interval))
+            printed = 0
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(timeout):
+                    while count is None or printed < count:
+                        proto = await stream.receive()
+                        _echo_json(event_line(proto))
+                        printed += 1
+                        if type_ == "SYNC":
+                            await stream.reply(proto)
+            await endpoint.unsubscribe([(topic, mode, type_)])
+        except (EventMeshGrpcError, ConnectionError) as exc:
+            report.error = str(exc)
+            log.error("%s", exc)
+        finally:
+            if heartbeats is not None:
+                heartbeats.cancel()
+                await asyncio.gather(heartbeats, return_exceptions=True)
+            await endpoint.close()
+
+    _run_reporting(main, report)
+
+
+@grpc_client.command("heartbeat")
+@click.option("--client-type", type=click.Choice(["PUB", "SUB"]), default="PUB", show_default=True,
+              help="PUB heartbeats name the producer group, SUB ones the consumer group (answered 30 when the "
+                   "client has no such subscription).")
+@click.pass_obj
+def grpc_heartbeat(options, client_type):
+    """Send one heartbeat and print the answer as one JSON line."""
+    from .grpc import CLIENT_TYPE_PUB, CLIENT_TYPE_SUB
+    from .grpc_client import EventMeshGrpcError
+
+    endpoint = _grpc_endpoint(options)
+
+    async def main():
+        try:
+            await endpoint.connect()
+            response = await endpoint.heartbeat(
+                [options["topic"]], client_type=CLIENT_TYPE_PUB if client_type == "PUB" else CLIENT_TYPE_SUB)
+            _echo_json({"statuscode": response.code, "responsemessage": response.message})
+            if not response.ok:
+                endpoint.report.error = f"heartbeat answered {response.code}"
+        except (EventMeshGrpcError, ConnectionError) as exc:
+            endpoint.report.error = str(exc)
+            log.error("%s", exc)
+        finally:
+            await endpoint.close()
+
+    _run_reporting(main, endpoint.report)
