@@ -1,4 +1,4 @@
-"""The demo (issue 13, item 7): every reference endpoint pair on loopback, captured with tcpdump or the
+"""The demo (issue 13, item 7): every reference endpoint pair on loopback (gRPC included), captured with tcpdump or the
 project's recording relay, every message of every pair in the capture, then the whole `inlong-proto demo`
 (Spark, protocol=auto) with a table per protocol, in about a minute."""
 from __future__ import annotations
@@ -26,6 +26,8 @@ EXPECTED = {
     ("eventmesh-http", "request", "HTTP_PUSH_CLIENT_ASYNC"): COUNT,
     ("eventmesh-http", "response", "WEBHOOK_REPLY"): COUNT,
     ("eventmesh-http", "request", "UNSUBSCRIBE"): 1,
+    ("eventmesh-grpc", "request", "publish"): COUNT,  # the request messages of the publish calls
+    ("eventmesh-grpc", "request", "PREFACE"): 1,
 }
 
 
@@ -44,7 +46,8 @@ def _check(path) -> None:
 def test_every_pair_is_captured(tmp_path, capture_with):
     path, how, report = asyncio.run(record_capture(tmp_path, capture_with))
     assert capture_with.split()[0] in how or "relay" in how
-    assert set(report) == {"broadcast", "dataproxy", "tubemq", "eventmesh", "eventmesh-http"}
+    assert set(report) == {"broadcast", "dataproxy", "tubemq", "eventmesh", "eventmesh-http", "eventmesh-grpc"}
+    assert report["eventmesh-grpc"].startswith(f"{COUNT} published, {COUNT} delivered")
     _check(path)
 
 
@@ -53,7 +56,7 @@ def test_the_whole_demo(tmp_path):
     result = subprocess.run([sys.executable, "-m", "inlong_proto", "demo", "--out", str(tmp_path)],
                             capture_output=True, text=True, timeout=240)
     assert result.returncode == 0, result.stderr[-3000:]
-    for protocol in ("broadcast", "dataproxy", "tubemq", "eventmesh", "eventmesh-http"):
+    for protocol in ("broadcast", "dataproxy", "tubemq", "eventmesh", "eventmesh-http", "eventmesh-grpc"):
         assert f"\n{protocol}: " in result.stdout  # its table's title
     assert "sendMessageP2B" in result.stdout and "HTTP_PUSH_CLIENT_ASYNC" in result.stdout
     assert "Traceback" not in result.stderr and "Exception in callback" not in result.stderr
