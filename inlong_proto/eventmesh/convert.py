@@ -1,9 +1,10 @@
-"""One event model across EventMesh's three transports: TCP and HTTP messages <-> the gRPC CloudEvent.
+"""One event model across EventMesh's three transports: TCP, HTTP and gRPC messages <-> the gRPC CloudEvent.
 
 The gRPC layer's `Event` (inlong_proto.eventmesh.grpc) is the meeting point: a TCP message body (an
 EventMeshMessage or a CloudEvents JSON body) or an HTTP send-message request becomes an Event, which
 `grpc.to_cloud_event` turns into the protobuf CloudEvent; an Event becomes a TCP EventMeshMessage body
-for `tcp.message`. The mapping follows the runtime's protocol adaptors (facts section 3.4): the topic is
+for `tcp.message`; a gRPC message read from a capture (eventmesh.h2) becomes one too (event_from_grpc), so
+that the events of one system seen on all three transports fit one table. The mapping follows the runtime's protocol adaptors (facts section 3.4): the topic is
 the subject, the content is text data, message properties are string extensions, and protocol headers
 (protocoltype, protocolversion) ride along as extensions.
 """
@@ -81,3 +82,25 @@ def event_from_http(request) -> Event:
     return Event(id=extensions.get("uniqueid", ""), subject=str(fields.get("topic") or ""),
                  data=content if isinstance(content, (str, bytes)) else None,
                  data_content_type=_TEXT if content is not None else "", extensions={**extensions, **protocol})
+
+
+def event_from_grpc(message) -> Event:
+    """The Event of a gRPC message read from a capture (an eventmesh.h2 GrpcMessage): a CloudEvent of the
+    current services, or a SimpleMessage of the legacy ones. Its body is json_format's rendering of the
+    protobuf, read back into the generated class."""
+    from google.protobuf import json_format
+
+    from ..generated.protobuf.eventmesh import eventmesh_client_pb2, eventmesh_cloudevents_pb2
+    from .grpc import from_cloud_event, from_legacy_simple_message
+
+    kinds = {"CloudEvent": (eventmesh_cloudevents_pb2.CloudEvent, from_cloud_event),
+             "SimpleMessage": (eventmesh_client_pb2.SimpleMessage, from_legacy_simple_message)}
+    name = (message.type_name or "").rsplit(".", 1)[-1]
+    if name not in kinds:
+        raise EncodeError("type", f"a gRPC {message.type_name or 'message'} carries no event")
+    cls, reader = kinds[name]
+    try:
+        proto = json_format.ParseDict(message.body, cls(), ignore_unknown_fields=True)
+    except json_format.ParseError as exc:
+        raise EncodeError("body", f"the {name} cannot be read back: {exc}") from None
+    return reader(proto)

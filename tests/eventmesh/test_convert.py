@@ -54,3 +54,26 @@ def test_http_send_message_to_event(name):
 def test_messages_without_an_event_are_refused():
     with pytest.raises(inlong_proto.EncodeError):
         convert.event_from_tcp(tcp_payload("client_goodbye_request"))
+
+
+def test_grpc_messages_of_a_capture_are_events_too():
+    """The gRPC CloudEvents read off the wire (eventmesh.h2) map to the same Event as TCP and HTTP, so one
+    table holds all three transports (issue 16, item 4)."""
+    from tests.eventmesh.test_h2_grpc import conversation, decode_both
+
+    client, server, order = conversation()
+    messages = [item for item in decode_both(client, server, order) if item.kind == "message"
+                and item.message_type == "publish" and item.direction == "request"]
+    events = [convert.event_from_grpc(item) for item in messages]
+    assert sorted(e.id for e in events) == ["id-1", "id-2"]
+    assert {e.subject for e in events} == {"TEST-TOPIC"} and {e.data for e in events} == {"x" * 300, "hello"}
+    tcp = convert.event_from_tcp(tcp_payload("async_message_to_server_eventmeshmessage"))
+    http_event = convert.event_from_http(next(iter(http.iter_messages(
+        vector_bytes(VECTORS / "http" / "send_async_java.json")))))
+    table = [{"transport": t, "subject": e.subject, "data": e.data, "id": e.id}
+             for t, e in (("tcp", tcp), ("http", http_event), *(("grpc", e) for e in events))]
+    assert [row["transport"] for row in table] == ["tcp", "http", "grpc", "grpc"] and all(row["subject"] for row in table)
+    heartbeat = next(item for item in decode_both(client, server, order) if item.kind == "message"
+                     and item.message_type == "heartbeat")
+    with pytest.raises(inlong_proto.EncodeError, match="carries no event"):
+        convert.event_from_grpc(heartbeat)
