@@ -40,6 +40,10 @@ GUAVA_WHITESPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004
 # A Snappy block states its uncompressed size up front; a body claiming more than this is refused before
 # anything is allocated, so a small hostile frame cannot make the decoder allocate gigabytes.
 MAX_BODY_SIZE = 64 * 1024 * 1024
+# The most a Snappy raw block expands: its densest element, a copy with a 2-byte offset, writes 64 bytes from
+# 3 (format_description.txt), so no block of n bytes holds more than 64 / 3 * n; a larger claim is refused
+# before anything is allocated (a 133-byte frame claiming 60 MB made the fuzzer's memory check fail).
+SNAPPY_MAX_EXPANSION = 22
 
 _TEXT_TYPES = frozenset({MsgType.common_service, MsgType.ack_service, MsgType.original_return,
                          MsgType.multi_body, MsgType.multi_body_attr})
@@ -399,6 +403,9 @@ class _Reader:
         if size > self.max_body_size:
             raise ValidationError(self.at("body"), "body.body", f"the Snappy block claims {size} bytes "
                                   f"uncompressed, over max_body_size {self.max_body_size}")
+        if size > SNAPPY_MAX_EXPANSION * len(body):  # never allocate what the block cannot hold
+            raise ValidationError(self.at("body"), "body.body", f"the Snappy block claims {size} bytes "
+                                  f"uncompressed, more than {len(body)} compressed bytes can hold{why}")
         out = bytearray(size)
         try:
             written = cramjam.snappy.decompress_raw_into(body, out)

@@ -358,6 +358,23 @@ def test_snappy_size_claim_is_bounded_before_allocating():
         payload(ip.decode(text_frame(3, body, b"cp=snappy"), "dataproxy"), max_body_size=999)
 
 
+def test_snappy_claim_beyond_what_the_block_can_hold_allocates_nothing():
+    """Under max_body_size but more than 22x the compressed bytes (Snappy's densest element writes 64 bytes
+    from 3): refused before allocating; the fuzzer's reproducer claimed 60 MB from a 133-byte frame."""
+    import tracemalloc
+
+    claim = b"\x80\x80\x80\x1d" + b"\x00" * 8  # 60,817,408 bytes from 12
+    tracemalloc.start()
+    with pytest.raises(ValidationError, match="more than 12 compressed bytes can hold") as info:
+        decoded(text_frame(3, claim, b"cp=snappy"))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert info.value.offset == 9 and peak < 1 << 20
+    dense = snappy(bytes(100_000))  # the densest real block still reads: about 21.3x
+    assert 100_000 / len(dense) > 21
+    assert decoded(text_frame(3, dense, b"cp=snappy")).body == bytes(100_000)
+
+
 @pytest.mark.parametrize("body, offset, field", [
     (items(b"ok") + h("00 00 00 00"), 9 + 6, "body.body.items[1].item_len"),  # zero
     (items(b"ok") + h("ff ff ff fe") + b"zz", 9 + 6, "body.body.items[1].item_len"),  # negative
