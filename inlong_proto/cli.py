@@ -308,13 +308,6 @@ def capture(protocol, mode, file):
         raise _with_file(decoder.reader.broken, file)
 
 
-def _endpoint(value: str) -> tuple[str, int]:
-    host, _, port = value.rpartition(":")
-    if not host or not port.isdigit():
-        raise click.BadParameter(f"{value!r} is not HOST:PORT")
-    return host.strip("[]"), int(port)
-
-
 @main.command("write-pcap")
 @PROTOCOL
 @click.option("--client", default="10.0.0.1:40000", show_default=True, help="The client end, HOST:PORT.")
@@ -326,10 +319,11 @@ def write_pcap(protocol, client, server, dump, output):
     from the server, 1 ms apart), to open dumps with packet tools or read them as captures."""
     from .capture import SERVER_PORTS
     from .capture.writer import dump_to_pcap
+    from .endpoints import host_port
 
     protocols.get(protocol)
     port = next((p for p, name in sorted(SERVER_PORTS.items()) if name == protocol), 9000)
-    ends = {"client": _endpoint(client), "server": _endpoint(server) if server else ("10.0.0.2", port)}
+    ends = {"client": host_port(client), "server": host_port(server) if server else ("10.0.0.2", port)}
     with open(output, "wb") as handle:
         handle.write(dump_to_pcap(_read(dump), protocol, **ends))
 

@@ -321,6 +321,14 @@ async def finish_handlers(handlers: set, links: Callable[[], Iterable[Link]], ti
     await asyncio.gather(*pending, return_exceptions=True)
 
 
+def host_port(value: str) -> tuple[str, int]:
+    """A HOST:PORT option value (an IPv6 host in brackets), for the commands' --master, --broker, --client."""
+    host, _, port = value.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise click.BadParameter(f"{value!r} is not HOST:PORT")
+    return host.strip("[]"), int(port)
+
+
 class ListeningServer:
     """The lifecycle every reference server shares: bind on start() (recording files opened first),
     address and port, serve_forever() until stop() or cancellation, stop() closing every connection and

@@ -37,8 +37,9 @@ class Tap:
         self._tasks: set[asyncio.Task] = set()
         self._writers: set[asyncio.StreamWriter] = set()  # of the connections still open
 
-    async def relay(self, server_port: int, server_host: str | None = None) -> int:
-        """Start a relay to server_host:server_port; the port clients should use instead."""
+    async def relay(self, server_port: int, server_host: str | None = None, listen_port: int = 0) -> int:
+        """Start a relay to server_host:server_port on listen_port (0: a free one); the port clients should
+        use instead."""
         target = (server_host or self.host, server_port)
 
         async def handle(reader, writer):
@@ -49,7 +50,7 @@ class Tap:
             finally:
                 self._tasks.discard(task)
 
-        server = await asyncio.start_server(handle, self.host, 0)
+        server = await asyncio.start_server(handle, self.host, listen_port)
         self._servers.append(server)
         return server.sockets[0].getsockname()[1]
 

@@ -205,25 +205,6 @@ class GrpcServerStats:
                 "subscribers_peak": self.subscribers_peak, "suppressed_lines": self.suppressed_lines}
 
 
-class _ListeningTap(Tap):
-    """A Tap whose relay listens on a chosen port (Tap.relay always picks a free one)."""
-
-    async def relay_on(self, port: int, server_port: int, server_host: str) -> int:
-        target = (server_host, server_port)
-
-        async def handle(reader, writer):
-            task = asyncio.current_task()
-            self._tasks.add(task)
-            try:
-                await self._pipe(reader, writer, target)
-            finally:
-                self._tasks.discard(task)
-
-        server = await asyncio.start_server(handle, self.host, port)
-        self._servers.append(server)
-        return server.sockets[0].getsockname()[1]
-
-
 def _target(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
@@ -248,7 +229,7 @@ class EventMeshGrpcServer:
         self._pending: dict[str, asyncio.Future] = {}  # seqnum / uniqueid -> the requestReply waiting
         self._logs: OrderedDict[str, PeerLog] = OrderedDict()
         self._server: grpc.aio.Server | None = None
-        self._tap: _ListeningTap | None = None
+        self._tap: Tap | None = None
         self._port: int | None = None
         self._sweeper: asyncio.Task | None = None
         self._stopping = False
@@ -286,9 +267,9 @@ class EventMeshGrpcServer:
         self._server, self._stopping = server, False
         self._stopped.clear()
         if self.capture is not None:
-            self._tap = _ListeningTap(self.host)
+            self._tap = Tap(self.host)
             try:
-                self._port = await self._tap.relay_on(self.requested_port, bound, inner_host)
+                self._port = await self._tap.relay(bound, inner_host, listen_port=self.requested_port)
             except BaseException:
                 await server.stop(None)
                 self._server = None

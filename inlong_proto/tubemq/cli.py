@@ -13,7 +13,7 @@ import sys
 
 import click
 
-from ..endpoints import HOST, LOG_LEVEL, LOG_RATE, StdinLines, idle_timeout_option, setup_logging
+from ..endpoints import HOST, LOG_LEVEL, LOG_RATE, StdinLines, host_port, idle_timeout_option, setup_logging
 from ..values import json_text
 from . import strings
 
@@ -33,10 +33,7 @@ MAX_FRAME_SIZE = click.option("--max-frame-size", type=click.IntRange(min=16), d
                               show_default=True, help="Largest request frame accepted (bigger ones close the "
                                                       "connection).")
 def _address(ctx, param, value: str) -> tuple[str, int]:
-    host, _, port = value.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise click.BadParameter(f"{value!r} is not HOST:PORT")
-    return host, int(port)
+    return host_port(value)
 
 
 def _run_server(server) -> None:
