@@ -15,6 +15,7 @@ work without the optional ``spark`` extra.
 """
 from __future__ import annotations
 
+import json
 import re
 from decimal import Decimal
 from functools import cache
@@ -94,6 +95,11 @@ def frame_schema(protocol: str | None):
     fields = list(meta_schema())
     if protocol is None:
         return pa.schema(fields + [capture_field()])
+    if protocol in protocols.STREAM_PROTOCOLS:
+        fields += [pa.field(name, _stream_type(kind)) for name, (_, kind) in _stream_columns(protocol).items()]
+        fields.append(capture_field())
+        _check_unique(f"protocol {protocol}", [f.name for f in fields])
+        return pa.schema(fields)
     proto = protocols.get(protocol)
     merged: dict = {}
     for frame_type in proto.frame_types:  # request and response layouts share one table
@@ -184,7 +190,7 @@ def frame_row(path: str, frame) -> dict:
 
     A convenience for looking at one row; tables are built by frames_to_batch.
     """
-    protocol = frame.protocol if frame.protocol in protocols.names() else None
+    protocol = frame.protocol if frame.protocol in protocols.every_name() else None
     return frames_to_batch(path, [frame], protocol).to_pylist()[0]
 
 
@@ -195,7 +201,9 @@ def frame_tuple(path: str, frame, protocol: str | None, capture: tuple | None = 
     error row's CORRUPT_RECORD is its Frame.raw (null for frames).
     """
     message, error = frame.message, frame.error
-    if message is None or protocol is None:
+    if error is None and protocol in protocols.STREAM_PROTOCOLS:
+        columns = _stream_row(protocol, frame)
+    elif message is None or protocol is None:
         columns = _EMPTY[protocol]
     else:
         columns = _row_function(protocol, type(message))(message)
@@ -287,6 +295,57 @@ def _row_function(protocol: str, cls):
     lines.append(f"def _frame_columns(m):\n    c = {top}(m)\n    return ({picks})")
     exec("\n".join(lines), names)  # noqa: S102 - source built above from generated FIELDS only
     return names["_frame_columns"]
+
+
+# ------------------------------------------------------------------ stream protocols (HTTP/1.1, HTTP/2 + gRPC)
+# Their items are not generated messages: each module's COLUMNS names the to_dict keys of its struct column and
+# their types, in the generator's vocabulary plus three for nested values (below).
+@cache
+def _stream_columns(protocol: str) -> dict:
+    """{column: (to_dict key, type)} of a stream protocol's frame columns."""
+    import importlib
+
+    columns = importlib.import_module(protocols.STREAM_PROTOCOLS[protocol]).COLUMNS
+    return {name: spec if isinstance(spec, tuple) else (name, spec) for name, spec in columns.items()}
+
+
+def _stream_type(kind: str):
+    import pyarrow as pa
+
+    if kind == "json":  # any JSON value, as its text
+        return pa.string()
+    if kind == "list<json>":
+        return pa.list_(pa.string())
+    if kind == "list<string>":
+        return pa.list_(pa.string())
+    if kind == "headers":
+        return pa.list_(pa.struct([("name", pa.string()), ("value", pa.string())]))
+    return _plain_type(kind)
+
+
+def _stream_row(protocol: str, item) -> tuple:
+    """An item's columns of frame_schema(protocol), from its to_dict."""
+    values = item.to_dict()
+    return tuple(_stream_value(kind, values.get(key)) for key, kind in _stream_columns(protocol).values())
+
+
+def _stream_value(kind: str, value):
+    if value is None:
+        return None
+    if kind == "json":
+        return json.dumps(value, ensure_ascii=False)
+    if kind == "list<json>":
+        return [json.dumps(item, ensure_ascii=False) for item in value]
+    if kind == "list<string>":
+        return [_as_text(item) for item in value]
+    if kind == "headers":
+        return [(_as_text(name), _as_text(text)) for name, text in value]
+    return value
+
+
+def _as_text(value):
+    """Text as it is; anything else (a {"hex": ...} rendering of bytes that are not UTF-8) as its JSON."""
+    return value if value is None or isinstance(value, str) else json.dumps(value)
 
 
 def _indexed_fields(cls):

@@ -86,6 +86,9 @@ def _chunks(path: str, follow: bool = False, size: int = 1 << 16) -> Iterator[by
                 return
 
 
+STREAM_HEAD = 64  # bytes of a raw dump that tell HTTP/2 (its 24-byte preface) or HTTP/1.1 with -p auto
+
+
 class _LiveDecoder:
     """decode's sans-IO core for one input: bytes in as they come, items out as soon as they are whole. The
     first bytes say what follows (a capture's magic; with -p auto, the protocol of a raw dump)."""
@@ -121,8 +124,12 @@ class _LiveDecoder:
             return True
         protocol = self.protocol
         if protocol == "auto":
-            from .detect import HEAD_SIZE, PROBE_FRAMES, best_match
+            from .detect import HEAD_SIZE, PROBE_FRAMES, best_match, detect_stream
 
+            stream = detect_stream(head[:HEAD_SIZE])
+            if stream is not None and (final or len(head) >= STREAM_HEAD):
+                self.decoder = frames.stream_decoder(stream, self.direction, mode=self.mode)
+                return True
             found, points = best_match(head[:HEAD_SIZE])
             sure = points >= 2 * PROBE_FRAMES  # whole frames, as many as detection reads
             if not (final or len(head) >= HEAD_SIZE or sure):

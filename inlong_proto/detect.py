@@ -85,6 +85,23 @@ def detect(data: bytes) -> str | None:
     return best_match(data)[0]
 
 
+def detect_stream(head: bytes) -> str | None:
+    """The stream protocol a one-direction dump (or a flow's first bytes) starts with, or None: HTTP/2 (the
+    client's connection preface, or frames from the first byte: a capture begun mid-connection) is
+    eventmesh-grpc, an HTTP/1.1 request or status line eventmesh-http. These have exact openings, so they
+    are tried before the framed protocols' scores."""
+    from .eventmesh import h2, http
+
+    head = bytes(head)
+    if head and h2.PREFACE.startswith(head[:len(h2.PREFACE)]):
+        return h2.PROTOCOL
+    if http._RESYNC["request"].match(head) or http._RESYNC["response"].match(head):
+        return http.PROTOCOL
+    if h2.looks_like_http2(head):
+        return h2.PROTOCOL
+    return None
+
+
 def best_match(data: bytes) -> tuple[str | None, int]:
     """detect()'s answer and its score (module doc): a caller holding only part of a stream can tell
     whether the head already reads as PROBE_FRAMES whole frames, the most any protocol can score."""

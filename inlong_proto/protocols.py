@@ -92,9 +92,23 @@ class Protocol:
 
 
 def names() -> list[str]:
+    """The framed protocols: one generated frame codec (or one per direction) each."""
     from .generated.codec import PROTOCOLS
 
     return sorted(PROTOCOLS)
+
+
+def every_name() -> list[str]:
+    """Every protocol a reader takes: the framed ones and the STREAM_PROTOCOLS."""
+    return sorted([*names(), *STREAM_PROTOCOLS])
+
+
+def checked(name: str) -> str:
+    """The project's spelling of any protocol name (framed or stream); UnknownProtocolError otherwise."""
+    spelt = canonical(str(name).strip())
+    if spelt not in STREAM_PROTOCOLS:
+        get(spelt)  # the framed protocols' error, listing them
+    return spelt
 
 
 @cache
@@ -118,8 +132,11 @@ def get(name: str) -> Protocol:
 def _get(name: str) -> Protocol:
     from .generated.codec import PROTOCOLS
 
+    if name in STREAM_PROTOCOLS:
+        raise UnknownProtocolError(f"{name} is read as a stream of HTTP messages, not as frames of one layout: "
+                                   f"frames.iter_frames and frames.stream_decoder read it")
     if name not in PROTOCOLS:
-        raise UnknownProtocolError(f"unknown protocol {name!r}; known: {', '.join(sorted(PROTOCOLS))}")
+        raise UnknownProtocolError(f"unknown protocol {name!r}; known: {', '.join(every_name())}")
     extension = EXTENSIONS.get(name)
     describe = importlib.import_module(extension).describe if extension else None
     return Protocol(name, tuple(Codec(direction, importlib.import_module(module), describe)

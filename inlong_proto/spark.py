@@ -67,11 +67,12 @@ class DumpDecodeError(DecodeError):
         return type(self)(self.path, self.offset + delta, self.field, self.reason, self.kind)
 
 
-def _check(protocol: str, direction: str | None, mode: str) -> str:
-    """Fail on the driver, at call time, rather than later inside every task."""
-    protocols.get(protocol)
+def _check(protocol: str, direction: str | None, mode: str) -> tuple[str, str]:
+    """(protocol, mode) as the project spells them; fails on the driver, at call time, rather than later
+    inside every task."""
+    protocol = protocols.checked(protocol)
     _check_direction(direction)
-    return _check_mode(mode)
+    return protocol, _check_mode(mode)
 
 
 def parse_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISSIVE",
@@ -86,7 +87,7 @@ def parse_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISS
     are read_dumps', the error rows' bytes in the column corrupt_record_column.
     """
     require_spark()
-    mode = _check(protocol, direction, mode)
+    protocol, mode = _check(protocol, direction, mode)
     return_type = arrow.spark_schema(protocol, corrupt_record_column)
 
     def rows(path, content):
@@ -97,7 +98,7 @@ def parse_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISS
         for frame in iter_frames(content, protocol, direction, mode):
             yield arrow.frame_tuple(path, frame, protocol)
 
-    return dump_udtf(f"parse_{protocol}", rows, return_type)
+    return dump_udtf(f"parse_{protocols.column_name(protocol)}", rows, return_type)
 
 
 def dump_udtf(name: str, rows, return_type):
@@ -132,7 +133,8 @@ def dump_udtf(name: str, rows, return_type):
 
 def register_udtf(spark, protocol: str, direction: str | None = None, mode: str = "PERMISSIVE",
                   name: str | None = None, corrupt_record_column: str = arrow.CORRUPT_RECORD):
-    """Register parse_udtf(protocol, ...) for SQL as ``name`` (default ``parse_<protocol>``).
+    """Register parse_udtf(protocol, ...) for SQL as ``name`` (default ``parse_<protocol>``, a hyphen
+    written as an underscore: ``parse_eventmesh_legacy``).
 
     Either call form works, with the columns of ``spark.read.format("binaryFile")``::
 
@@ -144,7 +146,7 @@ def register_udtf(spark, protocol: str, direction: str | None = None, mode: str 
     several settings.
     """
     function = parse_udtf(protocol, direction, mode, corrupt_record_column)
-    return spark.udtf.register(name or f"parse_{protocol}", function)
+    return spark.udtf.register(name or f"parse_{protocols.column_name(protocols.checked(protocol))}", function)
 
 
 def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str | None = None,
@@ -186,6 +188,11 @@ def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str |
       - eventmesh and eventmesh-legacy: ``package_length`` INT, ``package`` STRUCT<header_length: INT,
         header: STRING, body: BINARY>
       - tubemq: ``serial_no`` INT, ``list_size`` INT, ``blocks`` ARRAY<STRUCT<block_len: INT, data: BINARY>>
+      - eventmesh-http and eventmesh-grpc (HTTP streams, not frames of one layout): the keys of their
+        items' JSON, from each module's COLUMNS, e.g. ``kind`` (request/response; frame/message/call),
+        ``method``, ``status``, ``headers`` ARRAY<STRUCT<name, value>>, ``grpc_path``,
+        ``latency_ms`` DOUBLE; nested values (form fields, protobuf bodies, a call's ``requests``) are
+        JSON text, for from_json and get_json_object. A raw dump of theirs is read whole by one task.
     - ``capture`` STRUCT<flow: BIGINT, client: STRING, client_port: INT, server: STRING,
       server_port: INT, sender: STRING, time: TIMESTAMP, packet_offset: BIGINT>: null for a dump; for
       a frame of a pcap / pcapng file its TCP flow, which end sent it, the capture time of the packet

@@ -103,7 +103,7 @@ def read_captures(spark, path: str | Sequence[str], protocol: str = AUTO, mode: 
     from pyspark.sql.pandas.types import from_arrow_schema
     from pyspark.sql.types import StructType
 
-    protocol = AUTO if str(protocol).strip().lower() == AUTO else protocols.get(protocol).name
+    protocol = AUTO if str(protocol).strip().lower() == AUTO else protocols.checked(protocol)
     mode = _check_mode(mode)
     split_size = parse_size(split_size)
     files = [(location, size) for location, size in list_files(path, fs_options) if size]

@@ -99,9 +99,9 @@ from typing import Container, Iterable, Iterator
 from . import arrow, protocols
 from .capture.container import is_capture
 from .chains import Chains
-from .detect import HEAD_SIZE, candidates, detect
+from .detect import HEAD_SIZE, candidates, detect, detect_stream
 from .errors import DecodeError, ValidationError
-from .frames import Frame, _check_direction, _check_mode, _decode_at, _decode_with, _Scanner, _starts
+from .frames import Frame, _check_direction, _check_mode, _decode_at, _decode_with, _Scanner, _starts, stream_decoder
 from .sources import BytesSource, FileSource, file_uri, list_files, open_source  # noqa: F401 (re-exported)
 from .spark import DumpDecodeError
 
@@ -304,7 +304,8 @@ def undetected(size: int) -> Frame:
 
 
 def detect_source(src) -> str | None:
-    return detect(src.head(HEAD_SIZE))
+    head = src.head(HEAD_SIZE)
+    return detect_stream(head) or detect(head)
 
 
 def read_split(src, path: str, protocol: str, direction: str | None, mode: str, split_size: int,
@@ -315,7 +316,22 @@ def read_split(src, path: str, protocol: str, direction: str | None, mode: str, 
         if protocol is None:
             frames = (frame for frame in ([undetected(src.size)] if index == 0 and src.size else []))
             return None, _apply_mode(frames, path, mode)
+    if protocol in protocols.STREAM_PROTOCOLS:  # HTTP has no sync points: split 0 reads the file, in chunks
+        return protocol, _apply_mode(stream_frames(src, protocol, direction, index), path, mode)
     return protocol, _apply_mode(split_frames(src, protocol, direction, split_size, index), path, mode)
+
+
+def stream_frames(src, protocol: str, direction: str | None, index: int = 0) -> Iterator:
+    """Every item of a stream protocol's dump (HTTP/1.1; HTTP/2 + gRPC), error spans included, for split 0
+    (none for the others): the source fed to the protocol's stream decoder a chunk at a time, so memory
+    stays bounded."""
+    if index:
+        return
+    decoder = stream_decoder(protocol, direction, mode="PERMISSIVE")
+    for start in range(0, src.size, CAPTURE_CHUNK):
+        yield from decoder.feed(src.read(start, CAPTURE_CHUNK))
+        src.release(0, start)
+    yield from decoder.close()
 
 
 def _apply_mode(frames: Iterator[Frame], path: str, mode: str) -> Iterator[Frame]:
@@ -375,7 +391,7 @@ def auto_schema():
 
     meta = len(arrow.META_COLUMNS)
     fields = list(arrow.meta_schema())
-    for name in protocols.names():
+    for name in protocols.every_name():
         fields.append(pa.field(protocols.column_name(name), pa.struct(list(arrow.frame_schema(name))[meta:-1])))
     return pa.schema(fields + [arrow.capture_field()])
 
@@ -393,7 +409,7 @@ def auto_batch(path: str, frames: list[Frame], captures: list | None = None):
     rows: dict[str, list[int]] = {}
     for index, frame in enumerate(frames):
         rows.setdefault(frame.protocol, []).append(index)
-    for name in protocols.names():
+    for name in protocols.every_name():
         kind = schema.field(protocols.column_name(name)).type
         where = rows.get(name)
         if not where:
@@ -492,8 +508,8 @@ class Options:
         protocol = (get("protocol") or "").strip()
         if not protocol:
             raise ValueError(f"format {FORMAT!r} needs option('protocol', ...): one of "
-                             f"{', '.join(protocols.names())} or {AUTO}")
-        self.protocol = AUTO if protocol.lower() == AUTO else protocols.get(protocol).name
+                             f"{', '.join(protocols.every_name())} or {AUTO}")
+        self.protocol = AUTO if protocol.lower() == AUTO else protocols.checked(protocol)
         direction = get("direction")
         self.direction = None if direction in (None, "", "none", "None", "null") else direction
         _check_direction(self.direction)
@@ -572,7 +588,8 @@ class InlongDataSource(DataSource):
       captured; null for a file no protocol recognises, whose bytes are the file)
     - one STRUCT per protocol holding its frame columns (read_dumps'), null unless the row is a frame of
       that protocol: ``broadcast`` STRUCT, ``dataproxy`` STRUCT, ``eventmesh`` STRUCT,
-      ``eventmesh_legacy`` STRUCT (eventmesh-legacy: a hyphen is no column name), ``tubemq`` STRUCT
+      ``eventmesh_grpc`` STRUCT, ``eventmesh_http`` STRUCT, ``eventmesh_legacy`` STRUCT (a hyphen is no
+      column name), ``tubemq`` STRUCT
     - ``capture`` STRUCT<flow: BIGINT, client: STRING, client_port: INT, server: STRING,
       server_port: INT, sender: STRING, time: TIMESTAMP, packet_offset: BIGINT>: null for a dump; for
       a frame of a pcap / pcapng file its TCP flow, which end sent it, the capture time of the packet

@@ -4,7 +4,7 @@ from decimal import Decimal
 
 import pytest
 
-from inlong_proto import Frame, encode, iter_frames
+from inlong_proto import Frame, arrow, encode, iter_frames, protocols
 from inlong_proto.arrow import frame_row, frame_schema, frame_tuple, frames_to_batch, spark_ddl
 from inlong_proto.errors import FieldInfo
 from inlong_proto.generated.codec.broadcast import broadcast_frame as b
@@ -84,3 +84,17 @@ def test_uint64_maps_to_decimal():
     info = FieldInfo("big", "int", "decimal128(20, 0)", None, False)
     assert arrow._plain_type(info.arrow) == pa.decimal128(20, 0)
     assert arrow._decimal(2**64 - 1) == Decimal(2**64 - 1)
+
+
+@pytest.mark.parametrize("protocol", sorted(protocols.STREAM_PROTOCOLS))
+def test_stream_protocol_columns_cover_every_key_their_items_give(protocol):
+    """A stream protocol's struct column (its module's COLUMNS) holds every to_dict key of its items beyond
+    the meta columns, and nothing else, so that a key added to to_dict cannot miss the Spark tables."""
+    import importlib
+
+    module = importlib.import_module(protocols.STREAM_PROTOCOLS[protocol])
+    meta = {"protocol", "offset", "length", "message_type", "direction"}  # the meta columns an item fills
+    keys = {key for cls in module.MESSAGE_TYPES for key in cls.JSON_KEYS} - meta
+    sources = {spec[0] if isinstance(spec, tuple) else name for name, spec in module.COLUMNS.items()}
+    assert sources == keys
+    assert arrow.frame_schema(protocol).names[-1] == arrow.CAPTURE_COLUMN

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from inlong_proto import arrow
+from inlong_proto import arrow, protocols
 from inlong_proto.capture import iter_capture_frames
 from inlong_proto.spark import read_dumps
 from inlong_proto.spark_source import file_uri, register, spark_arrow_schema
@@ -105,14 +105,14 @@ def test_a_cut_capture_keeps_every_byte_as_frames_or_errors(spark, tmp_path):
 
 
 def test_auto_reads_a_capture_of_every_protocol(spark, tmp_path):
-    """One flow per protocol, interleaved: each flow's rows carry its protocol (EventMesh HTTP and gRPC
-    rows the meta and capture columns only) and tile both of its streams."""
+    """One flow per protocol, interleaved: each flow's rows carry its protocol, their columns in its own
+    struct (eventmesh_http and eventmesh_grpc too), and tile both of its streams."""
     data, flows = vectors.mixed_capture()
     (tmp_path / "mixed.pcap").write_bytes(data)
     rows = table(source(spark, tmp_path, "auto"))
     items = list(iter_capture_frames(data, "auto", "PERMISSIVE"))
     assert len(rows) == len(items)
-    structs = ("broadcast", "dataproxy", "eventmesh", "tubemq")
+    structs = {name: protocols.column_name(name) for name in protocols.every_name()}
     ids = {i.flow.number: i.flow.first_packet_offset for i in items}  # the column holds the flow's first packet
     assert len(set(ids.values())) == len(flows)
     for number, (protocol, client, server) in flows.items():
@@ -125,8 +125,7 @@ def test_auto_reads_a_capture_of_every_protocol(spark, tmp_path):
             assert {r["protocol"] for r in own} == {protocol}
             assert [r["offset"] for r in own] == [0] + [r["offset"] + r["length"] for r in own[:-1]]
             assert sum(r["length"] for r in own) == len(stream)
-            assert all(r[name] is None for r in own for name in structs if name != protocol)
-            if protocol in structs:
-                assert all(r[protocol] is not None for r in own if r["error"] is None)
+            assert all(r[column] is None for r in own for name, column in structs.items() if name != protocol)
+            assert all(r[structs[protocol]] is not None for r in own if r["error"] is None)
             if protocol == "eventmesh-http":
                 assert own and all(r["error"] is None and r["message_type"] for r in own)

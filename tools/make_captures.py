@@ -117,6 +117,8 @@ def main() -> int:
            ["eventmesh", "serve", "--port", "10000", "--record", str(out / "eventmesh_lo.server.bin")],
            ["eventmesh", "client", "--port", "10000", "--publish", "3", "--record-sent",
             str(out / "eventmesh_lo.client.bin")])
+    record(out, "eventmesh_grpc_lo", 10205, ["eventmesh", "grpc-serve", "--port", "10205"],
+           ["eventmesh", "grpc-client", "--port", "10205", "--topic", "t", "publish", "--count", "3"])
     packets = [p for p in iter_packets((out / "broadcast_lo.pcap").read_bytes())]
     data = pcapng_file([(1, 9)], [(0, p.timestamp_ns, p.data, p.orig_len) for p in packets])
     (out / "broadcast_lo.pcapng").write_bytes(data)

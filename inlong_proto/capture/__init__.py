@@ -30,7 +30,7 @@ from itertools import takewhile
 from typing import Iterator, NamedTuple
 
 from .. import protocols
-from ..detect import detect
+from ..detect import detect, detect_stream
 from ..errors import DecodeError, TruncatedError, ValidationError
 from ..frames import Frame, _check_mode, stream_decoder
 from .container import ContainerError, Packet, PacketReader, is_capture, iter_packets, ns_datetime
@@ -54,7 +54,6 @@ SWEEP_EVERY = 4096  # segments between sweeps of idle 4-tuples
 # capture order; past this many waiting frames the oldest go out anyway (memory stays bounded; the order
 # is then only approximate, which the docstring says).
 MAX_HELD_FRAMES = 1 << 16
-_H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"  # RFC 9113 section 3.4
 
 
 class GapError(TruncatedError):
@@ -206,16 +205,9 @@ def classify(client_head: bytes, server_head: bytes = b"", server_port: int = 0)
     """The protocol of a flow (or a raw dump: its bytes as the client head) from its first bytes, then its
     port: a protocol name (the HTTP/2 preface, or HTTP/2 frames from the first byte: "eventmesh-grpc") or
     "unknown"."""
-    from ..eventmesh import http
-
-    if client_head.startswith(_H2_PREFACE[:len(client_head)]) and client_head:
-        return GRPC
-    if http._RESYNC["request"].match(client_head) or not client_head and http._RESYNC["response"].match(server_head):
-        return "eventmesh-http"
-    from ..eventmesh.h2 import looks_like_http2
-
-    if looks_like_http2(client_head) or not client_head and looks_like_http2(server_head):
-        return GRPC  # HTTP/2 frames without the preface: a capture that began mid-connection
+    stream = detect_stream(client_head or server_head)
+    if stream is not None:
+        return stream
     content = detect(client_head) if client_head else detect(server_head) if server_head else None
     return content or SERVER_PORTS.get(server_port, UNKNOWN)
 

@@ -199,7 +199,7 @@ def records_udtf(direction: str | None = None, mode: str = "PERMISSIVE"):
     from ..spark import _check, dump_udtf, require_spark
 
     require_spark()
-    mode = _check(PROTOCOL, direction, mode)
+    _, mode = _check(PROTOCOL, direction, mode)
 
     def rows(path, content):
         if is_capture(content[:4]):

@@ -341,6 +341,17 @@ class GrpcError:
 
 # What a stream of this protocol yields, besides GrpcError spans (decode -e / -Y read their JSON_KEYS).
 MESSAGE_TYPES = (H2Frame, GrpcMessage, GrpcCall)
+# The protocol's own struct column in Spark and Arrow tables (inlong_proto.arrow): each to_dict key beyond the
+# meta columns, with its column type; "json" keeps a nested value (a protobuf message as JSON) as its JSON
+# text, "list<json>" a list of them, "headers" is ARRAY<STRUCT<name, value>> (null parts: not decodable). A
+# (key, type) pair names a column after something other than its key: `path` is the file's column already.
+COLUMNS = {"kind": "string", "stream_id": "int64", "grpc_path": ("path", "string"), "service": "string", "status": "int32",
+           "status_name": "string", "status_message": "string", "reset": "string", "complete": "bool",
+           "latency_ms": "double", "requests": "list<json>", "responses": "list<json>", "undecoded": "int32",
+           "index": "int64", "first_frame_offset": "int64", "size": "int64", "compressed": "bool",
+           "encoding": "string", "type": "string", "inferred": "list<string>", "body": "json",
+           "flags": "list<string>", "info": "json", "headers": "headers", "request_headers": "headers",
+           "response_headers": "headers", "trailers": "headers", "notes": "list<string>"}
 
 
 # --------------------------------------------------------------------------------- connection state

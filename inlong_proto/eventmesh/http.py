@@ -406,6 +406,14 @@ class HttpError:
 
 # What a stream of this protocol yields, besides HttpError spans (decode -e / -Y read their JSON_KEYS).
 MESSAGE_TYPES = (HttpRequest, HttpResponse)
+# The protocol's own struct column in Spark and Arrow tables (inlong_proto.arrow): each to_dict key beyond the
+# meta columns, with its column type; "json" keeps a nested value as its JSON text (Spark's from_json and
+# get_json_object read it), "headers" is ARRAY<STRUCT<name, value>> in wire order.
+COLUMNS = {"kind": "string", "method": "string", "target": "string", "status": "int32", "reason": "string",
+           "http_version": "string", "headers": "headers", "chunked": "bool", "route": "string",
+           "request_code": "string", "protocol_headers": "json", "fields": "json", "other_fields": "json",
+           "ret": "json", "ret_code_name": "string", "reply": "json", "push": "json", "body": "json",
+           "warnings": "list<string>"}
 
 
 # ------------------------------------------------------------------------------- reading one message

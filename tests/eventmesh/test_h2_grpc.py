@@ -394,21 +394,107 @@ def test_cli_decodes_a_raw_dump(tmp_path):
     assert len(ids) == 5
 
 
-def test_spark_auto_gives_grpc_rows(spark, tmp_path):
-    """spark.read.format("inlong") with protocol auto: one row per item of the gRPC flow, meta and capture
-    columns (no struct column of its own yet), errors none."""
+def test_cli_auto_detects_a_raw_dump(tmp_path):
+    """-p auto on a one-direction dump: the client's (the preface) and the server's (HTTP/2 frames from the
+    first byte) are both told to be eventmesh-grpc, as a capture's flow would be."""
+    client, server, _ = conversation()
+    for name, stream, direction in (("client.bin", client.stream, "request"), ("server.bin", server.stream, "response")):
+        (tmp_path / name).write_bytes(stream)
+        run = subprocess.run([sys.executable, "-m", "inlong_proto", "decode", "-p", "auto", "--mode", "PERMISSIVE",
+                              str(tmp_path / name)], capture_output=True, text=True, check=True)
+        rows = [json.loads(line) for line in run.stdout.splitlines()]
+        assert {r["protocol"] for r in rows} == {"eventmesh-grpc"} and all("error" not in r for r in rows)
+        # the server's first frames (SETTINGS) come before anything tells the direction: null there
+        assert {r["direction"] for r in rows if r["kind"] == "frame"} - {None} == {direction}
+
+
+def _grpc_capture(tmp_path):
+    client, server, order = conversation()
+    data = pcap_file(packets_of(client, server, order, mss=64))
+    (tmp_path / "grpc.pcap").write_bytes(data)
+    return client, server, data
+
+
+def _expected_columns(item) -> dict:
+    """The eventmesh_grpc columns an item should get: its to_dict, nested values as JSON text."""
+    values = item.to_dict()
+    out = {"kind": values["kind"], "stream_id": values.get("stream_id"), "grpc_path": values.get("path")}
+    for key in ("status", "status_name", "latency_ms", "complete", "index", "size", "compressed", "type"):
+        out[key] = values.get(key)
+    out["body"] = None if "body" not in values else json.dumps(values["body"], ensure_ascii=False)
+    out["requests"] = None if "requests" not in values else [json.dumps(r, ensure_ascii=False) for r in values["requests"]]
+    return out
+
+
+def test_spark_auto_gives_grpc_rows_with_their_own_struct(spark, tmp_path):
+    """spark.read.format("inlong") with protocol auto: one row per item of the gRPC flow, its columns in the
+    eventmesh_grpc struct (calls with path, status, latency and messages; messages with their bodies)."""
     pytest.importorskip("pyspark")
     from inlong_proto.capture import iter_capture_frames
     from inlong_proto.spark_source import register
 
-    client, server, order = conversation()
-    data = pcap_file(packets_of(client, server, order, mss=64))
-    (tmp_path / "grpc.pcap").write_bytes(data)
+    client, server, data = _grpc_capture(tmp_path)
     register(spark)
     rows = spark.read.format("inlong").option("protocol", "auto").load(str(tmp_path)).toArrow().to_pylist()
     items = list(iter_capture_frames(data, "auto", "PERMISSIVE"))
     assert len(rows) == len(items) and {r["protocol"] for r in rows} == {"eventmesh-grpc"}
-    assert all(r["error"] is None for r in rows)
+    assert all(r["error"] is None and r["eventmesh_grpc"] is not None and r["eventmesh_http"] is None
+               and r["dataproxy"] is None for r in rows)
     assert Counter(r["message_type"] for r in rows) == Counter(i.frame.message_type for i in items)
     for sender, stream in (("client", client.stream), ("server", server.stream)):
         assert sum(r["length"] for r in rows if r["capture"]["sender"] == sender) == len(stream)
+    for row, item in zip(rows, items):
+        got = {key: row["eventmesh_grpc"][key] for key in _expected_columns(item.frame)}
+        assert got == _expected_columns(item.frame)
+    calls = {r["eventmesh_grpc"]["stream_id"]: r["eventmesh_grpc"] for r in rows if r["eventmesh_grpc"]["kind"] == "call"}
+    assert calls[5]["status_name"] == "UNAUTHENTICATED" and calls[5]["status_message"] == "not authenticated"
+    assert calls[1]["latency_ms"] == 10.0 and json.loads(calls[1]["requests"][0])["body"]["id"] == "id-1"
+    assert {"name": "grpc-encoding", "value": "gzip"} in calls[1]["request_headers"]
+    assert calls[7]["reset"] == "CANCEL"
+
+
+def test_spark_named_grpc_reads_captures_and_raw_dumps_alike(spark, tmp_path):
+    """protocol eventmesh-grpc: flat columns, from a capture (format inlong and read_captures agree) and from
+    raw one-direction dumps (cut into splits, still read whole by the first: HTTP/2 has no sync points),
+    and SQL's parse_eventmesh_grpc over binaryFile; protocol auto detects the raw dumps."""
+    pytest.importorskip("pyspark")
+    from inlong_proto import arrow
+    from inlong_proto.frames import iter_frames
+    from inlong_proto.spark import read_dumps, register_udtf
+    from inlong_proto.spark_capture import read_captures
+    from inlong_proto.spark_source import register
+
+    client, server, data = _grpc_capture(tmp_path)
+    register(spark)
+    named = spark.read.format("inlong").option("protocol", "eventmesh_grpc").load(str(tmp_path / "grpc.pcap"))
+    assert named.columns == arrow.frame_schema("eventmesh-grpc").names
+    assert named.columns[named.columns.index("kind"):][:3] == ["kind", "stream_id", "grpc_path"]
+    parallel = read_captures(spark, str(tmp_path / "grpc.pcap"), protocol="eventmesh-grpc", split_size=1024)
+    assert sorted(map(tuple, named.collect())) == sorted(map(tuple, parallel.collect()))
+    statuses = {r.stream_id: r.status for r in named.where("kind = 'call'").collect()}
+    assert statuses == {1: 0, 3: 0, 5: 16, 7: None}
+
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "client.bin").write_bytes(client.stream)
+    (raw / "server.bin").write_bytes(server.stream)
+    expected = {name: [item.to_dict() for item in iter_frames(stream, "eventmesh-grpc", None, "PERMISSIVE")]
+                for name, stream in (("client.bin", client.stream), ("server.bin", server.stream))}
+    for protocol in ("eventmesh-grpc", "auto"):
+        rows = (spark.read.format("inlong").option("protocol", protocol).option("splitSize", "256")
+                .load(str(raw)).toArrow().to_pylist())
+        for name, items in expected.items():
+            got = sorted((r for r in rows if r["path"].endswith(name)), key=lambda r: (r["offset"], r["length"]))
+            want = sorted(items, key=lambda i: (i["offset"], i["length"]))
+            assert [(r["offset"], r["message_type"], r["error"]) for r in got] == \
+                [(i["offset"], i["message_type"], None) for i in want]
+            own = [r if protocol != "auto" else r["eventmesh_grpc"] for r in got]
+            assert [r["kind"] for r in own] == [i["kind"] for i in want]
+    dumps = read_dumps(spark, str(raw), "eventmesh-grpc").where("kind = 'message'")
+    assert dumps.count() == sum(1 for items in expected.values() for i in items if i["kind"] == "message")
+    register_udtf(spark, "eventmesh-grpc")
+    spark.sql(f"CREATE OR REPLACE TEMP VIEW grpc_dumps USING binaryFile OPTIONS (path '{raw}')")
+    ids = spark.sql("SELECT get_json_object(p.body, '$.id') AS id FROM grpc_dumps, "
+                    "LATERAL parse_eventmesh_grpc(path, content) p WHERE p.kind = 'message' AND "
+                    "p.direction = 'request'").collect()
+    assert sorted(r.id or "" for r in ids) == ["", "id-1", "id-2", "id-30", "id-31"]  # "": the heartbeat

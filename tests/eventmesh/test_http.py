@@ -519,3 +519,49 @@ def test_cli_modes_and_listing(tmp_path):
     result = cli("decode", "-p", "eventmesh-http", "--mode", "DROPMALFORMED", "-")
     assert result.returncode == 0 and result.stdout == ""
     assert "eventmesh-http" in cli("protocols").stdout.split()
+
+
+def test_raw_dumps_are_detected_by_their_first_line(tmp_path):
+    """-p auto on a one-direction dump: a request line or a status line says eventmesh-http."""
+    from vectors import HTTP_STREAMS
+
+    for direction, stream in HTTP_STREAMS.items():
+        path = tmp_path / f"{direction}.http"
+        path.write_bytes(stream)
+        run = subprocess.run([sys.executable, "-m", "inlong_proto", "decode", "-p", "auto", str(path)],
+                             capture_output=True, text=True, check=True)
+        rows = [json.loads(line) for line in run.stdout.splitlines()]
+        assert rows == [item.to_dict() for item in http.iter_messages(stream, direction)]
+
+
+def test_spark_rows_have_a_struct_of_their_own(spark, tmp_path):
+    """format("inlong") on raw HTTP dumps, named and auto, and read_dumps: one row per message with its
+    columns (method, status, headers, fields as JSON text, ...), the same as iter_frames gives."""
+    pytest.importorskip("pyspark")
+    from vectors import HTTP_STREAMS
+
+    from inlong_proto import arrow
+    from inlong_proto.frames import iter_frames
+    from inlong_proto.spark import read_dumps
+    from inlong_proto.spark_source import register
+
+    for direction, stream in HTTP_STREAMS.items():
+        (tmp_path / f"{direction}.http").write_bytes(stream)
+    register(spark)
+    want = {direction: [item.to_dict() for item in iter_frames(stream, "eventmesh-http", None, "PERMISSIVE")]
+            for direction, stream in HTTP_STREAMS.items()}
+    named = spark.read.format("inlong").option("protocol", "eventmesh-http").option("splitSize", "1k").load(str(tmp_path))
+    assert named.columns == arrow.frame_schema("eventmesh-http").names
+    auto = spark.read.format("inlong").option("protocol", "auto").load(str(tmp_path)).toArrow().to_pylist()
+    for rows in (named.toArrow().to_pylist(), [{**r, **r["eventmesh_http"]} for r in auto],
+                 read_dumps(spark, str(tmp_path), "eventmesh-http").toArrow().to_pylist()):
+        for direction, items in want.items():
+            own = sorted((r for r in rows if r["path"].endswith(f"{direction}.http")), key=lambda r: r["offset"])
+            assert [(r["offset"], r["length"], r["message_type"], r["kind"]) for r in own] == \
+                [(i["offset"], i["length"], i["message_type"], i["kind"]) for i in items]
+            for row, item in zip(own, items):
+                assert row["status"] == item.get("status") and row["method"] == item.get("method")
+                assert [[h["name"], h["value"]] for h in row["headers"]] == item["headers"]
+                assert (json.loads(row["fields"]) if row["fields"] else None) == item.get("fields")
+    codes = named.where("method = 'POST'").groupBy("request_code").count().collect()
+    assert sum(r["count"] for r in codes) == sum(1 for i in want["request"] if i.get("method") == "POST")
