@@ -172,6 +172,15 @@ RECORD_PUSH_REPLIES = click.option("--record-push-replies", type=click.Path(dir_
                                         "dump).")
 
 
+# webhook pushes: both runtimes push through http_server.WebhookPusher
+MAX_PENDING_PUSHES = click.option(
+    "--max-pending-pushes", type=click.IntRange(min=1), default=10000, show_default=True,
+    help="Pushes that may wait for their webhooks; further ones are dropped and counted.")
+PUSH_TIMEOUT = click.option(
+    "--push-timeout", type=click.FloatRange(min=0, min_open=True), default=5.0, show_default=True,
+    help="Seconds to connect to a webhook and get its answer before the push is retried.")
+
+
 @eventmesh.command("http-serve")
 @HOST
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
@@ -187,10 +196,8 @@ RECORD_PUSH_REPLIES = click.option("--record-push-replies", type=click.Path(dir_
               help="Longest message content accepted, in characters (eventMesh.server.maxEventSize).")
 @click.option("--max-request-size", type=click.IntRange(min=1), default=1 << 20, show_default=True,
               help="Largest request body, in bytes; a larger one is answered 413 and the connection closed.")
-@click.option("--max-pending-pushes", type=click.IntRange(min=1), default=10000, show_default=True,
-              help="Pushes that may wait for their webhooks; further ones are dropped and counted.")
-@click.option("--push-timeout", type=click.FloatRange(min=0, min_open=True), default=5.0, show_default=True,
-              help="Seconds to connect to a webhook and get its answer before the push is retried.")
+@MAX_PENDING_PUSHES
+@PUSH_TIMEOUT
 @click.option("--reply-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
               help="Longest wait, in seconds, for the REPLY_MESSAGE a MSG_SEND_SYNC waits for (or its ttl).")
 @LOG_RATE
@@ -399,14 +406,14 @@ CAPTURE = click.option("--capture", type=click.Path(dir_okay=False), default=Non
               help="Events one subscriber may have waiting; further ones are dropped and counted.")
 @click.option("--reply-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
               help="Longest wait, in seconds, for a subscriber's answer to a requestReply (or the event's ttl).")
-@click.option("--push-timeout", type=click.FloatRange(min=0, min_open=True), default=5.0, show_default=True,
-              help="Seconds to connect to a webhook and get its answer.")
+@MAX_PENDING_PUSHES
+@PUSH_TIMEOUT
 @click.option("--max-event-size", type=click.IntRange(min=1), default=4 << 20, show_default=True,
               help="Largest request message accepted, in bytes.")
 @LOG_RATE
 @LOG_LEVEL
-def grpc_serve(host, port, capture, idle_timeout, max_queued, reply_timeout, push_timeout, max_event_size, log_rate,
-               log_level):
+def grpc_serve(host, port, capture, idle_timeout, max_queued, reply_timeout, max_pending_pushes, push_timeout,
+               max_event_size, log_rate, log_level):
     """Answer EventMesh gRPC clients like the runtime: publish, requestReply, batchPublish, the one-way calls,
     subscribe (webhook), subscribeStream, unsubscribe, heartbeat.
 
@@ -419,7 +426,8 @@ def grpc_serve(host, port, capture, idle_timeout, max_queued, reply_timeout, pus
     setup_logging(log_level)
     server = EventMeshGrpcServer(host, port, capture=capture, idle_timeout=idle_timeout, max_queued=max_queued,
                                  reply_timeout=reply_timeout, push_timeout=push_timeout,
-                                 max_event_size=max_event_size, log_rate=log_rate)
+                                 max_pending_pushes=max_pending_pushes, max_event_size=max_event_size,
+                                 log_rate=log_rate)
 
     async def main():
         # Ctrl-C and kill (SIGTERM) stop the server cleanly, so a --capture file is written either way; SIGINT

@@ -23,10 +23,12 @@ asyncio API, answering the way the runtime answers (docs/protocols/eventmesh.md,
 
 Delivery: every BROADCASTING subscriber of the topic, and one subscriber per consumer group for CLUSTERING
 ones (in turn), streams and webhooks alike. A webhook gets the runtime's HTTP push (a form POST, code 105, or
-106 for a SYNC item, eventmesh.http.push) on a fresh connection, one push at a time, without retries.
+106 for a SYNC item) from the HTTP runtime's pusher (http_server.WebhookPusher): one push at a time on a
+keep-alive connection, its answer read as the runtime reads it, retried up to the spec's limit.
 
-Defences: each subscriber queues at most ``max_queued`` events (default 1000); further ones are dropped and
-counted, so a subscriber that does not read costs bounded memory. A subscriber (stream or webhook) that sends
+Defences: each stream subscriber queues at most ``max_queued`` events (default 1000), and at most
+``max_pending_pushes`` webhook pushes wait in all; further ones are dropped and counted, so a subscriber that
+does not read costs bounded memory. A subscriber (stream or webhook) that sends
 nothing on its stream and no heartbeat for ``idle_timeout`` seconds is expired: a stream is ended with a
 "30" CLIENT_RESUBSCRIBE message. HTTP/2 keepalive pings find dead connections. Log lines a peer causes go
 through endpoints.PeerLog (``log_rate`` per second per peer). On stop, streams get an "8" EVENTMESH_STOP
@@ -45,7 +47,6 @@ import json
 import logging
 import os
 import random
-import urllib.parse
 from collections import Counter, OrderedDict, deque
 from dataclasses import dataclass, field
 
@@ -53,12 +54,13 @@ import grpc
 
 from ..capture.tap import Tap
 from ..endpoints import DEFAULT_LOG_RATE, PeerLog
-from ..errors import DecodeError, EncodeError, ValidationError
+from ..errors import EncodeError, ValidationError
 from ..generated.protobuf.eventmesh import eventmesh_cloudevents_pb2 as ce_pb2
 from ..generated.protobuf.eventmesh import eventmesh_service_pb2_grpc as service_grpc
 from . import grpc as meshgrpc
 from .grpc import (CLIENT_TYPE_PUB, CLIENT_TYPE_SUB, SUBSCRIPTION_MODES, SUBSCRIPTION_REPLY, SUBSCRIPTION_TYPES,
                    SUCCESS, Event, Key, from_cloud_event, publish_problems, response_event, stream_response_event)
+from .http_server import Message, WebhookPusher, split_url
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +68,8 @@ DEFAULT_MAX_QUEUED = 1000  # events one subscriber may have waiting
 DEFAULT_IDLE_TIMEOUT = 120.0
 DEFAULT_REPLY_TIMEOUT = 10.0
 DEFAULT_PUSH_TIMEOUT = 5.0
+DEFAULT_RETRY_DELAY = 1.0  # seconds before a push the webhook asked to retry goes again
+DEFAULT_MAX_PENDING_PUSHES = 10000
 DEFAULT_MAX_EVENT_SIZE = 4 << 20  # grpc's own default receive limit
 DEFAULT_MAX_CALLS = 1000  # concurrent RPCs (streams included)
 MAX_PENDING_REPLIES = 10000
@@ -162,7 +166,6 @@ class Subscriber:
     wakeup: asyncio.Event = field(default_factory=asyncio.Event)
     queued: int = 0  # "event" entries in queue
     ended: str | None = None  # why a stream ends: "eof", "idle", "stopping", "error"
-    task: asyncio.Task | None = None  # a webhook's pusher
 
     def offer(self, proto) -> bool:
         if self.queued >= self.max_queued:
@@ -191,8 +194,11 @@ class GrpcServerStats:
     dropped: int = 0  # events a full subscriber queue could not take
     unrouted: int = 0  # events nobody subscribed to
     replies: int = 0  # requestReply calls answered with a subscriber's reply
-    pushed: int = 0  # webhook pushes answered 200
-    push_failed: int = 0
+    pushed: int = 0  # webhook push requests written (retries included)
+    push_ok: int = 0  # pushes the webhook completed with REMOTE_OK or OK
+    push_failed: int = 0  # pushes answered FAIL, or given up after retries / 410 / 415
+    push_retries: int = 0
+    push_dropped: int = 0  # pushes not queued: max_pending_pushes were waiting
     closed_idle: int = 0
     subscribers_peak: int = 0
     suppressed_lines: int = 0
@@ -201,7 +207,8 @@ class GrpcServerStats:
         return {"calls": dict(sorted(self.calls.items())), "answered": dict(sorted(self.answered.items())),
                 "published": self.published, "delivered": self.delivered, "dropped": self.dropped,
                 "unrouted": self.unrouted, "replies": self.replies, "pushed": self.pushed,
-                "push_failed": self.push_failed, "closed_idle": self.closed_idle,
+                "push_ok": self.push_ok, "push_failed": self.push_failed, "push_retries": self.push_retries,
+                "push_dropped": self.push_dropped, "closed_idle": self.closed_idle,
                 "subscribers_peak": self.subscribers_peak, "suppressed_lines": self.suppressed_lines}
 
 
@@ -216,6 +223,7 @@ class EventMeshGrpcServer:
                  max_queued: int = DEFAULT_MAX_QUEUED, idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
                  reply_timeout: float = DEFAULT_REPLY_TIMEOUT, push_timeout: float = DEFAULT_PUSH_TIMEOUT,
                  max_event_size: int = DEFAULT_MAX_EVENT_SIZE, max_calls: int = DEFAULT_MAX_CALLS,
+                 retry_delay: float = DEFAULT_RETRY_DELAY, max_pending_pushes: int = DEFAULT_MAX_PENDING_PUSHES,
                  log_rate: float | None = DEFAULT_LOG_RATE):
         if max_queued < 1:
             raise ValueError("max_queued must be at least 1")
@@ -235,6 +243,8 @@ class EventMeshGrpcServer:
         self._stopping = False
         self._stopped = asyncio.Event()
         self._rng = random.Random()
+        self.pusher = WebhookPusher(self.stats, host=host, log_rate=log_rate, push_timeout=push_timeout,
+                                    retry_delay=retry_delay, max_pending=max_pending_pushes, rng=self._rng)
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -302,8 +312,7 @@ class EventMeshGrpcServer:
             await asyncio.gather(self._sweeper, return_exceptions=True)
         for sub in list(self.subscribers):
             sub.end("stopping")
-            if sub.task is not None:
-                sub.task.cancel()
+        await self.pusher.close()
         for future in self._pending.values():
             if not future.done():
                 future.set_exception(Refusal(STOPPING, "the server is stopping"))
@@ -384,10 +393,10 @@ class EventMeshGrpcServer:
             return 0
         taken = 0
         for sub in self._pick(topic, candidates):
-            if sub.offer(proto):
+            if sub.kind == "webhook":
+                taken += self._push(sub, proto, topic, plog)
+            elif sub.offer(proto):
                 taken += 1
-                if sub.kind == "webhook" and sub.task is None:
-                    sub.task = asyncio.create_task(self._run_webhook(sub), name=f"push {sub.url}")
             else:
                 self.stats.dropped += 1
                 plog.warning("%s has %d events waiting, dropping one for topic %s", sub.peer, sub.queued, topic)
@@ -409,66 +418,17 @@ class EventMeshGrpcServer:
                                 sub.peer, sub.kind, sub.group, self.idle_timeout)
                     if sub.kind == "webhook":
                         self._remove(sub)
-                        if sub.task is not None:
-                            sub.task.cancel()
                     sub.end("idle")
 
     # -- webhooks --------------------------------------------------------------------------------
 
-    async def _run_webhook(self, sub: Subscriber) -> None:
-        from . import http
-
-        plog = PeerLog(log, sub.url, self.log_rate)
-        parts = urllib.parse.urlsplit(sub.url)
-        try:
-            while sub.queue:
-                _, proto = sub.queue.popleft()
-                sub.queued -= 1
-                event = from_cloud_event(proto)
-                content = event.data.decode("utf-8", "replace") if isinstance(event.data, bytes) else \
-                    event.data or ""
-                sync = sub.items.get(event.subject, ("", "ASYNC"))[1] == "SYNC"
-                data = http.push(sub.url, content, event.subject, bizseqno=event.ext(Key.SEQ_NUM),
-                                 unique_id=event.ext(Key.UNIQUE_ID), random_no=str(self._rng.randrange(10 ** 9)),
-                                 ext_fields={}, sync=sync, eventmesh_ip=self.host)
-                try:
-                    status = await asyncio.wait_for(self._push(parts, data), self.push_timeout)
-                except (OSError, TimeoutError, DecodeError, ConnectionError) as exc:
-                    self.stats.push_failed += 1
-                    plog.warning("push of %s failed: %s", event.ext(Key.UNIQUE_ID), str(exc) or type(exc).__name__)
-                    continue
-                if status == 200:
-                    self.stats.pushed += 1
-                else:
-                    self.stats.push_failed += 1
-                    plog.warning("webhook answered HTTP %d", status)
-        finally:
-            sub.task = None
-            plog.flush()
-            self.stats.suppressed_lines += plog.total_suppressed
-
-    @staticmethod
-    async def _push(parts, data: bytes) -> int:
-        from .http import HttpStreamDecoder
-
-        reader, writer = await asyncio.open_connection(parts.hostname, parts.port or 80)
-        try:
-            writer.write(data)
-            await writer.drain()
-            decoder = HttpStreamDecoder("response")
-            while True:
-                chunk = await reader.read(65536)
-                found = decoder.feed(chunk) if chunk else decoder.close()
-                if found:
-                    return found[0].status
-                if not chunk:
-                    raise ConnectionError("the webhook closed the connection without an answer")
-                if decoder.buffered > 1 << 16:
-                    raise ConnectionError("the webhook's answer is too long")
-        finally:
-            writer.close()
-            with contextlib.suppress(Exception):
-                await writer.wait_closed()
+    def _push(self, sub: Subscriber, proto, topic: str, plog: PeerLog) -> bool:
+        """Queue the HTTP push of an event to a webhook subscriber; False when too many are waiting."""
+        event = from_cloud_event(proto)
+        content = event.data.decode("utf-8", "replace") if isinstance(event.data, bytes) else event.data or ""
+        message = Message(topic=topic, content=content, bizseqno=event.ext(Key.SEQ_NUM),
+                          uniqueid=event.ext(Key.UNIQUE_ID), ext_fields={})
+        return self.pusher.push(sub.url, message, sub.items[topic][1] == "SYNC", plog)
 
     # -- request-reply ---------------------------------------------------------------------------
 
@@ -621,8 +581,7 @@ class _Consumer(service_grpc.ConsumerServiceServicer):
             check_header(event)
             items = subscription_items(event)
             url = event.ext(Key.URL)
-            parts = urllib.parse.urlsplit(url)
-            if parts.scheme != "http" or not parts.hostname:
+            if split_url(url) is None:
                 raise Refusal(BODY_ERR, f"url {url!r} is not an http:// webhook")
         except Refusal as exc:
             plog.warning("subscribe refused (%s): %s", exc.code, exc.message)

@@ -169,7 +169,7 @@ class Message:
 @dataclass(eq=False)
 class PushJob:
     message: Message
-    item: SubscriptionItem
+    sync: bool  # a SYNC subscription's push (code 106), else 105
     attempts: int = 0
 
 
@@ -232,6 +232,115 @@ class Answer(Exception):
         self.code, self.detail = code, detail
 
 
+class WebhookPusher:
+    """The runtime's webhook pushes (module doc), for the HTTP and the gRPC runtime alike: a queue per url, at
+    most max_pending pushes waiting in all; each url's pushes go one at a time on one keep-alive connection,
+    and the answer, read by the decoder, completes, fails or retries the push as the spec says. stats: an
+    object with the counters pushed, push_ok, push_failed, push_retries and push_dropped."""
+
+    def __init__(self, stats, *, host: str, log_rate: float | None, push_timeout: float, retry_delay: float,
+                 max_pending: int, rng: random.Random, record=None):
+        self.stats, self.host, self.log_rate = stats, host, log_rate
+        self.push_timeout, self.retry_delay, self.max_pending = push_timeout, retry_delay, max_pending
+        self._rng = rng
+        self.record = record or (lambda name, data: None)  # record(name, bytes): "pushes", "push_replies"
+        self._hooks: dict[str, Webhook] = {}
+        self.pending = 0  # pushes waiting in all webhook queues
+
+    def push(self, url: str, message: Message, sync: bool, plog: PeerLog) -> bool:
+        """Queue one push to url; False (counted, logged on plog) when max_pending are waiting already."""
+        if self.pending >= self.max_pending:
+            self.stats.push_dropped += 1
+            plog.warning("%d pushes pending, dropping the push to %s", self.pending, url)
+            return False
+        hook = self._hooks.get(url)
+        if hook is None:
+            hook = self._hooks[url] = Webhook(url, split_url(url), PeerLog(log, url, self.log_rate))
+            hook.task = asyncio.create_task(self._run(hook), name=f"push {url}")
+        hook.queue.append(PushJob(message, sync))
+        self.pending += 1
+        return True
+
+    async def close(self) -> None:
+        """Stop every pusher (what is still queued is not sent)."""
+        tasks = [hook.task for hook in self._hooks.values()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _run(self, hook: Webhook) -> None:
+        """Send a webhook's pushes one after the other, retrying as the runtime does."""
+        try:
+            while hook.queue:
+                job = hook.queue[0]
+                outcome, delay = await self._push(hook, job)
+                if outcome == "retry" and job.attempts < PUSH["retry-limit"]:
+                    job.attempts += 1
+                    self.stats.push_retries += 1
+                    await asyncio.sleep(self.retry_delay if delay is None else delay)
+                    continue
+                hook.queue.popleft()
+                self.pending -= 1
+                if outcome == "ok":
+                    self.stats.push_ok += 1
+                else:
+                    self.stats.push_failed += 1
+                    why = f"still failing after {job.attempts} retries" if outcome == "retry" else outcome
+                    hook.log.warning("push of %s failed: %s", job.message.uniqueid, why)
+        finally:  # an idle webhook costs nothing: its connection is closed and it is forgotten
+            self.pending -= len(hook.queue)
+            hook.disconnect()
+            hook.log.flush()
+            self._hooks.pop(hook.url, None)
+
+    async def _push(self, hook: Webhook, job: PushJob) -> tuple[str, float | None]:
+        """One push and its answer: ("ok" | "failed" | "retry" | "no_retry" | ..., retry delay or None)."""
+        message = job.message
+        data = http.push(hook.url, message.content, message.topic, bizseqno=message.bizseqno,
+                         unique_id=message.uniqueid, random_no=str(self._rng.randrange(10 ** 9)),
+                         ext_fields=message.ext_fields, sync=job.sync,
+                         cluster=CLUSTER, eventmesh_ip=self.host, env=ENV, idc=IDC)
+        try:
+            async with asyncio.timeout(self.push_timeout):
+                if hook.writer is None:
+                    hook.reader, hook.writer = await asyncio.open_connection(*hook.address)
+                    hook.decoder, hook.raw = HttpStreamDecoder("response"), RawStream()
+                hook.writer.write(data)
+                self.stats.pushed += 1
+                self.record("pushes", data)
+                await hook.writer.drain()
+                reply = await self._read_reply(hook)
+        except (OSError, TimeoutError, DecodeError, ConnectionError) as exc:
+            hook.log.warning("push to %s: %s", hook.url, str(exc) or type(exc).__name__)
+            hook.disconnect()
+            return "retry", None
+        if wants_close(reply):
+            hook.disconnect()
+        outcome = reply.push_outcome or {"outcome": "retry"}
+        if outcome["outcome"] == "complete":
+            name = outcome["client_ret_code"]
+            if name in COMPLETED_OK:
+                return "ok", None
+            hook.log.warning("webhook answered %s (HTTP %d)", name, reply.status)
+            return f"webhook answered {name}", None
+        hook.log.info("webhook answered HTTP %d: %s", reply.status, outcome["outcome"])
+        delay = outcome.get("retry_after_ms")
+        return outcome["outcome"], None if delay is None else delay / 1000
+
+    async def _read_reply(self, hook: Webhook) -> HttpResponse:
+        while True:
+            data = await hook.reader.read(READ_SIZE)
+            hook.raw.add(data)
+            found = hook.decoder.feed(data) if data else hook.decoder.close()
+            if found:
+                self.record("push_replies", hook.raw.take(found[0]))
+                return found[0]
+            if not data:
+                raise ConnectionError("the webhook closed the connection without an answer")
+            if hook.decoder.buffered > MAX_REPLY_SIZE:
+                raise ConnectionError(f"the webhook's answer is over {MAX_REPLY_SIZE} bytes")
+
+
 class EventMeshHttpServer(ListeningServer):
     """A minimal EventMesh HTTP runtime. `async with EventMeshHttpServer(port=0) as server:`; `server.port`.
 
@@ -263,8 +372,9 @@ class EventMeshHttpServer(ListeningServer):
         # topic -> (consumerGroup, url) -> item, in subscription order
         self.subscriptions: dict[str, dict[tuple[str, str], SubscriptionItem]] = {}
         self._turn: Counter = Counter()  # (topic, group) -> next CLUSTERING member
-        self._webhooks: dict[str, Webhook] = {}
-        self._queued = 0  # pushes waiting in all webhook queues
+        self.pusher = WebhookPusher(self.stats, host=host, log_rate=log_rate, push_timeout=push_timeout,
+                                    retry_delay=retry_delay, max_pending=max_pending_pushes, rng=self._rng,
+                                    record=self._record)
         self._waiting: dict[str, asyncio.Future] = {}  # uniqueid of a MSG_SEND_SYNC -> its reply
         self._processors = {RequestCode.MSG_SEND_ASYNC: self._send_async, RequestCode.MSG_SEND_SYNC: self._send_sync,
                             RequestCode.HEARTBEAT: self._heartbeat, RequestCode.SUBSCRIBE: self._subscribe,
@@ -274,7 +384,7 @@ class EventMeshHttpServer(ListeningServer):
 
     @property
     def pending_pushes(self) -> int:
-        return self._queued
+        return self.pusher.pending
 
     def _open_links(self):
         return self._links
@@ -284,10 +394,7 @@ class EventMeshHttpServer(ListeningServer):
         for future in self._waiting.values():
             if not future.done():
                 future.set_exception(TimeoutError("the server is stopping"))
-        pushers = [hook.task for hook in self._webhooks.values()]
-        for task in pushers:
-            task.cancel()
-        await asyncio.gather(*pushers, return_exceptions=True)
+        await self.pusher.close()
 
     def _stopped_log(self) -> None:
         log.info("stopped: %s", self.stats.to_dict())
@@ -529,86 +636,5 @@ class EventMeshHttpServer(ListeningServer):
         if not targets:
             publisher.log.info("no subscriber for topic %s", message.topic)
         for url, item in targets:
-            if self._queued >= self.max_pending_pushes:
-                self.stats.push_dropped += 1
-                publisher.log.warning("%d pushes pending, dropping the push to %s", self._queued, url)
-                continue
-            hook = self._webhooks.get(url)
-            if hook is None:
-                hook = self._webhooks[url] = Webhook(url, split_url(url), PeerLog(log, url, self.log_rate))
-                hook.task = asyncio.create_task(self._run_webhook(hook), name=f"push {url}")
-            hook.queue.append(PushJob(message, item))
-            self._queued += 1
-
-    async def _run_webhook(self, hook: Webhook) -> None:
-        """Send a webhook's pushes one after the other, retrying as the runtime does."""
-        try:
-            while hook.queue:
-                job = hook.queue[0]
-                outcome, delay = await self._push(hook, job)
-                if outcome == "retry" and job.attempts < PUSH["retry-limit"]:
-                    job.attempts += 1
-                    self.stats.push_retries += 1
-                    await asyncio.sleep(self.retry_delay if delay is None else delay)
-                    continue
-                hook.queue.popleft()
-                self._queued -= 1
-                if outcome == "ok":
-                    self.stats.push_ok += 1
-                else:
-                    self.stats.push_failed += 1
-                    why = f"still failing after {job.attempts} retries" if outcome == "retry" else outcome
-                    hook.log.warning("push of %s failed: %s", job.message.uniqueid, why)
-        finally:  # an idle webhook costs nothing: its connection is closed and it is forgotten
-            self._queued -= len(hook.queue)
-            hook.disconnect()
-            hook.log.flush()
-            self._webhooks.pop(hook.url, None)
-
-    async def _push(self, hook: Webhook, job: PushJob) -> tuple[str, float | None]:
-        """One push and its answer: ("ok" | "failed" | "retry" | "no_retry" | ..., retry delay or None)."""
-        message = job.message
-        data = http.push(hook.url, message.content, message.topic, bizseqno=message.bizseqno,
-                         unique_id=message.uniqueid, random_no=str(self._rng.randrange(10 ** 9)),
-                         ext_fields=message.ext_fields, sync=job.item.type == SubscriptionType.SYNC,
-                         cluster=CLUSTER, eventmesh_ip=self.host, env=ENV, idc=IDC)
-        try:
-            async with asyncio.timeout(self.push_timeout):
-                if hook.writer is None:
-                    hook.reader, hook.writer = await asyncio.open_connection(*hook.address)
-                    hook.decoder, hook.raw = HttpStreamDecoder("response"), RawStream()
-                hook.writer.write(data)
-                self.stats.pushed += 1
-                self._record("pushes", data)
-                await hook.writer.drain()
-                reply = await self._read_reply(hook)
-        except (OSError, TimeoutError, DecodeError, ConnectionError) as exc:
-            hook.log.warning("push to %s: %s", hook.url, str(exc) or type(exc).__name__)
-            hook.disconnect()
-            return "retry", None
-        if wants_close(reply):
-            hook.disconnect()
-        outcome = reply.push_outcome or {"outcome": "retry"}
-        if outcome["outcome"] == "complete":
-            name = outcome["client_ret_code"]
-            if name in COMPLETED_OK:
-                return "ok", None
-            hook.log.warning("webhook answered %s (HTTP %d)", name, reply.status)
-            return f"webhook answered {name}", None
-        hook.log.info("webhook answered HTTP %d: %s", reply.status, outcome["outcome"])
-        delay = outcome.get("retry_after_ms")
-        return outcome["outcome"], None if delay is None else delay / 1000
-
-    async def _read_reply(self, hook: Webhook) -> HttpResponse:
-        while True:
-            data = await hook.reader.read(READ_SIZE)
-            hook.raw.add(data)
-            found = hook.decoder.feed(data) if data else hook.decoder.close()
-            if found:
-                self._record("push_replies", hook.raw.take(found[0]))
-                return found[0]
-            if not data:
-                raise ConnectionError("the webhook closed the connection without an answer")
-            if hook.decoder.buffered > MAX_REPLY_SIZE:
-                raise ConnectionError(f"the webhook's answer is over {MAX_REPLY_SIZE} bytes")
+            self.pusher.push(url, message, item.type == SubscriptionType.SYNC, publisher.log)
 

@@ -176,6 +176,42 @@ def test_webhook_subscribers_get_the_http_push():
     assert push.fields["uniqueId"] == event.ext(Key.UNIQUE_ID)
 
 
+@pytest.mark.parametrize("reply_code, pushes, retries, ok", [("RETRY", 4, 3, 0), ("FAIL", 1, 0, 0), ("OK", 1, 0, 1)])
+def test_webhook_pushes_are_retried_as_the_runtime_retries_them(reply_code, pushes, retries, ok):
+    """The gRPC runtime pushes through the HTTP runtime's pusher: a webhook answering RETRY gets the push again
+    up to the spec's limit, FAIL ends it, OK completes it, and an unreachable webhook is retried too."""
+    from inlong_proto.eventmesh.http import ClientRetCode
+    from inlong_proto.eventmesh.http_client import WebhookReceiver
+
+    async def body():
+        async with EventMeshGrpcServer(HOST, 0, retry_delay=0.01) as server:
+            async with WebhookReceiver(reply_code=ClientRetCode[reply_code]) as hook:
+                async with EventMeshGrpcClient(HOST, server.port) as client:
+                    await client.subscribe([TOPIC], hook.url)
+                    await client.publish(client.message(TOPIC, "again?"))
+                    await until(lambda: server.stats.push_ok + server.stats.push_failed == 1)
+            stats = server.stats
+            return stats.pushed, stats.push_retries, stats.push_ok, server.pusher.pending
+
+    assert run(body()) == (pushes, retries, ok, 0)
+
+
+def test_an_unreachable_webhook_is_retried_then_counted_failed():
+    from inlong_proto.eventmesh.http_client import WebhookReceiver
+
+    async def body():
+        async with EventMeshGrpcServer(HOST, 0, retry_delay=0.01, push_timeout=1) as server:
+            async with WebhookReceiver() as hook:
+                url = hook.url  # closed when the block ends: nothing listens there any more
+            async with EventMeshGrpcClient(HOST, server.port) as client:
+                await client.subscribe([TOPIC], url)
+                await client.publish(client.message(TOPIC, "nobody home"))
+                await until(lambda: server.stats.push_failed == 1)
+            return server.stats.push_retries, server.stats.push_ok, server.stats.pushed
+
+    assert run(body()) == (3, 0, 0)
+
+
 # -- the CLI -----------------------------------------------------------------------------------------
 
 def _cli(*args: str, **kw) -> subprocess.CompletedProcess:
