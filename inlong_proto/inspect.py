@@ -15,7 +15,7 @@ from typing import Iterable, Iterator, NamedTuple
 import click
 
 from . import frames, protocols, reference
-from .capture import DETECT_BYTES, GRPC, UNKNOWN, CaptureDecoder, classify, is_capture
+from .capture import DETECT_BYTES, UNKNOWN, CaptureDecoder, classify, is_capture
 from .values import json_text
 
 PREVIEW = 16  # bytes of hex shown per row
@@ -127,7 +127,7 @@ def render(data: bytes, protocol: str, mode: str = "PERMISSIVE", direction: str 
     """A raw dump of one protocol."""
     if protocol == "auto":
         protocol = classify(data[:DETECT_BYTES])
-        if protocol in (GRPC, UNKNOWN):
+        if protocol == UNKNOWN:
             raise click.ClickException("no known protocol reads the first frames; name one with -p")
     decoder = frames.stream_decoder(protocol, direction, mode=mode)
     for frame in decoder.feed(data) + decoder.close():

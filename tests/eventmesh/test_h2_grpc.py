@@ -406,6 +406,9 @@ def test_cli_auto_detects_a_raw_dump(tmp_path):
         assert {r["protocol"] for r in rows} == {"eventmesh-grpc"} and all("error" not in r for r in rows)
         # the server's first frames (SETTINGS) come before anything tells the direction: null there
         assert {r["direction"] for r in rows if r["kind"] == "frame"} - {None} == {direction}
+        shown = subprocess.run([sys.executable, "-m", "inlong_proto", "inspect", "-p", "auto", str(tmp_path / name)],
+                               capture_output=True, text=True, check=True).stdout
+        assert "frame SETTINGS" in shown and "stream_id = " in shown
 
 
 def _grpc_capture(tmp_path):
