@@ -339,6 +339,11 @@ class EventMeshGrpcServer:
 
     # -- helpers ---------------------------------------------------------------------------------
 
+    def begin(self, name: str, context) -> PeerLog:
+        """Count a call of RPC `name`; the log of its peer."""
+        self.stats.calls[name] += 1
+        return self.peer_log(context)
+
     def peer_log(self, context) -> PeerLog:
         peer = context.peer() or "?"
         found = self._logs.get(peer)
@@ -494,8 +499,7 @@ class _Publisher(service_grpc.PublisherServiceServicer):
         self.server.deliver(proto, event.subject, plog)
 
     async def publish(self, request, context):
-        server, plog = self.server, self.server.peer_log(context)
-        server.stats.calls["publish"] += 1
+        server, plog = self.server, self.server.begin("publish", context)
         try:
             await self._publish_one(request, plog)
         except Refusal as exc:
@@ -504,8 +508,7 @@ class _Publisher(service_grpc.PublisherServiceServicer):
         return server.answer(SUCCESS, f"publish to {request.attributes[Key.SUBJECT].ce_string} accepted")
 
     async def publishOneWay(self, request, context):
-        server, plog = self.server, self.server.peer_log(context)
-        server.stats.calls["publishOneWay"] += 1
+        server, plog = self.server, self.server.begin("publishOneWay", context)
         try:
             await self._publish_one(request, plog)
         except Refusal as exc:
@@ -526,8 +529,7 @@ class _Publisher(service_grpc.PublisherServiceServicer):
         return checked
 
     async def batchPublish(self, request, context):
-        server, plog = self.server, self.server.peer_log(context)
-        server.stats.calls["batchPublish"] += 1
+        server, plog = self.server, self.server.begin("batchPublish", context)
         try:
             checked = self._check_batch(request)
         except Refusal as exc:
@@ -538,8 +540,7 @@ class _Publisher(service_grpc.PublisherServiceServicer):
         return server.answer(SUCCESS, f"batch of {len(checked)} events accepted")
 
     async def batchPublishOneWay(self, request, context):
-        server, plog = self.server, self.server.peer_log(context)
-        server.stats.calls["batchPublishOneWay"] += 1
+        server, plog = self.server, self.server.begin("batchPublishOneWay", context)
         try:
             checked = self._check_batch(request)
         except Refusal as exc:
@@ -550,8 +551,7 @@ class _Publisher(service_grpc.PublisherServiceServicer):
         return _empty()
 
     async def requestReply(self, request, context):
-        server, plog = self.server, self.server.peer_log(context)
-        server.stats.calls["requestReply"] += 1
+        server, plog = self.server, self.server.begin("requestReply", context)
         try:
             event = read_event(request)
             check_publish(event)
@@ -574,8 +574,7 @@ class _Consumer(service_grpc.ConsumerServiceServicer):
         self.server = server
 
     async def subscribe(self, request, context):
-        server, plog = self.server, self.server.peer_log(context)
-        server.stats.calls["subscribe"] += 1
+        server, plog = self.server, self.server.begin("subscribe", context)
         try:
             event = read_event(request)
             check_header(event)
@@ -600,8 +599,7 @@ class _Consumer(service_grpc.ConsumerServiceServicer):
         return server.answer(SUCCESS, "subscribe success")
 
     async def unsubscribe(self, request, context):
-        server, plog = self.server, self.server.peer_log(context)
-        server.stats.calls["unsubscribe"] += 1
+        server, plog = self.server, self.server.begin("unsubscribe", context)
         try:
             event = read_event(request)
             check_header(event)
@@ -625,8 +623,7 @@ class _Consumer(service_grpc.ConsumerServiceServicer):
         return server.answer(SUCCESS, "unsubscribe success")
 
     async def subscribeStream(self, request_iterator, context):
-        server, plog = self.server, self.server.peer_log(context)
-        server.stats.calls["subscribeStream"] += 1
+        server, plog = self.server, self.server.begin("subscribeStream", context)
         try:
             first = await asyncio.wait_for(context.read(), server.idle_timeout)
         except TimeoutError:
@@ -709,8 +706,7 @@ class _Heartbeat(service_grpc.HeartbeatServiceServicer):
         self.server = server
 
     async def heartbeat(self, request, context):
-        server, plog = self.server, self.server.peer_log(context)
-        server.stats.calls["heartbeat"] += 1
+        server, plog = self.server, self.server.begin("heartbeat", context)
         try:
             event = read_event(request)
             check_header(event)
