@@ -120,7 +120,9 @@ def test_tshark_lists_the_fields():
 
 
 @needs_tshark
-@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "tests" / "vectors" / "capture").glob("*.pcap*")))
+# gRPC is HTTP/2, which Wireshark dissects itself: the generated dissectors are for the framed protocols
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "tests" / "vectors" / "capture").glob("*.pcap*")
+                                        if not p.name.startswith("eventmesh_grpc")))
 def test_capture_vectors_decode(name):
     proto = name.split("_")[0]
     result = tshark("-T", "json", capture=ROOT / "tests" / "vectors" / "capture" / name)

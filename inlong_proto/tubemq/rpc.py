@@ -132,7 +132,8 @@ def plain(message, leave_out: str | None = None) -> dict:
     """A protobuf message as JSON-able data (json_format's mapping: every set field under its own name,
     int64 as a decimal string, bytes as base64, an enum by its name), except that a string field holding
     bytes that are not UTF-8 is shown as {"hex": ...}: json_format would print str(bytes), "b'...'",
-    which reads as text that was never sent. leave_out names a field shown elsewhere."""
+    which reads as text that was never sent; map entries come in key order. leave_out names a field shown
+    elsewhere."""
     out = _mend_strings(message, json_format.MessageToDict(message, preserving_proto_field_name=True))
     if leave_out is not None:
         out.pop(leave_out, None)
@@ -150,7 +151,10 @@ def _mend_strings(message, out: dict) -> dict:
                 out[field.name] = render_text(value)
         elif field.type in (field.TYPE_MESSAGE, field.TYPE_GROUP) and field.name in out:
             if field.message_type.GetOptions().map_entry:
-                continue  # TubeMQ's protos have no maps; json_format's map keys are str() anyway
+                # upb iterates a map in an order that differs from process to process (EventMesh's CloudEvent
+                # attributes): sorted, a message renders the same everywhere (Spark workers, diffs of output)
+                out[field.name] = dict(sorted(out[field.name].items()))
+                continue
             for item, rendered in zip(value, out[field.name]) if repeated else ((value, out[field.name]),):
                 _mend_strings(item, rendered)
     return out
