@@ -314,9 +314,7 @@ def _stream_type(kind: str):
 
     if kind == "json":  # any JSON value, as its text
         return pa.string()
-    if kind == "list<json>":
-        return pa.list_(pa.string())
-    if kind == "list<string>":
+    if kind in ("list<json>", "list<string>"):
         return pa.list_(pa.string())
     if kind == "headers":
         return pa.list_(pa.struct([("name", pa.string()), ("value", pa.string())]))

@@ -313,15 +313,13 @@ def iter_frames(data: bytes, protocol: str, direction: str | None = None, mode: 
                 max_frame_size: int | None = None) -> Iterator[Frame]:
     """Every frame in a complete dump, lazily. In PERMISSIVE mode frames and error spans cover every byte.
 
-    A stream protocol (eventmesh-http, eventmesh-grpc) gives its module's messages instead (iter_messages:
-    HTTP/1.1 requests and responses; HTTP/2 frames, gRPC messages and calls), max_frame_size unused."""
+    A stream protocol (eventmesh-http, eventmesh-grpc) gives its stream decoder's messages instead (HTTP/1.1
+    requests and responses; HTTP/2 frames, gRPC messages and calls), max_frame_size unused."""
     _check_direction(direction)
     mode = _check_mode(mode)
     if protocols.canonical(protocol) in protocols.STREAM_PROTOCOLS:
-        import importlib
-
-        module = importlib.import_module(protocols.STREAM_PROTOCOLS[protocols.canonical(protocol)])
-        return module.iter_messages(bytes(data), direction, mode)
+        decoder = stream_decoder(protocol, direction, mode=mode)
+        return iter(decoder.feed(bytes(data)) + decoder.close())
     proto = protocols.get(protocol)
     scanner = _Scanner(proto, direction, mode, max_frame_size or proto.max_frame_size)
     return scanner.scan(memoryview(data), 0, 0, final=True)

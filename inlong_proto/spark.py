@@ -98,7 +98,12 @@ def parse_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISS
         for frame in iter_frames(content, protocol, direction, mode):
             yield arrow.frame_tuple(path, frame, protocol)
 
-    return dump_udtf(f"parse_{protocols.column_name(protocol)}", rows, return_type)
+    return dump_udtf(udtf_name(protocol), rows, return_type)
+
+
+def udtf_name(protocol: str) -> str:
+    """parse_<protocol>, a hyphen written as an underscore (SQL names have none): parse_eventmesh_legacy."""
+    return f"parse_{protocols.column_name(protocols.checked(protocol))}"
 
 
 def dump_udtf(name: str, rows, return_type):
@@ -146,7 +151,7 @@ def register_udtf(spark, protocol: str, direction: str | None = None, mode: str 
     several settings.
     """
     function = parse_udtf(protocol, direction, mode, corrupt_record_column)
-    return spark.udtf.register(name or f"parse_{protocols.column_name(protocols.checked(protocol))}", function)
+    return spark.udtf.register(name or udtf_name(protocol), function)
 
 
 def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str | None = None,
