@@ -24,6 +24,7 @@ from .frames import _check_direction, _check_mode, _Scanner, iter_frames
 
 ENV = "INLONG_PROTO_BACKEND"
 BATCH_ROWS = 65536  # rows per batch: bounds the column buffers and keeps string offsets in int32
+RESUME_AFTER = 8  # valid frames in a row after which a malformed stretch hands back to the C scan
 _WANT = {None: 0, "request": 1, "response": 2}
 
 
@@ -92,11 +93,14 @@ def iter_batches(data, protocol: str, path: str = "", direction: str | None = No
         pos = stop
         if pos >= end or rows == batch_rows:
             continue
-        # No whole valid frame at pos: the pure scanner reports the stretch and finds the next frame.
-        resume = end
+        # No whole valid frame at pos: the pure scanner reports the stretch and finds the next frames. The
+        # C scan resumes after RESUME_AFTER valid frames in a row (any frame's end is a safe place, since
+        # the scanner holds no state there); on mostly broken input the pure scanner simply goes on.
+        resume, clean = end, 0
         for frame in _Scanner(proto, direction, mode, limit).scan(memoryview(view), pos, 0, final=True):
             pending.append(frame)
-            if frame.error is None:
+            clean = clean + 1 if frame.error is None else 0
+            if clean >= RESUME_AFTER:
                 resume = frame.offset + frame.length
                 break
         if len(pending) >= batch_rows:
