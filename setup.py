@@ -34,7 +34,6 @@ class OptionalBuildExt(build_ext):
 
 ext_modules = []
 if os.path.exists(SOURCE) and os.environ.get("INLONG_PROTO_BUILD_NATIVE", "1") != "0":
-    ext_modules.append(Extension("inlong_proto._native", sources=[SOURCE], extra_compile_args=["-O2"]
-                                 if os.name != "nt" else []))
+    ext_modules.append(Extension("inlong_proto._native", sources=[SOURCE]))
 
 setup(ext_modules=ext_modules, cmdclass={"build_ext": OptionalBuildExt})

@@ -169,6 +169,7 @@ static void ip_free(ipcol *cols, int ncol)
 #define IP_SCAN_BODY(ROW, DECODE, APPEND, NCOL, KINDS) \
     Py_buffer view; Py_ssize_t pos, limit, max_rows, path_len, n = 0; int want, oom = 0; const char *path; \
     ipcol cols[NCOL]; \
+    (void)self; \
     if (!PyArg_ParseTuple(args, "y*nnins#", &view, &pos, &limit, &want, &max_rows, &path, &path_len)) return NULL; \
     if (pos < 0 || pos > view.len) { PyBuffer_Release(&view); PyErr_SetString(PyExc_ValueError, "pos outside the buffer"); return NULL; } \
     memset(cols, 0, sizeof cols); \
@@ -447,7 +448,7 @@ static PyMethodDef ip_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
-static struct PyModuleDef ip_module = {PyModuleDef_HEAD_INIT, "_native", "Generated columnar frame scanners (tools/ksygen/cgen.py).", -1, ip_methods};
+static struct PyModuleDef ip_module = {PyModuleDef_HEAD_INIT, "_native", "Generated columnar frame scanners (tools/ksygen/cgen.py).", -1, ip_methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__native(void)
 {

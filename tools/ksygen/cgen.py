@@ -453,7 +453,7 @@ def emit_extension(specs: list[SpecFile], runtime: str) -> str:
     describe = json.dumps(described, sort_keys=True, separators=(",", ":"))
     footer = ["static PyMethodDef ip_methods[] = {"] + methods + ["    {NULL, NULL, 0, NULL}", "};", "",
               "static struct PyModuleDef ip_module = {PyModuleDef_HEAD_INIT, \"_native\", "
-              "\"Generated columnar frame scanners (tools/ksygen/cgen.py).\", -1, ip_methods};", "",
+              "\"Generated columnar frame scanners (tools/ksygen/cgen.py).\", -1, ip_methods, NULL, NULL, NULL, NULL};", "",
               "PyMODINIT_FUNC PyInit__native(void)", "{",
               "    PyObject *m = PyModule_Create(&ip_module);",
               "    if (m == NULL) return NULL;",
