@@ -1,5 +1,39 @@
-"""Everything is configured in pyproject.toml. This shim only keeps `python setup.py ...` and the
-Makefile's install stamp (which lists it) working."""
-from setuptools import setup
+"""Everything else is configured in pyproject.toml. This file adds the optional compiled backend: the C
+scanners `make generate` writes from the specs (generated/native/inlong_native.c, tools/ksygen/cgen.py),
+built as inlong_proto._native when a C compiler is present. If the build fails, or there is no compiler,
+the package installs without it and runs on the pure-Python codecs (inlong_proto.backend() says which)."""
+import os
+import sys
 
-setup()
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+SOURCE = os.path.join("generated", "native", "inlong_native.c")
+
+
+class OptionalBuildExt(build_ext):
+    """build_ext that reports a failed compile and goes on: the extension is an accelerator, not a need."""
+
+    def run(self):
+        try:
+            super().run()
+        except Exception as exc:  # noqa: BLE001 - no compiler at all (distutils raises several kinds)
+            self._skip(exc)
+
+    def build_extension(self, ext):
+        try:
+            super().build_extension(ext)
+        except Exception as exc:  # noqa: BLE001 - a compiler error: fall back to pure Python
+            self._skip(exc)
+
+    @staticmethod
+    def _skip(exc):
+        print(f"inlong-proto: the compiled backend was not built ({exc}); the pure-Python codecs will run",
+              file=sys.stderr)
+
+
+ext_modules = []
+if os.path.exists(SOURCE) and os.environ.get("INLONG_PROTO_BUILD_NATIVE", "1") != "0":
+    ext_modules.append(Extension("inlong_proto._native", sources=[SOURCE]))
+
+setup(ext_modules=ext_modules, cmdclass={"build_ext": OptionalBuildExt})

@@ -13,6 +13,14 @@ from .protocols import names as protocol_names
 __all__ = [
     "MODES", "DecodeError", "EncodeError", "Frame", "FrameTooLargeError", "InlongProtoError", "StreamDecoder",
     "TruncatedError", "UnknownProtocolError", "ValidationError", "decode", "encode", "iter_frames",
-    "protocol_names",
+    "protocol_names", "backend",
 ]
 __version__ = "0.1.0"
+
+
+def backend() -> str:
+    """Which backend decodes: "native" (the compiled scanners generated from the specs, when built) or
+    "python"; INLONG_PROTO_BACKEND=python forces the pure one. See inlong_proto.native."""
+    from .native import backend as _backend
+
+    return _backend()

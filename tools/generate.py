@@ -1,6 +1,7 @@
 """`make generate`: rebuild everything under generated/ from specs/, deterministically.
 
 * the project's own codecs (tools/ksygen) -> generated/codec/<protocol>/<spec>.py
+* the compiled backend's C source (tools/ksygen/cgen.py) -> generated/native/inlong_native.c
 * the official Kaitai Struct compiler (tools/ksc, pinned) -> generated/kaitai, generated/kaitai_debug
   (with field offsets, for `inlong-proto inspect`), generated/construct, generated/diagrams (.dot + .svg)
 * grpcio-tools for every .proto -> generated/protobuf
@@ -24,7 +25,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tools import jsonschema_codegen  # noqa: E402
-from tools.ksygen import wireshark  # noqa: E402
+from tools.ksygen import cgen, wireshark  # noqa: E402
 from tools.ksygen.emit import emit_module  # noqa: E402
 from tools.ksygen.expr import GenerationError  # noqa: E402
 from tools.ksygen.model import Loader  # noqa: E402
@@ -39,9 +40,10 @@ def ksy_files(specs: Path) -> list[Path]:
 def own_codecs(specs: Path, out: Path) -> list[str]:
     """Generate every spec's codec and the registry of frame codecs; returns the protocol names."""
     loader = Loader(specs)
-    frames = []
+    frames, loaded = [], []
     for path in ksy_files(specs):
         spec = loader.load(path)
+        loaded.append(spec)
         target = out / "codec" / Path(*spec.module.split(".")).with_suffix(".py")
         target.parent.mkdir(parents=True, exist_ok=True)
         (target.parent / "__init__.py").write_text('"""Generated codecs. Do not edit."""\n')
@@ -56,7 +58,18 @@ def own_codecs(specs: Path, out: Path) -> list[str]:
     registry += [f"    {name!r}: {tuple(entries)!r}," for name, entries in by_protocol.items()]
     registry += ["}", ""]
     (out / "codec" / "__init__.py").write_text("\n".join(registry))
+    native(loaded, out)
     return list(by_protocol)
+
+
+def native(specs: list, out: Path) -> Path:
+    """The C source of the optional compiled backend (tools/ksygen/cgen.py): columnar scanners of the frame
+    specs it supports, built into inlong_proto._native by setup.py when a C compiler is present."""
+    target = out / "native" / "inlong_native.c"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    runtime = (ROOT / "tools" / "ksygen" / "native_runtime.c").read_text()
+    target.write_text(cgen.emit_extension(specs, runtime))
+    return target
 
 
 def tables(specs: Path, out: Path) -> list[Path]:

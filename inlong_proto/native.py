@@ -1,0 +1,167 @@
+"""A dump of one framed protocol straight into Arrow record batches, through the compiled scanners.
+
+`make generate` writes C scanners from the .ksy specs (tools/ksygen/cgen.py, generated/native/); setup.py
+builds them into ``inlong_proto._native`` when a C compiler is present. A scanner decodes whole valid
+frames into column buffers (values, validity bitmaps, string offsets) without a Python object per frame,
+and stops at the first position where it cannot decode one. That stretch goes to the pure-Python scanner
+(frames._Scanner), which reports it and resynchronises exactly as iter_frames does; the C scan resumes
+after the next valid frame Python finds. So error rows are the pure path's by construction, and each
+batch equals ``arrow.frames_to_batch(path, iter_frames(data, ...), protocol)``.
+
+``backend()`` says which backend runs: "native" when the extension is built and has a scanner, "python"
+otherwise or when ``INLONG_PROTO_BACKEND=python``; ``INLONG_PROTO_BACKEND=native`` insists on the compiled
+one (RuntimeError if it is not built). pyarrow is imported inside the functions, as in arrow.py.
+"""
+from __future__ import annotations
+
+import json
+import os
+from functools import cache
+from typing import Iterator
+
+from . import arrow, protocols
+from .frames import _check_direction, _check_mode, _Scanner, iter_frames
+
+ENV = "INLONG_PROTO_BACKEND"
+BATCH_ROWS = 65536  # rows per batch: bounds the column buffers and keeps string offsets in int32
+RESUME_AFTER = 8  # valid frames in a row after which a malformed stretch hands back to the C scan
+_WANT = {None: 0, "request": 1, "response": 2}
+
+
+@cache
+def _extension():
+    """The compiled module and its scanners' description, or (None, {}) when it is not built."""
+    try:
+        from . import _native
+    except ImportError:
+        return None, {}
+    return _native, json.loads(_native.DESCRIBE)
+
+
+def backend() -> str:
+    """"native" if the compiled scanners are built and not turned off by INLONG_PROTO_BACKEND=python,
+    else "python"."""
+    wanted = os.environ.get(ENV, "").strip().lower()
+    if wanted not in ("", "native", "python"):
+        raise ValueError(f"{ENV} must be native or python, not {wanted!r}")
+    if wanted == "python":
+        return "python"
+    built = _extension()[0] is not None
+    if wanted == "native" and not built:
+        raise RuntimeError(f"{ENV}=native, but the compiled backend (inlong_proto._native) is not built: "
+                           f"install with a C compiler present")
+    return "native" if built else "python"
+
+
+def scanner(protocol: str, direction: str | None = None):
+    """(compiled scan function, spec name) for bytes of `protocol` sent in `direction`, or None (pure Python
+    then): one exists when exactly one frame layout applies and the generator could compile it."""
+    if backend() != "native":
+        return None
+    module, described = _extension()
+    candidates = protocols.get(protocol).candidates(direction)
+    if len(candidates) != 1:
+        return None  # several layouts: the Python scanner decides between them
+    spec = candidates[0].module.__name__.rsplit(".", 1)[1]
+    return (getattr(module, f"scan_{spec}"), spec) if spec in described else None
+
+
+def iter_batches(data, protocol: str, path: str = "", direction: str | None = None, mode: str = "PERMISSIVE", *,
+                 max_frame_size: int | None = None, batch_rows: int = BATCH_ROWS) -> Iterator:
+    """pyarrow.RecordBatches of arrow.frame_schema(protocol) for a whole dump (bytes, bytearray, memoryview,
+    mmap): the rows of iter_frames(data, protocol, direction, mode), in order, at most batch_rows a batch."""
+    _check_direction(direction)
+    mode = _check_mode(mode)
+    proto = protocols.get(protocol)
+    found = scanner(proto.name, direction)
+    if found is None:
+        yield from _python_batches(path, iter_frames(data, proto.name, direction, mode, max_frame_size=max_frame_size),
+                                   proto.name, batch_rows)
+        return
+    scan, spec = found
+    limit = max_frame_size or proto.max_frame_size
+    want = _WANT[direction]
+    view = memoryview(data).cast("B") if not isinstance(data, (bytes, bytearray)) else data
+    end, pos, pending = len(view), 0, []
+    while pos < end:
+        stop, rows, columns = scan(view, pos, limit, want, batch_rows, path)
+        if rows:
+            if pending:
+                yield arrow.frames_to_batch(path, pending, proto.name)
+                pending = []
+            yield _batch(proto.name, spec, rows, columns)
+        pos = stop
+        if pos >= end or rows == batch_rows:
+            continue
+        # No whole valid frame at pos: the pure scanner reports the stretch and finds the next frames. The
+        # C scan resumes after RESUME_AFTER valid frames in a row (any frame's end is a safe place, since
+        # the scanner holds no state there); on mostly broken input the pure scanner simply goes on.
+        resume, clean = end, 0
+        for frame in _Scanner(proto, direction, mode, limit).scan(memoryview(view), pos, 0, final=True):
+            pending.append(frame)
+            clean = clean + 1 if frame.error is None else 0
+            if clean >= RESUME_AFTER:
+                resume = frame.offset + frame.length
+                break
+        if len(pending) >= batch_rows:
+            yield arrow.frames_to_batch(path, pending, proto.name)
+            pending = []
+        pos = resume
+    if pending:
+        yield arrow.frames_to_batch(path, pending, proto.name)
+
+
+def scan_batch(data, protocol: str, path: str = "", direction: str | None = None, mode: str = "PERMISSIVE", *,
+               max_frame_size: int | None = None):
+    """One pyarrow.RecordBatch of the whole dump; equals arrow.frames_to_batch(path, iter_frames(...), protocol)."""
+    import pyarrow as pa
+
+    schema = arrow.frame_schema(protocols.get(protocol).name)
+    batches = list(iter_batches(data, protocol, path, direction, mode, max_frame_size=max_frame_size))
+    if not batches:
+        return arrow.frames_to_batch(path, [], protocols.get(protocol).name)
+    if len(batches) == 1:
+        return batches[0]
+    table = pa.Table.from_batches(batches, schema).combine_chunks()
+    return pa.RecordBatch.from_arrays([column.chunk(0) if column.num_chunks else pa.array([], column.type)
+                                       for column in table.columns], schema=schema)
+
+
+def _python_batches(path: str, frames, protocol: str, batch_rows: int):
+    chunk = []
+    for frame in frames:
+        chunk.append(frame)
+        if len(chunk) == batch_rows:
+            yield arrow.frames_to_batch(path, chunk, protocol)
+            chunk = []
+    if chunk:
+        yield arrow.frames_to_batch(path, chunk, protocol)
+
+
+def _batch(protocol: str, spec: str, rows: int, columns: list):
+    """The RecordBatch of one compiled scan: its columns (meta first, then depth-first) wrapped with
+    from_buffers; the columns it does not produce (error, corrupt record, capture, another layout's) null."""
+    import pyarrow as pa
+
+    schema = arrow.frame_schema(protocol)
+    described = _extension()[1]
+    leaves = iter(columns)
+    own = {name: (kind, children) for name, kind, children in described[spec]["columns"]}
+
+    def build(field_type, kind: str, children: list):
+        buffers = next(leaves)
+        validity = None if buffers[0] is None else pa.py_buffer(buffers[0])
+        if kind == "struct":
+            if [c[0] for c in children] != [f.name for f in field_type]:
+                raise RuntimeError(f"compiled scanner's struct {children} does not match {field_type}")
+            return pa.Array.from_buffers(field_type, rows, [validity], children=[
+                build(field_type.field(i).type, c[1], c[2]) for i, c in enumerate(children)])
+        return pa.Array.from_buffers(field_type, rows, [validity] + [pa.py_buffer(b) for b in buffers[1:]])
+
+    arrays = {name: build(schema.field(name).type, "meta", []) for name in ("path", "offset", "length", "protocol",
+                                                                             "direction", "message_type")}
+    for name, (kind, children) in own.items():
+        arrays[name] = build(schema.field(name).type, kind, children)
+    return pa.RecordBatch.from_arrays([arrays[f.name] if f.name in arrays else pa.nulls(rows, f.type)
+                                       for f in schema], schema=schema)
+
