@@ -1,12 +1,17 @@
 """A dump of one framed protocol straight into Arrow record batches, through the compiled scanners.
 
 `make generate` writes C scanners from the .ksy specs (tools/ksygen/cgen.py, generated/native/); setup.py
-builds them into ``inlong_proto._native`` when a C compiler is present. A scanner decodes whole valid
-frames into column buffers (values, validity bitmaps, string offsets) without a Python object per frame,
-and stops at the first position where it cannot decode one. That stretch goes to the pure-Python scanner
-(frames._Scanner), which reports it and resynchronises exactly as iter_frames does; the C scan resumes
-after the next valid frame Python finds. So error rows are the pure path's by construction, and each
-batch equals ``arrow.frames_to_batch(path, iter_frames(data, ...), protocol)``.
+builds them into ``inlong_proto._native`` when a C compiler is present. A protocol's scanner tries its
+frame layouts as frames._decode_at does (DataProxy's request and response, either direction or one),
+decodes whole valid frames into column buffers (values, validity and boolean bitmaps, string and binary
+offsets) without a Python object per frame, and stops at the first position where it cannot decode one.
+That stretch goes to the pure-Python scanner (frames._Scanner), which reports it and resynchronises
+exactly as iter_frames does; the C scan resumes after RESUME_AFTER valid frames in a row. So error rows
+are the pure path's by construction, and each batch equals
+``arrow.frames_to_batch(path, iter_frames(data, ...), protocol)``.
+
+``frame_verdict`` gives the same compiled decode one position at a time (a size, "no frame" or "ask
+Python"), for readers that walk positions themselves (spark_source's sync-point walker).
 
 ``backend()`` says which backend runs: "native" when the extension is built and has a scanner, "python"
 otherwise or when ``INLONG_PROTO_BACKEND=python``; ``INLONG_PROTO_BACKEND=native`` insists on the compiled
@@ -26,6 +31,7 @@ ENV = "INLONG_PROTO_BACKEND"
 BATCH_ROWS = 65536  # rows per batch: bounds the column buffers and keeps string offsets in int32
 RESUME_AFTER = 8  # valid frames in a row after which a malformed stretch hands back to the C scan
 _WANT = {None: 0, "request": 1, "response": 2}
+NO_FRAME, ASK_PYTHON = -1, -2  # frame_verdict's answers besides a size
 
 
 @cache
@@ -53,17 +59,68 @@ def backend() -> str:
     return "native" if built else "python"
 
 
-def scanner(protocol: str, direction: str | None = None):
-    """(compiled scan function, spec name) for bytes of `protocol` sent in `direction`, or None (pure Python
-    then): one exists when exactly one frame layout applies and the generator could compile it."""
+def _compiled(proto: protocols.Protocol) -> dict | None:
+    """The compiled scanner's description of a protocol, if it has one for the registry's very layouts
+    (in the same order, which frames._decode_at tries)."""
     if backend() != "native":
         return None
-    module, described = _extension()
-    candidates = protocols.get(protocol).candidates(direction)
-    if len(candidates) != 1:
-        return None  # several layouts: the Python scanner decides between them
-    spec = candidates[0].module.__name__.rsplit(".", 1)[1]
-    return (getattr(module, f"scan_{spec}"), spec) if spec in described else None
+    described = _extension()[1].get(proto.name)
+    if described is None:
+        return None
+    layouts = [codec.module.__name__.rsplit(".", 1)[1] for codec in proto.codecs]
+    return described if layouts == described["layouts"] else None
+
+
+def scanner(protocol: str, direction: str | None = None):
+    """(compiled scan function, protocol name) for bytes of `protocol` sent in `direction`, or None (pure
+    Python then): one exists when the generator could compile every frame layout of the protocol and no
+    payload layer (protocols.EXTENSIONS) has to look inside each frame."""
+    proto = protocols.get(protocol)
+    described = _compiled(proto)
+    if described is None or proto.name in protocols.EXTENSIONS:
+        return None
+    return getattr(_extension()[0], f"scan_{_c_name(proto.name)}"), proto.name
+
+
+def exact(protocol: str) -> bool:
+    """Whether the compiled verdicts of `protocol` are final: its layouts never answer "ask Python" and
+    no payload layer can still reject a frame they accept."""
+    proto = protocols.get(protocol)
+    described = _compiled(proto)
+    return described is not None and all(described["exact"].values()) and proto.name not in protocols.EXTENSIONS
+
+
+def frame_verdict(protocol: str, direction: str | None = None):
+    """verdict(view, pos, end, limit) -> size | NO_FRAME | ASK_PYTHON for bytes of `protocol` sent in
+    `direction`, or None when no compiled scanner applies.
+
+    It answers what frames._decode_at(protocol, candidates(direction), view, pos, end, limit, ...) would,
+    looking at the same window [pos, min(end, pos + limit + 1)): a size when that decodes a frame of that
+    size; NO_FRAME (-1) when it raises DecodeError or returns no frame (needs more bytes than the window
+    holds); ASK_PYTHON (-2) when the compiled code cannot tell (a construct it does not model at that
+    position, or a frame a payload layer still has to accept: sizes of such protocols are always -2).
+    Several layouts (direction None for DataProxy) are tried in the registry's order as _decode_at does.
+    view: anything with the buffer protocol (bytes, bytearray, memoryview, mmap).
+    """
+    proto = protocols.get(protocol)
+    _check_direction(direction)
+    described = _compiled(proto)
+    if described is None:
+        return None
+    frame = getattr(_extension()[0], f"frame_{_c_name(proto.name)}")
+    want = _WANT[direction]
+    if proto.name not in protocols.EXTENSIONS:
+        def verdict(view, pos: int, end: int, limit: int) -> int:
+            return frame(view, pos, end, limit, want)
+    else:
+        def verdict(view, pos: int, end: int, limit: int) -> int:
+            size = frame(view, pos, end, limit, want)
+            return size if size < 0 else ASK_PYTHON
+    return verdict
+
+
+def _c_name(protocol: str) -> str:
+    return protocol.replace("-", "_")
 
 
 def iter_batches(data, protocol: str, path: str = "", direction: str | None = None, mode: str = "PERMISSIVE", *,
@@ -78,7 +135,7 @@ def iter_batches(data, protocol: str, path: str = "", direction: str | None = No
         yield from _python_batches(path, iter_frames(data, proto.name, direction, mode, max_frame_size=max_frame_size),
                                    proto.name, batch_rows)
         return
-    scan, spec = found
+    scan, name = found
     limit = max_frame_size or proto.max_frame_size
     want = _WANT[direction]
     view = memoryview(data).cast("B") if not isinstance(data, (bytes, bytearray)) else data
@@ -89,7 +146,7 @@ def iter_batches(data, protocol: str, path: str = "", direction: str | None = No
             if pending:
                 yield arrow.frames_to_batch(path, pending, proto.name)
                 pending = []
-            yield _batch(proto.name, spec, rows, columns)
+            yield _batch(name, rows, columns)
         pos = stop
         if pos >= end or rows == batch_rows:
             continue
@@ -138,7 +195,7 @@ def _python_batches(path: str, frames, protocol: str, batch_rows: int):
         yield arrow.frames_to_batch(path, chunk, protocol)
 
 
-def _batch(protocol: str, spec: str, rows: int, columns: list):
+def _batch(protocol: str, rows: int, columns: list):
     """The RecordBatch of one compiled scan: its columns (meta first, then depth-first) wrapped with
     from_buffers; the columns it does not produce (error, corrupt record, capture, another layout's) null."""
     import pyarrow as pa
@@ -146,7 +203,7 @@ def _batch(protocol: str, spec: str, rows: int, columns: list):
     schema = arrow.frame_schema(protocol)
     described = _extension()[1]
     leaves = iter(columns)
-    own = {name: (kind, children) for name, kind, children in described[spec]["columns"]}
+    own = {name: (kind, children) for name, kind, children in described[protocol]["columns"]}
 
     def build(field_type, kind: str, children: list):
         buffers = next(leaves)

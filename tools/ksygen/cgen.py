@@ -1,20 +1,32 @@
 """Emits a CPython extension (plain C API) that scans dumps of framed protocols straight into Arrow columns.
 
 From the same parsed .ksy model as the Python codecs (model.py), one C function per frame spec decodes a
-whole frame into a row of C values, and a scan loop appends rows to column buffers (values, validity
-bitmaps, string offsets) laid out as Arrow expects them; inlong_proto/native.py wraps them with
-pyarrow.Array.from_buffers. No Python object is made per frame.
+whole frame into a row of C values, and a scan loop per protocol appends rows to column buffers (values,
+validity and boolean bitmaps, string and binary offsets) laid out as Arrow expects them;
+inlong_proto/native.py wraps them with pyarrow.Array.from_buffers. No Python object is made per frame.
 
-The C scan only ever *accepts*: at the first position where it cannot decode a whole valid frame (a
-failed check, too few bytes, a construct it does not model) it stops and says where, and the runtime
-hands that stretch to the pure-Python scanner, which finds the error span and resynchronises exactly as
-iter_frames does. So error rows, offsets and texts come from one implementation by construction, and
-the C code only has to agree with the Python codec on valid frames (tests/test_native_backend.py checks).
+Every decode function gives one of three verdicts on the bytes at a position, seen through the same
+window the pure decoder sees ([pos, min(end, pos + limit + 1)), frames._decode_with):
 
-Supported (anything else makes the spec's scanner absent, with the reason in the generated file): integer
-fields (u1..s8 except u8), fixed `contents`, fixed-size inlined types (python-type value and datetime,
-and fixed-size structs), one sized switch over fixed-size struct cases, `valid` (min, max, eq, any-of,
-in-enum, expr) and value instances in expressions. Every offset and size comes from the model.
+* a size >= 0: the frame layout decodes there, exactly as the generated Python codec does, into that size;
+* IP_INVALID (-1): the Python codec certainly fails there too (a failed check, too few bytes, a size over
+  the limit): the C function models every construct it reaches, and any construct it does not model makes
+  the whole spec skipped at generation time (listed, with the reason, in the generated file's header);
+* IP_UNKNOWN (-2): not modelled here, ask Python: a switch value no case names (the Python codec keeps
+  the bytes), a date that Python's datetime() would refuse, a division whose divisor may be zero.
+
+A spec is "exact" (DESCRIBE) when its function never answers IP_UNKNOWN and its protocol has no payload
+layer (protocols.EXTENSIONS) that could still reject a frame the spec accepts. The scan only ever accepts:
+at the first position without a size it stops, and the runtime hands that stretch to the pure-Python
+scanner, so error rows come from one implementation by construction.
+
+Supported: integer fields (u1..s8 except u8), bit fields (byte-aligned groups of 8, 16 or 32 bits, as the
+Python codec reads them), fixed `contents`, byte and string fields sized by an expression or by the end of
+their stream (UTF-8 and ASCII checked exactly as Python's strict decode), inlined value and datetime
+types, struct types (sized or not), one sized switch per type over struct cases, `valid` (min, max, eq,
+any-of, in-enum, expr with `_io.eof`) and value instances in expressions. A protocol with several frame
+layouts (DataProxy's request and response) gets one scan that tries them in the registry's order, as
+frames._decode_at does. Every offset and size comes from the model.
 """
 from __future__ import annotations
 
@@ -29,7 +41,9 @@ _WIDTH = {"int8": 1, "int16": 2, "int32": 4, "int64": 8}
 # C type and reader of each struct format character (sign applied by the cast).
 _READ = {"B": ("uint8_t", 1), "b": ("int8_t", 1), "H": ("uint16_t", 2), "h": ("int16_t", 2),
          "I": ("uint32_t", 4), "i": ("int32_t", 4), "q": ("int64_t", 8)}
+_DIRECTION_CODE = {None: 0, "request": 1, "response": 2}
 META = ("path", "offset", "length", "protocol", "direction", "message_type")
+INVALID, UNKNOWN = "IP_INVALID", "IP_UNKNOWN"
 
 
 class Unsupported(GenerationError):
@@ -39,10 +53,15 @@ class Unsupported(GenerationError):
 @dataclass
 class Column:
     name: str
-    arrow: str  # int8..int64, string (enum name), timestamp[ms], struct
-    index: int = -1  # position among every column of the scanner (meta columns first)
+    arrow: str  # int8..int64, bool, string, binary, timestamp[ms], struct, meta
+    index: int = -1  # position among every column of the protocol's scanner (meta columns first)
     enum: object = None
     children: list["Column"] = field(default_factory=list)
+
+    @property
+    def sliced(self) -> bool:
+        """Bytes of the frame itself (a str or bytes field): the row holds their offset and length."""
+        return self.arrow in ("string", "binary") and self.enum is None
 
     def describe(self) -> list:
         return [self.name, self.arrow, [child.describe() for child in self.children]]
@@ -59,6 +78,7 @@ class CScope:
         self.gen, self.type_spec, self.prefix = gen, type_spec, prefix
         self.children: dict[str, CScope] = {}
         self.current: str | CScope | None = None
+        self.eof: str | None = None  # C condition of _io.eof where a field check runs
 
     def var(self, name: str) -> str:
         return f"{self.prefix}{name}"
@@ -86,11 +106,15 @@ class CScope:
             if self.current is None or rest:
                 raise Unsupported(f"{self.type_spec.where}: '_' here")
             return self.current
+        if head == "_io":
+            if rest == ("eof",) and self.eof is not None:
+                return self.eof
+            raise Unsupported(f"{self.type_spec.where}: {'.'.join(chain)} here")
         attr = self.attr(head)
         if attr is not None:
             if attr.kind == "user" and attr.user_type.python_type != "struct":
                 return self.child(attr).into(rest)
-            if attr.kind == "int" and not rest:
+            if attr.kind in ("int", "bits") and not rest:
                 return self.var(head)
             raise Unsupported(f"{self.type_spec.where}: {'.'.join(chain)} in an expression")
         if head in self.type_spec.instances and not rest:
@@ -124,7 +148,8 @@ _C_OPS = {"and": "&&", "or": "||"}
 
 
 def to_c(node: Node, scope: CScope) -> str:
-    """A Kaitai expression as C over int64_t; Python's floor division and modulo kept (ip_fdiv, ip_fmod)."""
+    """A Kaitai expression as C over int64_t; Python's floor division and modulo kept (ip_fdiv, ip_fmod).
+    A divisor that may be zero makes the function able to answer IP_UNKNOWN (Python would not decode)."""
     kind = node.kind
     if kind == "num":
         if not -2**63 <= node.value < 2**63:
@@ -138,7 +163,7 @@ def to_c(node: Node, scope: CScope) -> str:
         return f"INT64_C({scope.sizeof(node.value)})"
     if kind in ("name", "attr"):
         chain = _chain(node)
-        if chain is None or chain[-1] in ("to_i", "length", "size") and len(chain) > 1:
+        if chain is None or chain[-1] in ("to_i", "length", "size") and len(chain) > 1 and chain[0] != "_io":
             raise Unsupported(f"method .{node.value} in an expression")
         return scope.resolve(chain)
     if kind == "unary":
@@ -146,10 +171,11 @@ def to_c(node: Node, scope: CScope) -> str:
         return f"({op}{to_c(node.args[0], scope)})"
     if kind == "binary":
         left, right = (to_c(a, scope) for a in node.args)
-        if node.value == "/":
-            return f"ip_fdiv({left}, {right}, &bad)"
-        if node.value == "%":
-            return f"ip_fmod({left}, {right}, &bad)"
+        if node.value in ("/", "%"):
+            divisor = node.args[1]
+            if not (divisor.kind == "num" and divisor.value not in (0, -1)):
+                scope.gen.may_be_bad = True
+            return f"ip_f{'div' if node.value == '/' else 'mod'}({left}, {right}, &bad)"
         return f"({left} {_C_OPS.get(node.value, node.value)} {right})"
     if kind == "ternary":
         cond, then, other = (to_c(a, scope) for a in node.args)
@@ -161,60 +187,69 @@ def _distinct_cases(attr: Attr) -> list[TypeSpec]:
     return list({id(t): t for _, t in attr.case_types}.values())
 
 
-class FrameEmitter:
-    """The decode function, row layout and column appends of one frame spec."""
+def _bits_arrow(attr: Attr) -> str:
+    """The Arrow type the Python codec's FIELDS give a bN field (emit._arrow)."""
+    if attr.enum:
+        return "string"
+    return "bool" if attr.bits == 1 else next(f"int{w}" for w in (8, 16, 32, 64) if attr.bits < w or w == 64)
 
-    def __init__(self, spec: SpecFile):
+
+def column_tree(type_spec: TypeSpec) -> list[Column]:
+    """The Arrow columns of a type's fields, as arrow._message_fields lays them out."""
+    out = []
+    for attr in type_spec.seq:
+        if attr.kind == "contents":
+            continue
+        if attr.repeat:
+            raise Unsupported(f"{attr.where}: repeated field")
+        if attr.kind == "switch":
+            for case in _distinct_cases(attr):
+                out.append(Column(case.name, "struct", children=column_tree(_plain_struct(case))))
+        elif attr.kind == "int":
+            if attr.fmt[1] not in _READ:
+                raise Unsupported(f"{attr.where}: integer type {attr.fmt!r}")
+            out.append(Column(attr.id, "string", enum=attr.enum) if attr.enum else
+                       Column(attr.id, ARROW_INT[attr.fmt[1]]))
+        elif attr.kind == "bits":
+            out.append(Column(attr.id, _bits_arrow(attr), enum=attr.enum))
+        elif attr.kind == "str":
+            out.append(Column(attr.id, "string"))
+        elif attr.kind == "bytes":
+            out.append(Column(attr.id, "binary"))
+        elif attr.kind == "user":
+            python_type = attr.user_type.python_type
+            if python_type == "datetime":
+                out.append(Column(attr.id, "timestamp[ms]"))
+            elif python_type == "value":
+                out.append(Column(attr.id, "int32"))
+            else:
+                out.append(Column(attr.id, "struct", children=column_tree(_plain_struct(attr.user_type))))
+        else:
+            raise Unsupported(f"{attr.where}: {attr.kind} field")
+    return out
+
+
+def _plain_struct(type_spec: TypeSpec) -> TypeSpec:
+    if type_spec.endian_switch is not None or type_spec.switched_endian:
+        raise Unsupported(f"{type_spec.where}: a struct whose byte order is switched")
+    return type_spec
+
+
+class FrameEmitter:
+    """The decode function of one frame spec, writing into its protocol's row (columns numbered there)."""
+
+    def __init__(self, spec: SpecFile, row: str, columns: dict[str, Column], message_types: list[str]):
         self.spec, self.root = spec, spec.root
         self.name = spec.root.name
+        self.row = row
+        self.columns = columns  # the protocol's top-level columns by name
+        self.message_types = message_types  # the protocol's, shared by its layouts (row kind indexes it)
+        self.direction = spec.root.options.get("direction")
         self.lines: list[str] = []
         self.depth = 1
         self.temp = 0
-        self.columns: list[Column] = []  # top-level frame columns (frame_schema order)
-        self.leaves: list[Column] = []  # every column, meta first, depth-first (the row's slots)
-        self.directions: list[str | None] = []
-        self.message_types: list[str] = []
-        self.enums: dict[str, object] = {}
-
-    # ------------------------------------------------------------------ columns
-    def column_tree(self, type_spec: TypeSpec) -> list[Column]:
-        out = []
-        for attr in type_spec.seq:
-            if attr.kind == "contents":
-                continue
-            if attr.repeat:
-                raise Unsupported(f"{attr.where}: repeated field")
-            if attr.kind == "switch":
-                for case in _distinct_cases(attr):
-                    out.append(Column(case.name, "struct", children=self.column_tree(self.fixed_struct(case))))
-            elif attr.kind == "int":
-                if attr.fmt[1] not in _READ:
-                    raise Unsupported(f"{attr.where}: integer type {attr.fmt!r}")
-                out.append(Column(attr.id, "string", enum=attr.enum) if attr.enum else
-                           Column(attr.id, ARROW_INT[attr.fmt[1]]))
-            elif attr.kind == "user":
-                python_type = attr.user_type.python_type
-                if python_type == "datetime":
-                    out.append(Column(attr.id, "timestamp[ms]"))
-                elif python_type == "value":
-                    out.append(Column(attr.id, "int32"))
-                else:
-                    out.append(Column(attr.id, "struct", children=self.column_tree(self.fixed_struct(attr.user_type))))
-            else:
-                raise Unsupported(f"{attr.where}: {attr.kind} field")
-        return out
-
-    @staticmethod
-    def fixed_struct(type_spec: TypeSpec) -> TypeSpec:
-        if type_spec.fixed_size is None or type_spec.endian_switch is not None or type_spec.switched_endian:
-            raise Unsupported(f"{type_spec.where}: a struct that is not of fixed size and order")
-        return type_spec
-
-    def number(self, columns: list[Column]) -> None:
-        for column in columns:
-            column.index = len(self.leaves)
-            self.leaves.append(column)
-            self.number(column.children)
+        self.may_be_bad = False  # a division by a value that may be zero
+        self.unknown = False  # some input makes it answer IP_UNKNOWN
 
     # ------------------------------------------------------------------ decode
     def add(self, line: str) -> None:
@@ -225,93 +260,211 @@ class FrameEmitter:
         return f"{stem}{self.temp}"
 
     def need(self, base: str, k: int, size: int, lim: str) -> None:
-        self.add(f"if ({base} + {k + size} > {lim}) return -1;")
+        self.add(f"if ({base} + {k + size} > {lim}) return {INVALID};")
 
-    def read(self, attr: Attr, at: str) -> str:
-        ctype, size = _READ[attr.fmt[1]]
+    def read(self, fmt: str, at: str) -> str:
+        ctype, size = _READ[fmt[1]]
         if size == 1:
             return f"(int64_t)({ctype})b[{at}]"
-        return f"(int64_t)({ctype})ip_rd{size}{'le' if attr.fmt[0] == '<' else 'be'}(b + {at})"
+        return f"(int64_t)({ctype})ip_rd{size}{'le' if fmt[0] == '<' else 'be'}(b + {at})"
 
-    def checks(self, scope: CScope, attr: Attr, value: str | CScope) -> None:
-        valid = attr.valid or {}
+    def checks(self, scope: CScope, attr: Attr, value: str | CScope, phase: str = "all") -> None:
+        """The spec's `valid` of one field; phase "pre" is an expr that reads neither the field nor _io
+        (the Python codec runs it before reading), "post" the rest. Either way a failure is IP_INVALID."""
+        valid = dict(attr.valid or {})
+        expr_first = "expr" in valid and not any(chain[0] in ("_", "_io") for chain in names_used(parse(valid["expr"])))
+        if phase == "pre":
+            valid = {"expr": valid["expr"]} if expr_first else {}
+        elif phase == "post" and expr_first:
+            valid.pop("expr")
         plain = value if isinstance(value, str) else None
         if attr.enum is not None and valid.get("in-enum"):
-            known = " || ".join(f"{plain} == INT64_C({v})" for v in attr.enum.members)
-            self.add(f"if (!({known})) return -1;")
+            known = " || ".join(f"{self.need_plain(plain, attr)} == INT64_C({v})" for v in attr.enum.members)
+            self.add(f"if (!({known})) return {INVALID};")
         if "eq" in valid:
-            self.add(f"if ({self.need_plain(plain, attr)} != {to_c(parse(valid['eq']), scope)}) return -1;")
+            self.add(f"if ({self.need_plain(plain, attr)} != {to_c(parse(valid['eq']), scope)}) return {INVALID};")
         if "any-of" in valid:
             options = " || ".join(f"{self.need_plain(plain, attr)} == {to_c(parse(v), scope)}" for v in valid["any-of"])
-            self.add(f"if (!({options})) return -1;")
+            self.add(f"if (!({options})) return {INVALID};")
         if "min" in valid:
-            self.add(f"if ({self.need_plain(plain, attr)} < {to_c(parse(valid['min']), scope)}) return -1;")
+            self.add(f"if ({self.need_plain(plain, attr)} < {to_c(parse(valid['min']), scope)}) return {INVALID};")
         if "max" in valid:
-            self.add(f"if ({self.need_plain(plain, attr)} > {to_c(parse(valid['max']), scope)}) return -1;")
+            self.add(f"if ({self.need_plain(plain, attr)} > {to_c(parse(valid['max']), scope)}) return {INVALID};")
         if "expr" in valid:
             scope.current = value
-            self.add(f"if (!({to_c(parse(valid['expr']), scope)})) return -1;")
+            self.add(f"if (!({to_c(parse(valid['expr']), scope)})) return {INVALID};")
             scope.current = None
 
     @staticmethod
     def need_plain(plain: str | None, attr: Attr) -> str:
         if plain is None:
-            raise Unsupported(f"{attr.where}: min/max/eq on a non-integer field")
+            raise Unsupported(f"{attr.where}: min/max/eq/in-enum on a field that is not an integer")
         return plain
 
     def seq(self, scope: CScope, base: str, k: int, lim: str, columns: dict[str, Column]) -> tuple[str, int]:
-        """Emit the fields of scope's type from b[base + k]; returns where they end (base, k)."""
+        """Emit the fields of scope's type from b[base + k], reading no byte at or past lim; returns where
+        they end (base, k)."""
         type_spec = scope.type_spec
         fixed = type_spec.fixed_size
         if fixed is not None:
             self.need(base, k, fixed, lim)  # one bound check for a fixed-size type
+        bit_group: list[Attr] = []
         for attr in type_spec.seq:
             column = columns.get(attr.id)
+            if attr.kind == "bits":
+                bit_group.append(attr)
+                width = sum(a.bits for a in bit_group)
+                if width in (8, 16, 32):  # the Python codec closes a group at these widths (emit.close_bits)
+                    self.bits(scope, bit_group, base, k, lim, columns, checked=fixed is not None)
+                    k += width // 8
+                    bit_group = []
+                elif width > 32:
+                    raise Unsupported(f"{attr.where}: a bit-field group of {width} bits")
+                continue
+            if bit_group:
+                raise Unsupported(f"{attr.where}: bit fields before it do not fill 8, 16 or 32 bits")
             if attr.kind == "contents":
                 if fixed is None:
                     self.need(base, k, attr.size, lim)
-                self.add(f"if (memcmp(b + {base} + {k}, {_c_string(attr.contents)}, {attr.size}) != 0) return -1;")
+                self.add(f"if (memcmp(b + {base} + {k}, {_c_string(attr.contents)}, {attr.size}) != 0) "
+                         f"return {INVALID};")
                 k += attr.size
             elif attr.kind == "int":
                 if fixed is None:
                     self.need(base, k, attr.size, lim)
                 var = scope.var(attr.id)
-                self.add(f"int64_t {var} = {self.read(attr, f'{base} + {k}')};")
+                self.add(f"int64_t {var} = {self.read(attr.fmt, f'{base} + {k}')};")
                 self.checks(scope, attr, var)
                 if column is not None:
                     self.store(column, var)
                 k += attr.size
+            elif attr.kind in ("bytes", "str"):
+                base, k = self.sized_bytes(scope, attr, base, k, lim, column)
             elif attr.kind == "user":
-                child = scope.child(attr)
-                user = attr.user_type
-                size = self.fixed_struct(user).fixed_size
-                if fixed is None:
-                    self.need(base, k, size, lim)
-                sub = {c.name: c for c in column.children} if column is not None and column.arrow == "struct" else {}
-                self.seq(child, base, k, lim, sub)
-                if user.python_type == "value":
-                    self.checks(scope, attr, child)
-                    if column is not None:
-                        self.store(column, child.resolve(("value",)))
-                elif user.python_type == "datetime":
-                    self.checks(scope, attr, child)
-                    parts = ", ".join(child.resolve((part,)) for part in _DATETIME_PARTS)
-                    ms = f"{scope.var(attr.id)}__ms"
-                    self.add(f"int64_t {ms};")
-                    self.add(f"if (!ip_datetime_ms({parts}, &{ms})) return -1;")
-                    if column is not None:
-                        self.store(column, ms)
-                else:
-                    if attr.valid:
-                        raise Unsupported(f"{attr.where}: valid on a struct field")
-                    if column is not None:
-                        self.add(f"r->ok[{column.index}] = 1;")
-                k += size
+                base, k = self.user(scope, attr, base, k, lim, column, checked=fixed is not None)
             elif attr.kind == "switch":
                 base, k = self.switch(scope, attr, base, k, lim)
             else:
                 raise Unsupported(f"{attr.where}: {attr.kind} field")
+        if bit_group:
+            raise Unsupported(f"{type_spec.where}: bit fields that do not fill 8, 16 or 32 bits")
         return base, k
+
+    def bits(self, scope: CScope, group: list[Attr], base: str, k: int, lim: str, columns: dict[str, Column],
+             checked: bool) -> None:
+        """A byte-aligned group of bN fields: one big-endian integer split with shifts, as emit.close_bits."""
+        width = sum(a.bits for a in group)
+        if not checked:
+            self.need(base, k, width // 8, lim)
+        packed = self.new("bits")
+        reader = "b[{at}]" if width == 8 else f"ip_rd{width // 8}be(b + {{at}})"
+        self.add(f"uint64_t {packed} = (uint64_t){reader.format(at=f'{base} + {k}')};")
+        shift = width
+        for attr in group:
+            shift -= attr.bits
+            var = scope.var(attr.id)
+            self.add(f"int64_t {var} = (int64_t)(({packed} >> {shift}) & UINT64_C({(1 << attr.bits) - 1}));")
+            self.checks(scope, attr, var)
+            column = columns.get(attr.id)
+            if column is not None:
+                self.store(column, var)
+
+    def sized_bytes(self, scope: CScope, attr: Attr, base: str, k: int, lim: str,
+                    column: Column | None) -> tuple[str, int]:
+        """A str or bytes field: sized by an expression or by the end of its stream (size-eos)."""
+        self.checks(scope, attr, "", phase="pre")
+        start, stop = self.new("start"), self.new("stop")
+        self.add(f"Py_ssize_t {start} = {base} + {k};")
+        if attr.size_eos:
+            self.add(f"Py_ssize_t {stop} = {lim};")
+        else:
+            size = self.new("size")
+            self.add(f"int64_t {size} = {to_c(attr.size_expr, scope)};")
+            self.add(f"if ({size} < 0 || {size} > {lim} - {start}) return {INVALID};")
+            self.add(f"Py_ssize_t {stop} = {start} + (Py_ssize_t){size};")
+        if attr.kind == "str":
+            encoding = (attr.encoding or "").upper().replace("_", "-")
+            check = {"UTF-8": "ip_utf8_ok", "UTF8": "ip_utf8_ok", "ASCII": "ip_ascii_ok"}.get(encoding)
+            if check is None:
+                raise Unsupported(f"{attr.where}: encoding {attr.encoding}")
+            self.add(f"if (!{check}(b + {start}, {stop} - {start})) return {INVALID};")
+        if attr.valid:
+            if set(attr.valid) - {"expr"} or any(chain[0] == "_" for chain in names_used(parse(attr.valid["expr"]))):
+                raise Unsupported(f"{attr.where}: a check on the value of a byte or string field")
+            scope.eof = f"({stop} >= {lim})"
+            self.checks(scope, attr, "", phase="post")
+            scope.eof = None
+        if column is not None:
+            self.add(f"r->v[{column.index}] = {start}; r->w[{column.index}] = {stop} - {start}; "
+                     f"r->ok[{column.index}] = 1;")
+        return stop, 0
+
+    def user(self, scope: CScope, attr: Attr, base: str, k: int, lim: str, column: Column | None,
+             checked: bool) -> tuple[str, int]:
+        child = scope.child(attr)
+        user = _plain_struct(attr.user_type)
+        if user.python_type != "struct":  # an inlined value or datetime: fixed size, read in place
+            size = user.fixed_size
+            if not checked:
+                self.need(base, k, size, lim)
+            self.seq(child, base, k, lim, {})
+            if user.python_type == "value":
+                self.checks(scope, attr, child)
+                if column is not None:
+                    self.store(column, child.resolve(("value",)))
+            else:
+                self.checks(scope, attr, child)
+                parts = ", ".join(child.resolve((part,)) for part in _DATETIME_PARTS)
+                ms = f"{scope.var(attr.id)}__ms"
+                self.add(f"int64_t {ms};")
+                self.unknown = True
+                self.add(f"if (!ip_datetime_ms({parts}, &{ms})) return {UNKNOWN};  /* Python's datetime() raises */")
+                if column is not None:
+                    self.store(column, ms)
+            return base, k + size
+        if attr.valid:
+            raise Unsupported(f"{attr.where}: valid on a struct field")
+        sub = {c.name: c for c in column.children} if column is not None else {}
+        if column is not None:
+            self.add(f"r->ok[{column.index}] = 1;")
+        if attr.size_eos or attr.size_expr is not None:  # its own stream: what it leaves unread is skipped
+            start, stop = self.sized_stream(scope, attr, base, k, lim)
+            self.seq(child, start, 0, stop, sub)
+            return stop, 0
+        return self.seq(child, base, k, lim, sub)
+
+    def sized_stream(self, scope: CScope, attr: Attr, base: str, k: int, lim: str) -> tuple[str, str]:
+        start, stop = self.new("start"), self.new("stop")
+        self.add(f"Py_ssize_t {start} = {base} + {k};")
+        if attr.size_eos:
+            self.add(f"Py_ssize_t {stop} = {lim};")
+        else:
+            size = self.new("size")
+            self.add(f"int64_t {size} = {to_c(attr.size_expr, scope)};")
+            self.add(f"if ({size} < 0 || {size} > {lim} - {start}) return {INVALID};")
+            self.add(f"Py_ssize_t {stop} = {start} + (Py_ssize_t){size};")
+        return start, stop
+
+    def exhaustive(self, scope: CScope, attr: Attr) -> bool:
+        """Whether the switch's value is always one its cases name: it is a field the spec already checks
+        with in-enum (every member a case) or any-of (every option a case)."""
+        if attr.switch_on.kind != "name":
+            return False
+        target = scope.attr(attr.switch_on.value)
+        if target is None or target.kind not in ("int", "bits") or not target.valid:
+            return False
+        keys = set()
+        for key, _ in attr.case_types:
+            if key.kind == "num":
+                keys.add(key.value)
+            elif key.kind == "enum":
+                keys.add(int(scope.enum_member(*key.value)[len("INT64_C("):-1]))
+            else:
+                return False
+        if target.valid.get("in-enum") and target.enum is not None and set(target.enum.members) <= keys:
+            return True
+        options = target.valid.get("any-of")
+        return options is not None and all(parse(o).kind == "num" and parse(o).value in keys for o in options)
 
     def switch(self, scope: CScope, attr: Attr, base: str, k: int, lim: str) -> tuple[str, int]:
         if attr.size_eos or attr.size_expr is None:
@@ -321,134 +474,220 @@ class FrameEmitter:
                                          (names_used(parse(valid["expr"])) if "expr" in valid else ())):
             raise Unsupported(f"{attr.where}: a check on the switch's value")
         if "expr" in valid:
-            self.add(f"if (!({to_c(parse(valid['expr']), scope)})) return -1;")
-        size, start, stop = self.new("size"), self.new("start"), self.new("stop")
-        self.add(f"int64_t {size} = {to_c(attr.size_expr, scope)};")
-        self.add(f"if ({size} < 0 || {size} > {lim} - ({base} + {k})) return -1;")
-        self.add(f"Py_ssize_t {start} = {base} + {k}, {stop} = {start} + (Py_ssize_t){size};")
+            self.add(f"if (!({to_c(parse(valid['expr']), scope)})) return {INVALID};")
+        start, stop = self.sized_stream(scope, attr, base, k, lim)
         on = self.new("on")
         self.add(f"int64_t {on} = {to_c(attr.switch_on, scope)};")
-        cases = _distinct_cases(attr)
         keyword = "if"
-        for case in cases:
+        for case in _distinct_cases(attr):
             keys = " || ".join(f"{on} == {to_c(key, scope)}" for key, t in attr.case_types if t is case)
             self.add(f"{keyword} ({keys}) {{")
             self.depth += 1
-            column = next(c for c in self.columns if c.name == case.name)
-            direction = case.options.get("direction")
-            if direction not in self.directions:
-                self.directions.append(direction)
-            self.add(f"if (want && want != {self.direction_code(direction)}) return -1;")
-            self.add(f"r->kind = {len(self.message_types)};")
-            self.message_types.append(case.name)
-            self.add(f"r->dir = {self.directions.index(direction)};")
+            column = self.columns[case.name]
+            direction = self.direction or case.options.get("direction")
+            if self.direction is None and direction is not None:  # frames._build: a case of the other way
+                self.add(f"if (want && want != {_DIRECTION_CODE[direction]}) return {INVALID};")
+            self.add(f"r->kind = {self.message_types.index(case.name)}; r->dir = {_DIRECTION_CODE[direction]};")
             self.add(f"r->ok[{column.index}] = 1;")
             self.seq(CScope(self, case, f"{scope.var(attr.id)}__{case.name}__"), start, 0, stop,
                      {c.name: c for c in column.children})
             self.depth -= 1
             keyword = "} else if"
-        self.add("} else return -1;  /* a case the spec does not name: left to the Python codec */")
+        if self.exhaustive(scope, attr):
+            self.add(f"}} else return {INVALID};  /* unreachable: the value was checked above */")
+        else:
+            self.unknown = True
+            self.add(f"}} else return {UNKNOWN};  /* a case the spec does not name: the Python codec keeps the bytes */")
         return stop, 0
-
-    @staticmethod
-    def direction_code(direction: str | None) -> int:
-        return {"request": 1, "response": 2}.get(direction, 3)
 
     def store(self, column: Column, value: str) -> None:
         self.add(f"r->v[{column.index}] = {value}; r->ok[{column.index}] = 1;")
 
-    # ------------------------------------------------------------------ the whole scanner
     def emit(self) -> list[str]:
         root = self.root
         if root.switched_endian:
             raise Unsupported(f"{root.where}: switched byte order")
-        self.columns = self.column_tree(root)
-        self.number([Column(name, "meta") for name in META] + self.columns)
-        switch = next((a for a in root.seq if a.kind == "switch"), None)
         scope = CScope(self, root, "f_")
-        body_start = len(self.lines)
-        if switch is None:  # the frame type itself is the message
-            direction = root.options.get("direction")
-            self.directions.append(direction)
-            self.message_types.append(root.class_name)
-            if direction is not None:
-                self.add(f"if (want && want != {self.direction_code(direction)}) return -1;")
-            self.add("r->kind = 0; r->dir = 0;")
-        base, k = self.seq(scope, "0", 0, "end", {c.name: c for c in self.columns})
-        decode = self.lines[body_start:]
+        if self.direction is not None:  # a layout of one direction only (frames: candidates(direction))
+            self.add(f"if (want && want != {_DIRECTION_CODE[self.direction]}) return {INVALID};")
+        if not any(a.kind == "switch" for a in root.seq):  # the frame type itself is the message
+            self.add(f"r->kind = {self.message_types.index(root.class_name)}; "
+                     f"r->dir = {_DIRECTION_CODE[self.direction]};")
+        base, k = self.seq(scope, "0", 0, "end", self.columns)
+        if self.may_be_bad:
+            self.unknown = True
+        return [f"/* {self.name} (specs/{self.spec.path.parent.name}/{self.spec.path.name}) at b[0:end), end the",
+                " * window the Python decoder sees: its size, IP_INVALID or IP_UNKNOWN (see cgen.py). */",
+                f"static Py_ssize_t decode_{self.name}(const uint8_t *b, Py_ssize_t end, int want, {self.row} *r)",
+                "{", "    int bad = 0;", "    (void)want;"] + self.lines + [
+                f"    if (bad) return {UNKNOWN};" if self.may_be_bad else "    (void)bad;",
+                f"    return {base} + {k};", "}", ""]
+
+    def message_type_names(self) -> list[str]:
+        switch = next((a for a in self.root.seq if a.kind == "switch"), None)
+        return [self.root.class_name] if switch is None else [case.name for case in _distinct_cases(switch)]
+
+
+class ProtocolEmitter:
+    """The scanner of one protocol: its layouts' decode functions over one row, tried in registry order."""
+
+    def __init__(self, protocol: str, specs: list[SpecFile]):
+        self.protocol, self.specs = protocol, specs
+        self.name = protocol.replace("-", "_")
+        self.row = f"row_{self.name}"
+
+    def emit(self) -> tuple[list[str], list[str], dict]:
+        merged: dict[str, Column] = {}
+        for spec in self.specs:
+            if spec.root.switched_endian:
+                raise Unsupported(f"{spec.root.where}: switched byte order")
+            for column in column_tree(spec.root):  # arrow.frame_schema merges layouts the same way
+                if column.name in merged and merged[column.name].describe() != column.describe():
+                    raise Unsupported(f"{spec.root.where}: column {column.name} differs between layouts")
+                merged.setdefault(column.name, column)
+        columns = list(merged.values())
+        leaves: list[Column] = []
+
+        def number(items: list[Column]) -> None:
+            for column in items:
+                column.index = len(leaves)
+                leaves.append(column)
+                number(column.children)
+
+        number([Column(name, "meta") for name in META] + columns)
+        message_types: list[str] = []
+        emitters = []
+        for spec in self.specs:
+            emitter = FrameEmitter(spec, self.row, merged, message_types)
+            for name in emitter.message_type_names():
+                if name not in message_types:
+                    message_types.append(name)
+            emitters.append(emitter)
+        n = len(leaves)
+        out = [f"/* ==== protocol {self.protocol}: {', '.join(s.module for s in self.specs)} ==== */",
+               f"#define NCOL_{self.name} {n}",
+               f"typedef struct {{ int kind, dir; int64_t v[{n}], w[{n}]; unsigned char ok[{n}]; }} {self.row};", ""]
+        for emitter in emitters:
+            out += emitter.emit()
+        out += self.combined(emitters)
+        out += self.append(leaves, message_types)
+        kinds = ", ".join("IP_STR" if c.arrow in ("string", "binary") or c.name in ("path", "protocol", "direction",
+                                                                                  "message_type") and c.arrow == "meta"
+                          else "IP_STRUCT" if c.arrow == "struct" else "IP_BOOL" if c.arrow == "bool" else "IP_FIXED"
+                          for c in leaves)
+        out += [f"static const int KIND_{self.name}[] = {{{kinds}}};",
+                f"static PyObject *scan_{self.name}(PyObject *self, PyObject *args)", "{",
+                f"    IP_SCAN_BODY({self.row}, decode_{self.name}, append_{self.name}, NCOL_{self.name}, KIND_{self.name})",
+                "}", "",
+                f"static PyObject *frame_{self.name}(PyObject *self, PyObject *args)", "{",
+                f"    IP_FRAME_BODY({self.row}, decode_{self.name})", "}", ""]
+        methods = [f'    {{"scan_{self.name}", scan_{self.name}, METH_VARARGS, "scan_{self.name}(buffer, pos, '
+                   f'limit, want, max_rows, path) -> (stop, rows, columns)"}},',
+                   f'    {{"frame_{self.name}", frame_{self.name}, METH_VARARGS, "frame_{self.name}(buffer, pos, '
+                   f'end, limit, want) -> size, -1 (no frame) or -2 (ask Python)"}},']
+        for emitter in emitters:
+            out += [f"static Py_ssize_t decode1_{emitter.name}(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, "
+                    f"int want, {self.row} *r, {self.row} *spare)",
+                    "{", "    Py_ssize_t size = decode_" + emitter.name + "(b, end, want, r);", "    (void)spare;",
+                    "    return size > limit ? IP_INVALID : size;", "}",
+                    f"static PyObject *frame_{emitter.name}(PyObject *self, PyObject *args)", "{",
+                    f"    IP_FRAME_BODY({self.row}, decode1_{emitter.name})", "}", ""]
+            methods.append(f'    {{"frame_{emitter.name}", frame_{emitter.name}, METH_VARARGS, "frame_{emitter.name}('
+                           f'buffer, pos, end, limit, want) -> size, -1 (no frame) or -2 (ask Python)"}},')
+        described = {"protocol": self.protocol, "layouts": [e.name for e in emitters],
+                     "directions": [e.direction for e in emitters], "columns": [c.describe() for c in columns],
+                     "exact": {e.name: not e.unknown for e in emitters}}
+        return out, methods, described
+
+    def combined(self, emitters: list[FrameEmitter]) -> list[str]:
+        """frames._decode_at over the layouts: the first that decodes gives the size and the row; when
+        another decodes too, the direction is left null (ambiguous). Any IP_UNKNOWN leaves it to Python."""
+        out = [f"/* The protocol's frame at b[0:end) as frames._decode_at decides it, each layout's size at most limit. */",
+               f"static Py_ssize_t decode_{self.name}(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, "
+               f"{self.row} *r, {self.row} *spare)", "{"]
+        if len(emitters) == 1:
+            out += [f"    Py_ssize_t size = decode_{emitters[0].name}(b, end, want, r);", "    (void)spare;",
+                    "    return size > limit ? IP_INVALID : size;", "}", ""]
+            return out
+        out += ["    Py_ssize_t found = IP_INVALID, size;"]
+        for emitter in emitters:
+            out += ["    if (found < 0) {",
+                    "        memset(r->ok, 0, sizeof r->ok);  /* what a layout that failed part-way wrote */",
+                    f"        size = decode_{emitter.name}(b, end, want, r);",
+                    "        if (size > limit) size = IP_INVALID;",
+                    "        if (size == IP_UNKNOWN) return IP_UNKNOWN;",
+                    "        found = size;",
+                    "    } else {",
+                    "        memset(spare->ok, 0, sizeof spare->ok);",
+                    f"        size = decode_{emitter.name}(b, end, want, spare);",
+                    "        if (size > limit) size = IP_INVALID;",
+                    "        if (size == IP_UNKNOWN) return IP_UNKNOWN;",
+                    "        if (size >= 0) r->dir = 0;",
+                    "    }"]
+        out += ["    return found;", "}", ""]
+        return out
+
+    def append(self, leaves: list[Column], message_types: list[str]) -> list[str]:
         name = self.name
-        n_leaves = len(self.leaves)
-        out = [f"/* ---- {name}: specs/{self.spec.path.parent.name}/{self.spec.path.name} ---- */",
-               f"#define NCOL_{name} {n_leaves}",
-               f"typedef struct {{ int kind, dir; int64_t v[{n_leaves}]; unsigned char ok[{n_leaves}]; }} row_{name};",
-               "",
-               f"/* One whole valid {name} at b[0:end): its size, or -1 (invalid, incomplete or not modelled). */",
-               f"static Py_ssize_t decode_{name}(const uint8_t *b, Py_ssize_t end, int want, row_{name} *r)",
-               "{", "    int bad = 0;"] + decode + [
-               "    if (bad) return -1;",
-               f"    return {base} + {k};", "}", ""]
-        # message type and direction names, by row kind / dir
-        out.append(f"static const char *const MTYPE_{name}[] = {{{', '.join(json.dumps(t) for t in self.message_types)}}};")
-        out.append(f"static const char *const DIR_{name}[] = {{{', '.join(json.dumps(d) if d else 'NULL' for d in self.directions)}}};")
-        for column in self.leaves:
-            if column.enum is not None and column.enum.class_name not in self.enums:
-                self.enums[column.enum.class_name] = column.enum
-        for enum_name, enum in self.enums.items():
+        out = [f"static const char *const MTYPE_{name}[] = {{{', '.join(json.dumps(t) for t in message_types)}}};"]
+        enums: dict[str, object] = {}
+        for column in leaves:
+            if column.enum is not None:
+                enums.setdefault(column.enum.class_name, column.enum)
+        for enum_name, enum in enums.items():
             out += [f"static const char *enum_{name}_{enum_name}(int64_t v)", "{", "    switch (v) {"]
             out += [f"    case INT64_C({value}): return {json.dumps(member)};" for value, (member, _) in enum.members.items()]
             out += ["    default: return NULL;", "    }", "}"]
-        out += ["", f"static void append_{name}(ipcol *c, const row_{name} *r, Py_ssize_t pos, Py_ssize_t size, "
-                    "const char *path, Py_ssize_t path_len)", "{",
-                "    ip_str(&c[0], path, path_len);", "    ip_i64(&c[1], pos, 1);", "    ip_i64(&c[2], size, 1);",
-                f"    ip_str(&c[3], {json.dumps(self.spec.root.options['protocol'])}, "
-                f"{len(self.spec.root.options['protocol'])});",
-                f"    ip_cstr(&c[4], DIR_{name}[r->dir]);", f"    ip_cstr(&c[5], MTYPE_{name}[r->kind]);"]
-        for column in self.leaves[len(META):]:
+        out += ["", f"static void append_{name}(ipcol *c, const {self.row} *r, const uint8_t *b, Py_ssize_t pos, "
+                    "Py_ssize_t size, const char *path, Py_ssize_t path_len)", "{",
+                "    (void)b;", "    ip_str(&c[0], path, path_len);", "    ip_i64(&c[1], pos, 1);", "    ip_i64(&c[2], size, 1);",
+                f"    ip_str(&c[3], {json.dumps(self.protocol)}, {len(self.protocol)});",
+                "    ip_cstr(&c[4], IP_DIRECTIONS[r->dir]);", f"    ip_cstr(&c[5], MTYPE_{name}[r->kind]);"]
+        for column in leaves[len(META):]:
             i = column.index
             if column.arrow == "struct":
                 out.append(f"    ip_bit(&c[{i}], r->ok[{i}]);")
             elif column.enum is not None:
-                out.append(f"    if (r->ok[{i}]) ip_enum(&c[{i}], enum_{name}_{column.enum.class_name}(r->v[{i}]), r->v[{i}]); "
-                           f"else ip_cstr(&c[{i}], NULL);")
+                out.append(f"    if (r->ok[{i}]) ip_enum(&c[{i}], enum_{name}_{column.enum.class_name}(r->v[{i}]), "
+                           f"r->v[{i}]); else ip_cstr(&c[{i}], NULL);")
+            elif column.sliced:
+                out.append(f"    ip_str(&c[{i}], r->ok[{i}] ? (const char *)b + r->v[{i}] : NULL, r->w[{i}]);")
+            elif column.arrow == "bool":
+                out.append(f"    ip_bool(&c[{i}], r->v[{i}], r->ok[{i}]);")
             elif column.arrow == "timestamp[ms]":
                 out.append(f"    ip_i64(&c[{i}], r->v[{i}], r->ok[{i}]);")
             else:
                 out.append(f"    ip_i{_WIDTH[column.arrow] * 8}(&c[{i}], r->v[{i}], r->ok[{i}]);")
         out += ["}", ""]
-        kinds = ", ".join("IP_STR" if c.arrow == "string" or c.name in ("path", "protocol", "direction", "message_type")
-                          and c.arrow == "meta" else "IP_STRUCT" if c.arrow == "struct" else "IP_FIXED"
-                          for c in self.leaves)
-        out += [f"static const int KIND_{name}[] = {{{kinds}}};",
-                f"static PyObject *scan_{name}(PyObject *self, PyObject *args)", "{",
-                f"    IP_SCAN_BODY(row_{name}, decode_{name}, append_{name}, NCOL_{name}, KIND_{name})", "}", ""]
         return out
 
-    def describe(self) -> dict:
-        return {"spec": self.name, "protocol": self.root.options["protocol"],
-                "direction": self.root.options.get("direction"),
-                "columns": [c.describe() for c in self.columns]}
 
-
-def emit_extension(specs: list[SpecFile], runtime: str) -> str:
-    """The C source of the extension: the shared runtime (buffers, readers) and a scanner per frame spec
-    the emitter supports; the others are listed with the reason, so `make generate` stays deterministic."""
+def emit_extension(specs: list[SpecFile], runtime: str, protocols: dict[str, list[str]] | None = None) -> str:
+    """The C source of the extension: the shared runtime (buffers, readers) and a scanner per protocol the
+    emitter supports, trying its frame layouts in `protocols` order (name -> spec modules; by default the
+    registry's: by direction, None first); the others are listed with the reason, so `make generate` stays
+    deterministic."""
+    frames = {spec.module: spec for spec in specs if spec.root.options.get("frame")}
+    if protocols is None:  # the registry's order (tools/generate.py: by direction, None first)
+        protocols = {}
+        for module in sorted(frames, key=lambda m: (frames[m].root.options.get("direction") or "", m)):
+            protocols.setdefault(frames[module].root.options["protocol"], []).append(module)
     parts, methods, described, skipped = [], [], {}, []
-    for spec in sorted(specs, key=lambda s: s.module):
-        if not spec.root.options.get("frame"):
-            continue
-        emitter = FrameEmitter(spec)
+    for protocol in sorted(protocols):
+        layouts = [frames[module] for module in protocols[protocol]]
+        emitter = ProtocolEmitter(protocol, layouts)
         try:
-            lines = emitter.emit()
+            lines, its_methods, description = emitter.emit()
         except Unsupported as exc:
-            skipped.append(f" * {spec.module}: {exc}")
+            skipped.append(f" * {protocol} ({', '.join(protocols[protocol])}): {exc}")
             continue
         parts += lines
-        methods.append(f'    {{"scan_{emitter.name}", scan_{emitter.name}, METH_VARARGS, '
-                       f'"scan_{emitter.name}(buffer, pos, limit, want, max_rows, path) -> (stop, rows, columns)"}},')
-        described[emitter.name] = emitter.describe()
+        methods += its_methods
+        described[protocol] = description
     header = ["/* Generated by tools/ksygen/cgen.py from specs/. Do not edit.",
               " *",
-              " * Columnar scanners of whole valid frames (see cgen.py); specs without one (pure Python only):"] + \
+              " * Columnar scanners and frame verdicts of whole valid frames (see cgen.py), one per protocol.",
+              " * Protocols without one (pure Python only), and why:"] + \
         (skipped or [" * (none)"]) + [" */", runtime]
     describe = json.dumps(described, sort_keys=True, separators=(",", ":"))
     footer = ["static PyMethodDef ip_methods[] = {"] + methods + ["    {NULL, NULL, 0, NULL}", "};", "",

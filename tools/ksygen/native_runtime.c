@@ -7,7 +7,12 @@
 #include <string.h>
 #include <stdio.h>
 
-enum { IP_FIXED = 0, IP_STR = 1, IP_STRUCT = 2 };
+enum { IP_FIXED = 0, IP_STR = 1, IP_STRUCT = 2, IP_BOOL = 3 };
+/* The verdicts of a decode function besides a size (see cgen.py): certainly no frame here, or ask Python. */
+#define IP_INVALID ((Py_ssize_t)-1)
+#define IP_UNKNOWN ((Py_ssize_t)-2)
+/* Row directions: 0 none (or ambiguous), 1 request, 2 response. */
+static const char *const IP_DIRECTIONS[] = {NULL, "request", "response"};
 
 typedef struct { uint8_t *p; Py_ssize_t len, cap; } ipbuf;
 typedef struct { ipbuf data, offs, valid; Py_ssize_t n, nulls; int oom; } ipcol;
@@ -51,6 +56,17 @@ IP_FIXED_APPEND(16, int16_t)
 IP_FIXED_APPEND(32, int32_t)
 IP_FIXED_APPEND(64, int64_t)
 
+/* An Arrow boolean: one value bit and one validity bit. */
+static inline void ip_bool(ipcol *c, int64_t v, int ok)
+{
+    if ((c->n & 7) == 0) {
+        if (!ipbuf_reserve(&c->data, 1)) { c->oom = 1; return; }
+        c->data.p[c->data.len++] = 0;
+    }
+    if (ok && v) c->data.p[c->n >> 3] |= (uint8_t)(1u << (c->n & 7));
+    ip_bit(c, ok);
+}
+
 static inline void ip_str(ipcol *c, const char *s, Py_ssize_t n)
 {
     int32_t end;
@@ -81,6 +97,42 @@ static inline uint32_t ip_rd4le(const uint8_t *p)
 { return ((uint32_t)p[3] << 24) | ((uint32_t)p[2] << 16) | ((uint32_t)p[1] << 8) | p[0]; }
 static inline uint64_t ip_rd8be(const uint8_t *p) { return ((uint64_t)ip_rd4be(p) << 32) | ip_rd4be(p + 4); }
 static inline uint64_t ip_rd8le(const uint8_t *p) { return ((uint64_t)ip_rd4le(p + 4) << 32) | ip_rd4le(p); }
+
+/* Whether s[0:n) is what Python's strict bytes.decode("utf-8") accepts: no overlong forms, no surrogates,
+ * nothing above U+10FFFF, no truncated sequence. */
+static inline int ip_utf8_ok(const uint8_t *s, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+    while (i < n) {
+        uint8_t c = s[i];
+        if (c < 0x80) { i++; continue; }
+        if (c >= 0xC2 && c <= 0xDF) {
+            if (n - i < 2 || (s[i + 1] & 0xC0) != 0x80) return 0;
+            i += 2;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            if (n - i < 3) return 0;
+            uint8_t c1 = s[i + 1];
+            if (c == 0xE0 ? (c1 < 0xA0 || c1 > 0xBF) : c == 0xED ? (c1 < 0x80 || c1 > 0x9F) : (c1 & 0xC0) != 0x80)
+                return 0;
+            if ((s[i + 2] & 0xC0) != 0x80) return 0;
+            i += 3;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            if (n - i < 4) return 0;
+            uint8_t c1 = s[i + 1];
+            if (c == 0xF0 ? (c1 < 0x90 || c1 > 0xBF) : c == 0xF4 ? (c1 < 0x80 || c1 > 0x8F) : (c1 & 0xC0) != 0x80)
+                return 0;
+            if ((s[i + 2] & 0xC0) != 0x80 || (s[i + 3] & 0xC0) != 0x80) return 0;
+            i += 4;
+        } else return 0;
+    }
+    return 1;
+}
+
+static inline int ip_ascii_ok(const uint8_t *s, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) if (s[i] & 0x80) return 0;
+    return 1;
+}
 
 /* Python's floor division and modulo (the Kaitai expression language's); division by zero is a bad frame. */
 static inline int64_t ip_fdiv(int64_t a, int64_t b, int *bad)
@@ -137,6 +189,7 @@ static PyObject *ip_columns(ipcol *cols, int ncol, const int *kinds)
         if (c->nulls) valid = ip_bytes(&c->valid);
         else { valid = Py_None; Py_INCREF(valid); }
         if (valid == NULL) { Py_DECREF(list); return NULL; }
+        if (kinds[i] == IP_BOOL && c->data.len == 0) { uint8_t zero = 0; ip_put(c, &c->data, &zero, 1); }
         if (kinds[i] == IP_STRUCT) item = Py_BuildValue("(N)", valid);
         else if (kinds[i] == IP_STR) {
             if (c->offs.len == 0) { int32_t zero = 0; ip_put(c, &c->offs, &zero, 4); }
@@ -154,26 +207,28 @@ static void ip_free(ipcol *cols, int ncol)
     for (int i = 0; i < ncol; i++) { free(cols[i].data.p); free(cols[i].offs.p); free(cols[i].valid.p); }
 }
 
-/* scan_<spec>(buffer, pos, limit, want, max_rows, path): whole valid frames from pos on, at most max_rows,
+/* scan_<protocol>(buffer, pos, limit, want, max_rows, path): whole valid frames from pos on, at most max_rows,
  * each at most limit bytes and sent in direction want (0 any, 1 request, 2 response); stops at the first
- * position where none decodes. Returns (stop, rows, columns); the GIL is released while scanning. */
+ * position without one (IP_INVALID or IP_UNKNOWN). Each decode sees at most limit + 1 bytes, as the Python
+ * decoder does. Returns (stop, rows, columns); the GIL is released while scanning. */
 #define IP_SCAN_BODY(ROW, DECODE, APPEND, NCOL, KINDS) \
     Py_buffer view; Py_ssize_t pos, limit, max_rows, path_len, n = 0; int want, oom = 0; const char *path; \
     ipcol cols[NCOL]; \
     (void)self; \
     if (!PyArg_ParseTuple(args, "y*nnins#", &view, &pos, &limit, &want, &max_rows, &path, &path_len)) return NULL; \
-    if (pos < 0 || pos > view.len) { PyBuffer_Release(&view); PyErr_SetString(PyExc_ValueError, "pos outside the buffer"); return NULL; } \
+    if (pos < 0 || pos > view.len || limit < 0) { PyBuffer_Release(&view); PyErr_SetString(PyExc_ValueError, "pos outside the buffer"); return NULL; } \
     memset(cols, 0, sizeof cols); \
     Py_BEGIN_ALLOW_THREADS \
     { \
         const uint8_t *b = (const uint8_t *)view.buf; \
         Py_ssize_t end = view.len; \
-        ROW row; \
+        ROW row, spare; \
         while (pos < end && n < max_rows) { \
+            Py_ssize_t window = end - pos > limit ? limit + 1 : end - pos; \
             memset(row.ok, 0, sizeof row.ok); \
-            Py_ssize_t size = DECODE(b + pos, end - pos, want, &row); \
-            if (size <= 0 || size > limit) break; \
-            APPEND(cols, &row, pos, size, path, path_len); \
+            Py_ssize_t size = DECODE(b + pos, window, limit, want, &row, &spare); \
+            if (size <= 0) break; \
+            APPEND(cols, &row, b + pos, pos, size, path, path_len); \
             pos += size; \
             n++; \
         } \
@@ -186,3 +241,21 @@ static void ip_free(ipcol *cols, int ncol)
     ip_free(cols, NCOL); \
     if (columns == NULL) return NULL; \
     return Py_BuildValue("nnN", pos, n, columns);
+
+/* frame_<name>(buffer, pos, end, limit, want): the verdict at pos on buffer[pos:end), seen through the
+ * window [pos, min(end, pos + limit + 1)) as the Python decoder sees it: the frame's size, IP_INVALID (the
+ * pure decoder gives no frame there either) or IP_UNKNOWN (ask it). */
+#define IP_FRAME_BODY(ROW, DECODE) \
+    Py_buffer view; Py_ssize_t pos, end, limit, size; int want; ROW row, spare; \
+    (void)self; \
+    if (!PyArg_ParseTuple(args, "y*nnni", &view, &pos, &end, &limit, &want)) return NULL; \
+    if (pos < 0 || end > view.len || pos > end || limit < 0) { \
+        PyBuffer_Release(&view); \
+        PyErr_SetString(PyExc_ValueError, "need 0 <= pos <= end <= len(buffer) and limit >= 0"); \
+        return NULL; \
+    } \
+    if (end - pos > limit) end = pos + limit + 1; \
+    memset(row.ok, 0, sizeof row.ok); \
+    size = DECODE((const uint8_t *)view.buf + pos, end - pos, limit, want, &row, &spare); \
+    PyBuffer_Release(&view); \
+    return PyLong_FromSsize_t(size);
