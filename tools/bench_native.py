@@ -1,9 +1,13 @@
-"""`make bench`: a broadcast dump into Arrow, compiled backend against pure Python and the `struct` baseline.
+"""`make bench`: a dump into Arrow, compiled backend against pure Python and the `struct` baseline.
 
-All on the same dump (tools/bench.py's frames, one in eight a request), one process, best of --repeat:
+Per protocol (--protocol, both by default): broadcast (tools/bench.py's frames, one in eight a request) and
+dataproxy (SDK-like requests: seven in eight MsgType 7 binary messages with a 64-320 byte body and the
+usual attributes, one in eight a MsgType 3 text message), read with direction None. All on the same
+dump, one process, best of --repeat:
 
 * raw read: the dump file read into memory (the floor any parser sits on);
-* struct baseline: tools/bench.py's hand-written decoder walking the dump, a Python tuple per frame, no Arrow;
+* struct baseline: a hand-written `struct` decoder walking the dump (broadcast: tools/bench.py's; dataproxy:
+  dataproxy_walk below, the same checks as the spec), a Python tuple per frame, no Arrow;
 * pure iter_frames: the generated Python codec through iter_frames (PERMISSIVE), Frame objects, no Arrow;
 * pure -> Arrow: arrow.frames_to_batch over that iter_frames, the table the Spark readers build today;
 * native -> Arrow: inlong_proto.native.scan_batch, the C scanner generated from the same spec (same table,
@@ -13,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
+import struct
 import sys
 import tempfile
 import time
@@ -25,6 +31,8 @@ if str(ROOT) not in sys.path:
 import inlong_proto  # noqa: E402
 from inlong_proto import arrow, iter_frames, native  # noqa: E402
 from inlong_proto.generated.codec.broadcast import broadcast_frame as bf  # noqa: E402
+from inlong_proto.generated.codec.dataproxy import dataproxy_common as dc  # noqa: E402
+from inlong_proto.generated.codec.dataproxy import dataproxy_request as dreq  # noqa: E402
 from tools.bench import handwritten_decode, make_frames  # noqa: E402
 
 
@@ -40,6 +48,79 @@ def struct_walk(data: bytes) -> int:
     return count
 
 
+def make_dataproxy_frames(count: int, seed: int = 7) -> list[bytes]:
+    """What an SDK sends: mostly MsgType 7 binary messages, every eighth a MsgType 3 text message."""
+    rng = random.Random(seed)
+    frames = []
+    for index in range(count):
+        records = b"\n".join(b"record-%d,%d,%s" % (index, n, b"x" * rng.randrange(16, 64))
+                              for n in range(rng.randint(1, 5)))
+        attr = f"groupId=g{rng.randrange(10)}&streamId=s{rng.randrange(10)}&dt={1700000000000 + index}" \
+               f"&cnt=1&sdkVersion=1.9.0&messageId={index}"
+        if index % 8 == 7:
+            body = dc.TextMessage(body=records, attr=attr)
+            base_type = dc.MsgType.ack_service
+        else:
+            ext = dc.ExtField(reserved=0, separated_by_lf=True, index_message=False, file_check=False,
+                              ids_as_strings=True, trace=False, per_record_attributes=False)
+            body = dreq.BinMessage(group_num=0, stream_num=0, ext_field=ext, data_time=1700000000 + index, msg_cnt=1,
+                                   unique_id=index, body=len(records).to_bytes(4, "big") + records, attr=attr)
+            base_type = dc.MsgType.bin_multi_body
+        frames.append(inlong_proto.encode(dreq.DataproxyRequest(auth=False, encrypted=False, compressed=False,
+                                                                base_type=base_type, body=body)))
+    return frames
+
+
+_DP_HEADER = struct.Struct(">IB")
+_DP_BIN = struct.Struct(">HHHIHIi")
+_DP_LEN4, _DP_LEN2 = struct.Struct(">i"), struct.Struct(">h")
+
+
+def dataproxy_walk(data: bytes) -> int:
+    """The hand-written baseline over a DataProxy request dump: the spec's checks for MsgType 3 and 7
+    (lengths in range, UTF-8 attributes, the magic), a tuple per frame."""
+    pos, count, end = 0, 0, len(data)
+    while pos < end:
+        total, msg_type = _DP_HEADER.unpack_from(data, pos)
+        stop = pos + 4 + total
+        if not 1 <= total or stop > end:
+            raise ValueError("total_len")
+        base = msg_type & 0x1F
+        at = pos + 5
+        if base == 7:
+            group, stream, ext, data_time, cnt, unique, body_len = _DP_BIN.unpack_from(data, at)
+            at += 20
+            if body_len < 0 or at + body_len + 2 > stop:
+                raise ValueError("body_len")
+            body = data[at:at + body_len]
+            at += body_len
+            attr_len, = _DP_LEN2.unpack_from(data, at)
+            at += 2
+            if attr_len < 0 or at + attr_len + 2 > stop:
+                raise ValueError("attr_len")
+            attr = data[at:at + attr_len].decode("utf-8")
+            if data[at + attr_len:at + attr_len + 2] != b"\xee\x01":
+                raise ValueError("magic")
+            item = (total, msg_type, group, stream, ext, data_time, cnt, unique, body, attr)
+        elif 1 <= base <= 6:
+            body_len, = _DP_LEN4.unpack_from(data, at)
+            at += 4
+            if body_len < 0 or at + body_len + 4 > stop:
+                raise ValueError("body_len")
+            body = data[at:at + body_len]
+            attr_len, = _DP_LEN4.unpack_from(data, at + body_len)
+            at += body_len + 4
+            if attr_len < 0 or at + attr_len != stop:
+                raise ValueError("attr_len")
+            item = (total, msg_type, body, data[at:stop].decode("utf-8"))
+        else:
+            raise ValueError("msg_type")
+        del item
+        pos = stop
+        count += 1
+    return count
+
+
 def timed(fn, repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
@@ -49,39 +130,51 @@ def timed(fn, repeat: int) -> float:
     return best
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", type=int, default=200_000)
-    parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
-    data = b"".join(make_frames(args.frames))
-    frames, size = args.frames, len(data)
-    print(f"broadcast dump: {frames:,} frames, {size / 1e6:.1f} MB; backend: {inlong_proto.backend()}; "
-          f"best of {args.repeat}")
+DUMPS = {"broadcast": (make_frames, struct_walk), "dataproxy": (make_dataproxy_frames, dataproxy_walk)}
+
+
+def bench(protocol: str, count: int, repeat: int) -> None:
+    make, walk = DUMPS[protocol]
+    data = b"".join(make(count))
+    frames, size = count, len(data)
+    print(f"{protocol} dump: {frames:,} frames, {size / 1e6:.1f} MB; backend: {inlong_proto.backend()}; "
+          f"best of {repeat}")
     if inlong_proto.backend() != "native":
         print("the compiled backend is not built or is turned off: native figures skipped")
     else:
-        assert native.scan_batch(data, "broadcast", "bench").equals(
-            arrow.frames_to_batch("bench", iter_frames(data, "broadcast", mode="PERMISSIVE"), "broadcast"))
+        assert native.scan_batch(data, protocol, "bench").equals(
+            arrow.frames_to_batch("bench", iter_frames(data, protocol, mode="PERMISSIVE"), protocol))
     with tempfile.NamedTemporaryFile(delete=False) as handle:
         handle.write(data)
     try:
-        rows = [("raw read", timed(lambda: Path(handle.name).read_bytes(), args.repeat))]
+        rows = [("raw read", timed(lambda: Path(handle.name).read_bytes(), repeat))]
     finally:
         os.unlink(handle.name)
-    rows.append(("struct baseline (tuples)", timed(lambda: struct_walk(data), args.repeat)))
+    assert walk(data) == frames
+    rows.append(("struct baseline (tuples)", timed(lambda: walk(data), repeat)))
     rows.append(("pure iter_frames (Frames)",
-                 timed(lambda: sum(1 for _ in iter_frames(data, "broadcast", mode="PERMISSIVE")), args.repeat)))
+                 timed(lambda: sum(1 for _ in iter_frames(data, protocol, mode="PERMISSIVE")), repeat)))
     rows.append(("pure -> Arrow", timed(lambda: arrow.frames_to_batch(
-        "bench", iter_frames(data, "broadcast", mode="PERMISSIVE"), "broadcast"), args.repeat)))
+        "bench", iter_frames(data, protocol, mode="PERMISSIVE"), protocol), repeat)))
     if inlong_proto.backend() == "native":
-        rows.append(("native -> Arrow", timed(lambda: native.scan_batch(data, "broadcast", "bench"), args.repeat)))
+        rows.append(("native -> Arrow", timed(lambda: native.scan_batch(data, protocol, "bench"), repeat)))
     baseline = dict(rows)["struct baseline (tuples)"]
     pure = dict(rows)["pure -> Arrow"]
     print(f"{'path':28} {'frames/s':>12} {'MB/s':>9} {'x struct':>9} {'x pure->Arrow':>14}")
     for name, seconds in rows:
         print(f"{name:28} {frames / seconds:12,.0f} {size / seconds / 1e6:9.1f} {baseline / seconds:9.2f} "
               f"{pure / seconds:14.2f}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=200_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--protocol", choices=sorted(DUMPS), action="append",
+                        help="the dumps to time (repeatable; all by default)")
+    args = parser.parse_args()
+    for protocol in args.protocol or sorted(DUMPS):
+        bench(protocol, args.frames, args.repeat)
     return 0
 
 
