@@ -25,7 +25,8 @@ from functools import cache
 from typing import Iterator
 
 from . import arrow, protocols
-from .frames import _check_direction, _check_mode, _Scanner, iter_frames
+from .errors import DecodeError
+from .frames import _build, _check_direction, _check_mode, _Scanner, iter_frames
 
 ENV = "INLONG_PROTO_BACKEND"
 BATCH_ROWS = 65536  # rows per batch: bounds the column buffers and keeps string offsets in int32
@@ -73,11 +74,12 @@ def _compiled(proto: protocols.Protocol) -> dict | None:
 
 def scanner(protocol: str, direction: str | None = None):
     """(compiled scan function, protocol name) for bytes of `protocol` sent in `direction`, or None (pure
-    Python then): one exists when the generator could compile every frame layout of the protocol and no
-    payload layer (protocols.EXTENSIONS) has to look inside each frame."""
+    Python then): one exists when the generator could compile every frame layout of the protocol. A
+    protocol with a payload layer (protocols.EXTENSIONS) takes it only with one layout: iter_batches runs
+    the layer on each frame the scan accepts (_payload)."""
     proto = protocols.get(protocol)
     described = _compiled(proto)
-    if described is None or proto.name in protocols.EXTENSIONS:
+    if described is None or proto.name in protocols.EXTENSIONS and len(proto.codecs) != 1:
         return None
     return getattr(_extension()[0], f"scan_{_c_name(proto.name)}"), proto.name
 
@@ -142,13 +144,19 @@ def iter_batches(data, protocol: str, path: str = "", direction: str | None = No
     end, pos, pending = len(view), 0, []
     while pos < end:
         stop, rows, columns = scan(view, pos, limit, want, batch_rows, path)
+        full = rows == batch_rows
         if rows:
-            if pending:
-                yield arrow.frames_to_batch(path, pending, proto.name)
-                pending = []
-            yield _batch(name, rows, columns)
+            batch = _batch(name, rows, columns)
+            if proto.name in protocols.EXTENSIONS:  # cut at the first frame the payload layer refuses
+                batch, stop = _payload(proto, view, batch, direction, stop, limit)
+                full = full and batch.num_rows == rows
+            if batch.num_rows:
+                if pending:
+                    yield arrow.frames_to_batch(path, pending, proto.name)
+                    pending = []
+                yield batch
         pos = stop
-        if pos >= end or rows == batch_rows:
+        if pos >= end or full:
             continue
         # No whole valid frame at pos: the pure scanner reports the stretch and finds the next frames. The
         # C scan resumes after RESUME_AFTER valid frames in a row (any frame's end is a safe place, since
@@ -182,6 +190,36 @@ def scan_batch(data, protocol: str, path: str = "", direction: str | None = None
     table = pa.Table.from_batches(batches, schema).combine_chunks()
     return pa.RecordBatch.from_arrays([column.chunk(0) if column.num_chunks else pa.array([], column.type)
                                        for column in table.columns], schema=schema)
+
+
+def _payload(proto: protocols.Protocol, view, batch, direction: str | None, stop: int, limit: int):
+    """(batch, stop) with each frame's message_type and direction from the protocol's payload layer, run
+    exactly as the pure path runs it (frames._build over the generated codec's decode of the frame). At
+    the first frame the layer refuses, the batch is cut and stop moved there: the pure scanner then makes
+    that frame's error row (and resynchronises), so the error is the pure path's by construction."""
+    import pyarrow as pa
+
+    codec = proto.codecs[0]
+    decode, end = codec.module.decode, len(view)
+    buffer = memoryview(view)
+    offsets, lengths = batch.column(1).to_pylist(), batch.column(2).to_pylist()
+    message_types, directions = [], []
+    for offset, length in zip(offsets, lengths):
+        message, _ = decode(buffer, offset, min(end, offset + limit + 1))
+        try:
+            frame = _build(proto, codec, message, offset, length, direction, False, offset)
+        except DecodeError:
+            stop = offset
+            break
+        message_types.append(frame.message_type)
+        directions.append(frame.direction)
+    kept = len(message_types)
+    if kept < batch.num_rows:
+        batch = batch.slice(0, kept)
+    columns = batch.columns
+    columns[batch.schema.get_field_index("direction")] = pa.array(directions, pa.string())
+    columns[batch.schema.get_field_index("message_type")] = pa.array(message_types, pa.string())
+    return pa.RecordBatch.from_arrays(columns, schema=batch.schema), stop
 
 
 def _python_batches(path: str, frames, protocol: str, batch_rows: int):

@@ -2,20 +2,24 @@
 
 Per protocol (--protocol, both by default): broadcast (tools/bench.py's frames, one in eight a request) and
 dataproxy (SDK-like requests: seven in eight MsgType 7 binary messages with a 64-320 byte body and the
-usual attributes, one in eight a MsgType 3 text message), read with direction None. All on the same
+usual attributes, one in eight a MsgType 3 text message) and eventmesh (six in eight ASYNC_MESSAGE_TO_SERVER
+with an EventMeshMessage body, a heartbeat, a server reply), read with direction None. All on the same
 dump, one process, best of --repeat:
 
 * raw read: the dump file read into memory (the floor any parser sits on);
 * struct baseline: a hand-written `struct` decoder walking the dump (broadcast: tools/bench.py's; dataproxy:
-  dataproxy_walk below, the same checks as the spec), a Python tuple per frame, no Arrow;
+  dataproxy_walk below, the same checks as the spec; eventmesh: eventmesh_walk below, the frame's checks
+  and json.loads of the header, not the payload layer's typing), a Python tuple per frame, no Arrow;
 * pure iter_frames: the generated Python codec through iter_frames (PERMISSIVE), Frame objects, no Arrow;
 * pure -> Arrow: arrow.frames_to_batch over that iter_frames, the table the Spark readers build today;
 * native -> Arrow: inlong_proto.native.scan_batch, the C scanner generated from the same spec (same table,
-  checked equal before timing).
+  checked equal before timing); for eventmesh it runs the Python payload layer on each frame (message
+  type and direction come from the header JSON), which is most of its time.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import struct
@@ -33,6 +37,7 @@ from inlong_proto import arrow, iter_frames, native  # noqa: E402
 from inlong_proto.generated.codec.broadcast import broadcast_frame as bf  # noqa: E402
 from inlong_proto.generated.codec.dataproxy import dataproxy_common as dc  # noqa: E402
 from inlong_proto.generated.codec.dataproxy import dataproxy_request as dreq  # noqa: E402
+from inlong_proto.eventmesh import tcp  # noqa: E402
 from tools.bench import handwritten_decode, make_frames  # noqa: E402
 
 
@@ -121,6 +126,46 @@ def dataproxy_walk(data: bytes) -> int:
     return count
 
 
+def make_eventmesh_frames(count: int, seed: int = 7) -> list[bytes]:
+    """A client's traffic: mostly async messages (EventMeshMessage bodies), some heartbeats and replies."""
+    rng = random.Random(seed)
+    frames = []
+    for index in range(count):
+        kind = index % 8
+        if kind == 6:
+            message = tcp.heartbeat(seq=str(index))
+        elif kind == 7:
+            message = tcp.reply(tcp.Command.ASYNC_MESSAGE_TO_SERVER_ACK, seq=str(index - 1))
+        else:
+            event = tcp.EventMeshMessage(topic=f"topic-{rng.randrange(10)}", properties={"ttl": "4000", "keys": str(index)},
+                                         headers={}, body="x" * rng.randrange(64, 256))
+            message = tcp.message(tcp.Command.ASYNC_MESSAGE_TO_SERVER, event, seq=str(index))
+        frames.append(inlong_proto.encode(message))
+    return frames
+
+
+_EM_HEAD = struct.Struct(">13sii")
+
+
+def eventmesh_walk(data: bytes) -> int:
+    """The hand-written baseline over an EventMesh dump: magic and version, the lengths in range, the
+    header JSON parsed with json.loads (not typed), the body sliced, a tuple per frame."""
+    pos, count, end = 0, 0, len(data)
+    while pos < end:
+        magic, package_length, header_length = _EM_HEAD.unpack_from(data, pos)
+        if magic != b"EventMesh0000" or not 13 <= package_length <= 4194296 or header_length < 1:
+            raise ValueError("header")
+        stop = pos + package_length + 8
+        at = pos + 21
+        if at + header_length > stop or stop > end:
+            raise ValueError("length")
+        item = (package_length, json.loads(data[at:at + header_length].decode("utf-8")), data[at + header_length:stop])
+        del item
+        pos = stop
+        count += 1
+    return count
+
+
 def timed(fn, repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
@@ -130,7 +175,8 @@ def timed(fn, repeat: int) -> float:
     return best
 
 
-DUMPS = {"broadcast": (make_frames, struct_walk), "dataproxy": (make_dataproxy_frames, dataproxy_walk)}
+DUMPS = {"broadcast": (make_frames, struct_walk), "dataproxy": (make_dataproxy_frames, dataproxy_walk),
+         "eventmesh": (make_eventmesh_frames, eventmesh_walk)}
 
 
 def bench(protocol: str, count: int, repeat: int) -> None:
