@@ -33,12 +33,13 @@ pytestmark = pytest.mark.skipif(native._extension()[0] is None,
 
 ROOT = Path(__file__).resolve().parent.parent
 # The protocols the compiled backend scans; each runs the whole differential suite below.
-PROTOCOLS = ["broadcast", "dataproxy", "eventmesh", "eventmesh-legacy"]
+PROTOCOLS = ["broadcast", "dataproxy", "eventmesh", "eventmesh-legacy", "tubemq"]
 MODES = ["PERMISSIVE", "DROPMALFORMED"]
 # Whether each protocol's verdicts are final (native.exact). Broadcast's are not: after its checks a date
 # Python's datetime() refuses cannot occur, but the generator does not prove it, so that branch says -2.
-# EventMesh's are not: its payload layer (the header JSON, the body) can refuse a frame the spec accepts.
-EXACT = {"broadcast": False, "dataproxy": True, "eventmesh": False, "eventmesh-legacy": False}
+# EventMesh's and TubeMQ's are not: their payload layers (the header JSON and body; the protobuf RPC stream)
+# can refuse a frame the spec accepts.
+EXACT = {"broadcast": False, "dataproxy": True, "eventmesh": False, "eventmesh-legacy": False, "tubemq": False}
 # Where each protocol's vectors live (several protocols may share a folder: each file names its protocol).
 VECTOR_FOLDERS = {"eventmesh": "eventmesh/tcp", "eventmesh-legacy": "eventmesh/tcp"}
 
@@ -123,7 +124,10 @@ def test_native_columns_match_the_schema(protocol):
     schema = arrow.frame_schema(protocol)
 
     def same(field_type, kind, children):
-        if kind == "struct":
+        if kind == "list":
+            (_, item_kind, item_children), = children
+            same(field_type.value_type, item_kind, item_children)
+        elif kind == "struct":
             assert [c[0] for c in children] == [f.name for f in field_type]
             for f, c in zip(field_type, children):
                 same(f.type, c[1], c[2])
@@ -302,6 +306,40 @@ def test_100k_random_mutated_and_truncated_inputs(protocol):
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_mostly_valid_dumps(protocol, monkeypatch):
+    """Dumps of mostly valid frames with a damaged one here and there: the compiled scan runs long
+    stretches, hands each damaged frame (or one a payload layer refuses) to the pure scanner and takes
+    over again. All three modes; FAILFAST raises the pure path's error."""
+    scanned = collections.Counter()
+    payload = native._payload
+
+    def counting(proto, view, batch, *args):
+        cut, stop = payload(proto, view, batch, *args)
+        scanned["rows"] += batch.num_rows
+        scanned["cuts"] += cut.num_rows < batch.num_rows
+        return cut, stop
+
+    monkeypatch.setattr(native, "_payload", counting)
+    rng = random.Random(3)
+    valid = _pool(protocol)
+    for index in range(1500):
+        data = b"".join(rng.choice(valid) if rng.random() < 0.9 else _mutant(rng, protocol) for _ in range(60))
+        check(data, path="mostly", protocol=protocol)
+        if index % 10 == 0:
+            check(data, None, "DROPMALFORMED", protocol=protocol)
+            try:
+                expected = pure(data, mode="FAILFAST", protocol=protocol)
+            except inlong_proto.DecodeError as exc:
+                with pytest.raises(inlong_proto.DecodeError) as native_error:
+                    native.scan_batch(data, protocol, "dump.bin", None, "FAILFAST")
+                assert str(native_error.value) == str(exc)
+            else:
+                assert native.scan_batch(data, protocol, "dump.bin", None, "FAILFAST").equals(expected)
+    if protocol in protocols.EXTENSIONS:  # the payload layer ran on compiled rows, and refused some
+        assert scanned["rows"] > 10_000 and scanned["cuts"] > 100, scanned
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
 @pytest.mark.parametrize("direction", ["request", "response"])
 @pytest.mark.parametrize("mode", MODES)
 def test_random_inputs_by_direction_and_mode(protocol, direction, mode):
@@ -344,7 +382,7 @@ def _structural_outcome(proto, view, pos: int, end: int, limit: int) -> int:
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 @pytest.mark.parametrize("direction", [None, "request", "response"])
 def test_frame_verdict_at_every_position(protocol, direction):
-    """At every position of the random dumps: a size is the pure decoder's size, -1 means the pure decoder
+    """At every position of dumps of the random inputs (about 3 million per protocol): a size is the pure decoder's size, -1 means the pure decoder
     gives no frame there, within the window of limit + 1 bytes (the walker's contract); -2 is never said
     for an exact protocol."""
     proto = protocols.get(protocol)
@@ -353,11 +391,15 @@ def test_frame_verdict_at_every_position(protocol, direction):
     # A payload layer's protocol answers -2 for every size; its compiled structural verdict (before the
     # layer) is checked against the generated codec's own decode instead.
     structural = getattr(native._extension()[0], f"frame_{native._c_name(protocol)}")
-    inputs = _inputs(protocol)[:(50_000 if direction is None else 10_000)]
+    inputs = _inputs(protocol)
     counts = collections.Counter()
     for limit in (proto.max_frame_size, 40):
-        for start in range(0, len(inputs) if limit > 40 else 10_000, 400):
+        # positions compared per limit: enough for millions in all, few enough to keep the run short
+        budget, start = (2_000_000 if direction is None and limit > 40 else 400_000), 0
+        while budget > 0 and start < len(inputs):
             data = b"".join(inputs[start:start + 400])
+            start += 400
+            budget -= len(data)
             view = memoryview(data)
             for pos in range(len(data)):
                 said = verdict(data, pos, len(data), limit)

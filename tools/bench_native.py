@@ -3,18 +3,21 @@
 Per protocol (--protocol, both by default): broadcast (tools/bench.py's frames, one in eight a request) and
 dataproxy (SDK-like requests: seven in eight MsgType 7 binary messages with a 64-320 byte body and the
 usual attributes, one in eight a MsgType 3 text message) and eventmesh (six in eight ASYNC_MESSAGE_TO_SERVER
-with an EventMeshMessage body, a heartbeat, a server reply), read with direction None. All on the same
+with an EventMeshMessage body, a heartbeat, a server reply) and tubemq (a producer's sendMessageP2B calls with
+100-400 byte payloads and attributes, every fourth frame the broker's answer), read with direction None.
+All on the same
 dump, one process, best of --repeat:
 
 * raw read: the dump file read into memory (the floor any parser sits on);
 * struct baseline: a hand-written `struct` decoder walking the dump (broadcast: tools/bench.py's; dataproxy:
   dataproxy_walk below, the same checks as the spec; eventmesh: eventmesh_walk below, the frame's checks
-  and json.loads of the header, not the payload layer's typing), a Python tuple per frame, no Arrow;
+  and json.loads of the header, not the payload layer's typing; tubemq: tubemq_walk below, the blocks
+  walked and joined, not the protobuf), a Python tuple per frame, no Arrow;
 * pure iter_frames: the generated Python codec through iter_frames (PERMISSIVE), Frame objects, no Arrow;
 * pure -> Arrow: arrow.frames_to_batch over that iter_frames, the table the Spark readers build today;
 * native -> Arrow: inlong_proto.native.scan_batch, the C scanner generated from the same spec (same table,
-  checked equal before timing); for eventmesh it runs the Python payload layer on each frame (message
-  type and direction come from the header JSON), which is most of its time.
+  checked equal before timing); for eventmesh and tubemq it runs the Python payload layer on each frame
+  (message type and direction come from the header JSON, the protobuf RPC stream), most of their time.
 """
 from __future__ import annotations
 
@@ -38,6 +41,7 @@ from inlong_proto.generated.codec.broadcast import broadcast_frame as bf  # noqa
 from inlong_proto.generated.codec.dataproxy import dataproxy_common as dc  # noqa: E402
 from inlong_proto.generated.codec.dataproxy import dataproxy_request as dreq  # noqa: E402
 from inlong_proto.eventmesh import tcp  # noqa: E402
+from inlong_proto.tubemq import rpc  # noqa: E402
 from tools.bench import handwritten_decode, make_frames  # noqa: E402
 
 
@@ -166,6 +170,50 @@ def eventmesh_walk(data: bytes) -> int:
     return count
 
 
+def make_tubemq_frames(count: int, seed: int = 7) -> list[bytes]:
+    """A producer's traffic: sendMessageP2B calls, every fourth frame the broker's answer to one."""
+    rng = random.Random(seed)
+    service = rpc.BrokerService_pb2
+    frames = []
+    for index in range(count):
+        if index % 4 == 3:
+            answer = service.SendMessageResponseB2P(success=True, errCode=200, errMsg="OK")
+            frame = rpc.response_frame(index - 1, "sendMessageP2B", answer)
+        else:
+            data, flag = rpc.encode_message_data(b"p" * rng.randrange(100, 400), f"msgType=s{rng.randrange(5)}")
+            call = service.SendMessageRequestP2B(clientId="bench-producer", topicName=f"topic-{rng.randrange(10)}",
+                                                 partitionId=rng.randrange(8), data=data, flag=flag, checkSum=-1,
+                                                 sentAddr=167772161)
+            frame = rpc.request_frame(index, "sendMessageP2B", call)
+        frames.append(inlong_proto.encode(frame))
+    return frames
+
+
+_TQ_HEAD = struct.Struct(">4sii")
+
+
+def tubemq_walk(data: bytes) -> int:
+    """The hand-written baseline over a TubeMQ dump: token, list size and block lengths in range, the
+    blocks joined into the RPC stream (not parsed), a tuple per frame."""
+    pos, count, end = 0, 0, len(data)
+    while pos < end:
+        token, serial, blocks = _TQ_HEAD.unpack_from(data, pos)
+        if token != b"\xff\x7f\xf4\xfe" or not 1 <= blocks <= 3584:
+            raise ValueError("header")
+        at, pieces = pos + 12, []
+        for _ in range(blocks):
+            size, = _DP_LEN4.unpack_from(data, at)
+            if not 0 <= size <= 8192 or at + 4 + size > end:
+                raise ValueError("block")
+            pieces.append(data[at + 4:at + 4 + size])
+            at += 4 + size
+        item = (serial, b"".join(pieces))
+        del item
+        pos = at
+        count += 1
+    return count
+
+
 def timed(fn, repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
@@ -176,7 +224,7 @@ def timed(fn, repeat: int) -> float:
 
 
 DUMPS = {"broadcast": (make_frames, struct_walk), "dataproxy": (make_dataproxy_frames, dataproxy_walk),
-         "eventmesh": (make_eventmesh_frames, eventmesh_walk)}
+         "eventmesh": (make_eventmesh_frames, eventmesh_walk), "tubemq": (make_tubemq_frames, tubemq_walk)}
 
 
 def bench(protocol: str, count: int, repeat: int) -> None:

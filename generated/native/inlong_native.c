@@ -2,7 +2,7 @@
  *
  * Columnar scanners and frame verdicts of whole valid frames (see cgen.py), one per protocol.
  * Protocols without one (pure Python only), and why:
- * tubemq (tubemq.tubemq_frame): tubemq/tubemq_frame.ksy: /seq/3: repeated field
+ * (none)
  */
 /* ---- runtime of the generated scanners (copied from tools/ksygen/native_runtime.c): Arrow column
  * buffers, big/little-endian readers, date arithmetic. It knows no protocol and no byte position. ---- */
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <stdio.h>
 
-enum { IP_FIXED = 0, IP_STR = 1, IP_STRUCT = 2, IP_BOOL = 3 };
+enum { IP_FIXED = 0, IP_STR = 1, IP_STRUCT = 2, IP_BOOL = 3, IP_LIST = 4 };
 /* The verdicts of a decode function besides a size (see cgen.py): certainly no frame here, or ask Python. */
 #define IP_INVALID ((Py_ssize_t)-1)
 #define IP_UNKNOWN ((Py_ssize_t)-2)
@@ -21,7 +21,7 @@ enum { IP_FIXED = 0, IP_STR = 1, IP_STRUCT = 2, IP_BOOL = 3 };
 static const char *const IP_DIRECTIONS[] = {NULL, "request", "response"};
 
 typedef struct { uint8_t *p; Py_ssize_t len, cap; } ipbuf;
-typedef struct { ipbuf data, offs, valid; Py_ssize_t n, nulls; int oom; } ipcol;
+typedef struct { ipbuf data, offs, valid; Py_ssize_t n, nulls, items; int oom; } ipcol;
 
 static int ipbuf_reserve(ipbuf *b, Py_ssize_t more)
 {
@@ -82,6 +82,18 @@ static inline void ip_str(ipcol *c, const char *s, Py_ssize_t n)
     end = (int32_t)c->data.len;
     ip_put(c, &c->offs, &end, 4);
     ip_bit(c, s != NULL);
+}
+
+/* A list value of `count` items (appended to the child columns by the caller): its end offset. */
+static inline void ip_list(ipcol *c, int ok, int64_t count)
+{
+    int32_t end;
+    if (c->offs.len == 0) { int32_t zero = 0; ip_put(c, &c->offs, &zero, 4); }
+    c->items += (Py_ssize_t)count;
+    if (c->items > INT32_MAX) { c->oom = 1; return; }
+    end = (int32_t)c->items;
+    ip_put(c, &c->offs, &end, 4);
+    ip_bit(c, ok);
 }
 
 static inline void ip_cstr(ipcol *c, const char *s) { ip_str(c, s, s ? (Py_ssize_t)strlen(s) : 0); }
@@ -183,8 +195,9 @@ static PyObject *ip_bytes(ipbuf *b)
     return PyBytes_FromStringAndSize(b->len ? (const char *)b->p : "", b->len);
 }
 
-/* columns -> a list, one tuple per column: (validity or None, data) for fixed-width values,
- * (validity or None, offsets, data) for strings, (validity or None,) for structs. */
+/* columns -> a list, one tuple per column: (validity or None, data) for fixed-width values and booleans,
+ * (validity or None, offsets, data) for strings and binary, (validity or None, offsets) for lists,
+ * (validity or None,) for structs. */
 static PyObject *ip_columns(ipcol *cols, int ncol, const int *kinds)
 {
     PyObject *list = PyList_New(ncol);
@@ -197,6 +210,10 @@ static PyObject *ip_columns(ipcol *cols, int ncol, const int *kinds)
         if (valid == NULL) { Py_DECREF(list); return NULL; }
         if (kinds[i] == IP_BOOL && c->data.len == 0) { uint8_t zero = 0; ip_put(c, &c->data, &zero, 1); }
         if (kinds[i] == IP_STRUCT) item = Py_BuildValue("(N)", valid);
+        else if (kinds[i] == IP_LIST) {
+            if (c->offs.len == 0) { int32_t zero = 0; ip_put(c, &c->offs, &zero, 4); }
+            item = Py_BuildValue("(NN)", valid, ip_bytes(&c->offs));
+        }
         else if (kinds[i] == IP_STR) {
             if (c->offs.len == 0) { int32_t zero = 0; ip_put(c, &c->offs, &zero, 4); }
             item = Py_BuildValue("(NNN)", valid, ip_bytes(&c->offs), ip_bytes(&c->data));
@@ -1121,6 +1138,117 @@ static PyObject *frame_tcp_frame_legacy(PyObject *self, PyObject *args)
     IP_FRAME_BODY(row_eventmesh_legacy, decode1_tcp_frame_legacy)
 }
 
+/* ==== protocol tubemq: tubemq.tubemq_frame ==== */
+#define NCOL_tubemq 12
+typedef struct { int kind, dir; int64_t v[12], w[12]; unsigned char ok[12]; } row_tubemq;
+
+static Py_ssize_t item_tubemq_frame_blocks(const uint8_t *b, Py_ssize_t at, Py_ssize_t end, row_tubemq *r)
+{
+    int bad = 0;
+    r->ok[9] = 1;
+    if (at + 4 > end) return IP_INVALID;
+    int64_t i_blocks__block_len = (int64_t)(int32_t)ip_rd4be(b + at + 0);
+    if (i_blocks__block_len < INT64_C(0)) return IP_INVALID;
+    if (i_blocks__block_len > INT64_C(8192)) return IP_INVALID;
+    r->v[10] = i_blocks__block_len; r->ok[10] = 1;
+    Py_ssize_t start1 = at + 4;
+    int64_t size3 = i_blocks__block_len;
+    if (size3 < 0 || size3 > end - start1) return IP_INVALID;
+    Py_ssize_t stop2 = start1 + (Py_ssize_t)size3;
+    r->v[11] = start1; r->w[11] = stop2 - start1; r->ok[11] = 1;
+    (void)bad;
+    return stop2 + 0;
+}
+
+/* tubemq_frame (specs/tubemq/tubemq_frame.ksy) at b[0:end), end the
+ * window the Python decoder sees: its size, IP_INVALID or IP_UNKNOWN (see cgen.py). */
+static Py_ssize_t decode_tubemq_frame(const uint8_t *b, Py_ssize_t end, int want, row_tubemq *r)
+{
+    int bad = 0;
+    (void)want;
+    r->kind = 0; r->dir = 0;
+    if (0 + 4 > end) return IP_INVALID;
+    if (memcmp(b + 0 + 0, "\377\177\364\376", 4) != 0) return IP_INVALID;
+    if (0 + 8 > end) return IP_INVALID;
+    int64_t f_serial_no = (int64_t)(int32_t)ip_rd4be(b + 0 + 4);
+    r->v[6] = f_serial_no; r->ok[6] = 1;
+    if (0 + 12 > end) return IP_INVALID;
+    int64_t f_list_size = (int64_t)(int32_t)ip_rd4be(b + 0 + 8);
+    if (f_list_size < INT64_C(1)) return IP_INVALID;
+    if (f_list_size > INT64_C(3584)) return IP_INVALID;
+    r->v[7] = f_list_size; r->ok[7] = 1;
+    int64_t count4 = f_list_size;
+    if (count4 < 0) return IP_INVALID;
+    Py_ssize_t at5 = 0 + 12;
+    r->v[8] = at5; r->w[8] = count4; r->ok[8] = 1;
+    for (int64_t i6 = 0; i6 < count4; i6++) {
+        at5 = item_tubemq_frame_blocks(b, at5, end, r);
+        if (at5 < 0) return at5;
+    }
+    (void)bad;
+    return at5 + 0;
+}
+
+/* The protocol's frame at b[0:end) as frames._decode_at decides it, each layout's size at most limit. */
+static Py_ssize_t decode_tubemq(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_tubemq *r, row_tubemq *spare)
+{
+    Py_ssize_t size = decode_tubemq_frame(b, end, want, r);
+    (void)spare;
+    return size > limit ? IP_INVALID : size;
+}
+
+static const char *const MTYPE_tubemq[] = {"TubemqFrame"};
+static void append_tubemq_blocks(ipcol *c, const row_tubemq *r, const uint8_t *b, Py_ssize_t size)
+{
+    row_tubemq item;
+    Py_ssize_t at = (Py_ssize_t)r->v[8];
+    for (int64_t n = 0; n < r->w[8]; n++) {
+        memset(item.ok, 0, sizeof item.ok);
+        at = item_tubemq_frame_blocks(b, at, size, &item);
+        ip_bit(&c[9], item.ok[9]);
+        ip_i32(&c[10], item.v[10], item.ok[10]);
+        ip_str(&c[11], item.ok[11] ? (const char *)b + item.v[11] : NULL, item.w[11]);
+    }
+}
+
+
+static void append_tubemq(ipcol *c, const row_tubemq *r, const uint8_t *b, Py_ssize_t pos, Py_ssize_t size, const char *path, Py_ssize_t path_len)
+{
+    (void)b;
+    ip_str(&c[0], path, path_len);
+    ip_i64(&c[1], pos, 1);
+    ip_i64(&c[2], size, 1);
+    ip_str(&c[3], "tubemq", 6);
+    ip_cstr(&c[4], IP_DIRECTIONS[r->dir]);
+    ip_cstr(&c[5], MTYPE_tubemq[r->kind]);
+    ip_i32(&c[6], r->v[6], r->ok[6]);
+    ip_i32(&c[7], r->v[7], r->ok[7]);
+    ip_list(&c[8], r->ok[8], r->ok[8] ? r->w[8] : 0);
+    if (r->ok[8]) append_tubemq_blocks(c, r, b, size);
+}
+
+static const int KIND_tubemq[] = {IP_STR, IP_FIXED, IP_FIXED, IP_STR, IP_STR, IP_STR, IP_FIXED, IP_FIXED, IP_LIST, IP_STRUCT, IP_FIXED, IP_STR};
+static PyObject *scan_tubemq(PyObject *self, PyObject *args)
+{
+    IP_SCAN_BODY(row_tubemq, decode_tubemq, append_tubemq, NCOL_tubemq, KIND_tubemq)
+}
+
+static PyObject *frame_tubemq(PyObject *self, PyObject *args)
+{
+    IP_FRAME_BODY(row_tubemq, decode_tubemq)
+}
+
+static Py_ssize_t decode1_tubemq_frame(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_tubemq *r, row_tubemq *spare)
+{
+    Py_ssize_t size = decode_tubemq_frame(b, end, want, r);
+    (void)spare;
+    return size > limit ? IP_INVALID : size;
+}
+static PyObject *frame_tubemq_frame(PyObject *self, PyObject *args)
+{
+    IP_FRAME_BODY(row_tubemq, decode1_tubemq_frame)
+}
+
 static PyMethodDef ip_methods[] = {
     {"scan_broadcast", scan_broadcast, METH_VARARGS, "scan_broadcast(buffer, pos, limit, want, max_rows, path) -> (stop, rows, columns)"},
     {"frame_broadcast", frame_broadcast, METH_VARARGS, "frame_broadcast(buffer, pos, end, limit, want) -> size, -1 (no frame) or -2 (ask Python)"},
@@ -1135,6 +1263,9 @@ static PyMethodDef ip_methods[] = {
     {"scan_eventmesh_legacy", scan_eventmesh_legacy, METH_VARARGS, "scan_eventmesh_legacy(buffer, pos, limit, want, max_rows, path) -> (stop, rows, columns)"},
     {"frame_eventmesh_legacy", frame_eventmesh_legacy, METH_VARARGS, "frame_eventmesh_legacy(buffer, pos, end, limit, want) -> size, -1 (no frame) or -2 (ask Python)"},
     {"frame_tcp_frame_legacy", frame_tcp_frame_legacy, METH_VARARGS, "frame_tcp_frame_legacy(buffer, pos, end, limit, want) -> size, -1 (no frame) or -2 (ask Python)"},
+    {"scan_tubemq", scan_tubemq, METH_VARARGS, "scan_tubemq(buffer, pos, limit, want, max_rows, path) -> (stop, rows, columns)"},
+    {"frame_tubemq", frame_tubemq, METH_VARARGS, "frame_tubemq(buffer, pos, end, limit, want) -> size, -1 (no frame) or -2 (ask Python)"},
+    {"frame_tubemq_frame", frame_tubemq_frame, METH_VARARGS, "frame_tubemq_frame(buffer, pos, end, limit, want) -> size, -1 (no frame) or -2 (ask Python)"},
     {NULL, NULL, 0, NULL}
 };
 
@@ -1144,7 +1275,7 @@ PyMODINIT_FUNC PyInit__native(void)
 {
     PyObject *m = PyModule_Create(&ip_module);
     if (m == NULL) return NULL;
-    if (PyModule_AddStringConstant(m, "DESCRIBE", "{\042broadcast\042:{\042columns\042:[[\042total_length\042,\042int32\042,[]],[\042command_id\042,\042string\042,[]],[\042data_request\042,\042struct\042,[[\042last_timestamp\042,\042timestamp[ms]\042,[]],[\042last_data\042,\042int32\042,[]]]],[\042data_response\042,\042struct\042,[[\042status\042,\042string\042,[]],[\042timestamp\042,\042timestamp[ms]\042,[]],[\042data\042,\042int32\042,[]]]]],\042directions\042:[null],\042exact\042:{\042broadcast_frame\042:false},\042layouts\042:[\042broadcast_frame\042],\042protocol\042:\042broadcast\042},\042dataproxy\042:{\042columns\042:[[\042total_len\042,\042int64\042,[]],[\042auth\042,\042bool\042,[]],[\042encrypted\042,\042bool\042,[]],[\042compressed\042,\042bool\042,[]],[\042base_type\042,\042string\042,[]],[\042text_message\042,\042struct\042,[[\042body_len\042,\042int32\042,[]],[\042body\042,\042binary\042,[]],[\042attr_len\042,\042int32\042,[]],[\042attr\042,\042string\042,[]]]],[\042bin_message\042,\042struct\042,[[\042group_num\042,\042int32\042,[]],[\042stream_num\042,\042int32\042,[]],[\042ext_field\042,\042struct\042,[[\042reserved\042,\042int16\042,[]],[\042separated_by_lf\042,\042bool\042,[]],[\042index_message\042,\042bool\042,[]],[\042file_check\042,\042bool\042,[]],[\042ids_as_strings\042,\042bool\042,[]],[\042trace\042,\042bool\042,[]],[\042per_record_attributes\042,\042bool\042,[]]]],[\042data_time\042,\042int64\042,[]],[\042msg_cnt\042,\042int32\042,[]],[\042unique_id\042,\042int64\042,[]],[\042body_len\042,\042int32\042,[]],[\042body\042,\042binary\042,[]],[\042attr_len\042,\042int16\042,[]],[\042attr\042,\042string\042,[]],[\042trailing\042,\042binary\042,[]]]],[\042bin_heartbeat\042,\042struct\042,[[\042data_time\042,\042int64\042,[]],[\042version\042,\042int16\042,[]],[\042body_len\042,\042int32\042,[]],[\042body\042,\042binary\042,[]],[\042attr_len\042,\042int16\042,[]],[\042attr\042,\042string\042,[]],[\042trailing\042,\042binary\042,[]]]],[\042legacy_heartbeat_reply\042,\042struct\042,[]],[\042bin_response\042,\042struct\042,[[\042unique_id\042,\042int64\042,[]],[\042attr_len\042,\042int16\042,[]],[\042attr\042,\042string\042,[]],[\042trailing\042,\042binary\042,[]]]]],\042directions\042:[\042request\042,\042response\042],\042exact\042:{\042dataproxy_request\042:true,\042dataproxy_response\042:true},\042layouts\042:[\042dataproxy_request\042,\042dataproxy_response\042],\042protocol\042:\042dataproxy\042},\042eventmesh\042:{\042columns\042:[[\042package_length\042,\042int32\042,[]],[\042package\042,\042struct\042,[[\042header_length\042,\042int32\042,[]],[\042header\042,\042string\042,[]],[\042body\042,\042binary\042,[]]]]],\042directions\042:[null],\042exact\042:{\042tcp_frame\042:true},\042layouts\042:[\042tcp_frame\042],\042protocol\042:\042eventmesh\042},\042eventmesh-legacy\042:{\042columns\042:[[\042package_length\042,\042int32\042,[]],[\042package\042,\042struct\042,[[\042header_length\042,\042int32\042,[]],[\042header\042,\042string\042,[]],[\042body\042,\042binary\042,[]]]]],\042directions\042:[null],\042exact\042:{\042tcp_frame_legacy\042:true},\042layouts\042:[\042tcp_frame_legacy\042],\042protocol\042:\042eventmesh-legacy\042}}") < 0) {
+    if (PyModule_AddStringConstant(m, "DESCRIBE", "{\042broadcast\042:{\042columns\042:[[\042total_length\042,\042int32\042,[]],[\042command_id\042,\042string\042,[]],[\042data_request\042,\042struct\042,[[\042last_timestamp\042,\042timestamp[ms]\042,[]],[\042last_data\042,\042int32\042,[]]]],[\042data_response\042,\042struct\042,[[\042status\042,\042string\042,[]],[\042timestamp\042,\042timestamp[ms]\042,[]],[\042data\042,\042int32\042,[]]]]],\042directions\042:[null],\042exact\042:{\042broadcast_frame\042:false},\042layouts\042:[\042broadcast_frame\042],\042protocol\042:\042broadcast\042},\042dataproxy\042:{\042columns\042:[[\042total_len\042,\042int64\042,[]],[\042auth\042,\042bool\042,[]],[\042encrypted\042,\042bool\042,[]],[\042compressed\042,\042bool\042,[]],[\042base_type\042,\042string\042,[]],[\042text_message\042,\042struct\042,[[\042body_len\042,\042int32\042,[]],[\042body\042,\042binary\042,[]],[\042attr_len\042,\042int32\042,[]],[\042attr\042,\042string\042,[]]]],[\042bin_message\042,\042struct\042,[[\042group_num\042,\042int32\042,[]],[\042stream_num\042,\042int32\042,[]],[\042ext_field\042,\042struct\042,[[\042reserved\042,\042int16\042,[]],[\042separated_by_lf\042,\042bool\042,[]],[\042index_message\042,\042bool\042,[]],[\042file_check\042,\042bool\042,[]],[\042ids_as_strings\042,\042bool\042,[]],[\042trace\042,\042bool\042,[]],[\042per_record_attributes\042,\042bool\042,[]]]],[\042data_time\042,\042int64\042,[]],[\042msg_cnt\042,\042int32\042,[]],[\042unique_id\042,\042int64\042,[]],[\042body_len\042,\042int32\042,[]],[\042body\042,\042binary\042,[]],[\042attr_len\042,\042int16\042,[]],[\042attr\042,\042string\042,[]],[\042trailing\042,\042binary\042,[]]]],[\042bin_heartbeat\042,\042struct\042,[[\042data_time\042,\042int64\042,[]],[\042version\042,\042int16\042,[]],[\042body_len\042,\042int32\042,[]],[\042body\042,\042binary\042,[]],[\042attr_len\042,\042int16\042,[]],[\042attr\042,\042string\042,[]],[\042trailing\042,\042binary\042,[]]]],[\042legacy_heartbeat_reply\042,\042struct\042,[]],[\042bin_response\042,\042struct\042,[[\042unique_id\042,\042int64\042,[]],[\042attr_len\042,\042int16\042,[]],[\042attr\042,\042string\042,[]],[\042trailing\042,\042binary\042,[]]]]],\042directions\042:[\042request\042,\042response\042],\042exact\042:{\042dataproxy_request\042:true,\042dataproxy_response\042:true},\042layouts\042:[\042dataproxy_request\042,\042dataproxy_response\042],\042protocol\042:\042dataproxy\042},\042eventmesh\042:{\042columns\042:[[\042package_length\042,\042int32\042,[]],[\042package\042,\042struct\042,[[\042header_length\042,\042int32\042,[]],[\042header\042,\042string\042,[]],[\042body\042,\042binary\042,[]]]]],\042directions\042:[null],\042exact\042:{\042tcp_frame\042:true},\042layouts\042:[\042tcp_frame\042],\042protocol\042:\042eventmesh\042},\042eventmesh-legacy\042:{\042columns\042:[[\042package_length\042,\042int32\042,[]],[\042package\042,\042struct\042,[[\042header_length\042,\042int32\042,[]],[\042header\042,\042string\042,[]],[\042body\042,\042binary\042,[]]]]],\042directions\042:[null],\042exact\042:{\042tcp_frame_legacy\042:true},\042layouts\042:[\042tcp_frame_legacy\042],\042protocol\042:\042eventmesh-legacy\042},\042tubemq\042:{\042columns\042:[[\042serial_no\042,\042int32\042,[]],[\042list_size\042,\042int32\042,[]],[\042blocks\042,\042list\042,[[\042item\042,\042struct\042,[[\042block_len\042,\042int32\042,[]],[\042data\042,\042binary\042,[]]]]]]],\042directions\042:[null],\042exact\042:{\042tubemq_frame\042:true},\042layouts\042:[\042tubemq_frame\042],\042protocol\042:\042tubemq\042}}") < 0) {
         Py_DECREF(m);
         return NULL;
     }

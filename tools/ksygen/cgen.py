@@ -23,8 +23,10 @@ scanner, so error rows come from one implementation by construction.
 Supported: integer fields (u1..s8 except u8), bit fields (byte-aligned groups of 8, 16 or 32 bits, as the
 Python codec reads them), fixed `contents`, byte and string fields sized by an expression or by the end of
 their stream (UTF-8 and ASCII checked exactly as Python's strict decode), inlined value and datetime
-types, struct types (sized or not), one sized switch per type over struct cases, `valid` (min, max, eq,
-any-of, in-enum, expr with `_io.eof`) and value instances in expressions. A protocol with several frame
+types, struct types (sized or not), one sized switch per type over struct cases, counted lists of structs (`repeat:
+expr`; an Arrow list whose items the append walks again, since the row holds only where they start and
+how many there are), `valid` (min, max, eq, any-of, in-enum, expr with `_io.eof`) and value instances in
+expressions. A protocol with several frame
 layouts (DataProxy's request and response) gets one scan that tries them in the registry's order, as
 frames._decode_at does. Every offset and size comes from the model.
 """
@@ -53,7 +55,7 @@ class Unsupported(GenerationError):
 @dataclass
 class Column:
     name: str
-    arrow: str  # int8..int64, bool, string, binary, timestamp[ms], struct, meta
+    arrow: str  # int8..int64, bool, string, binary, timestamp[ms], struct, list (of one struct), meta
     index: int = -1  # position among every column of the protocol's scanner (meta columns first)
     enum: object = None
     children: list["Column"] = field(default_factory=list)
@@ -201,7 +203,11 @@ def column_tree(type_spec: TypeSpec) -> list[Column]:
         if attr.kind == "contents":
             continue
         if attr.repeat:
-            raise Unsupported(f"{attr.where}: repeated field")
+            if attr.repeat != "expr" or attr.kind != "user" or attr.user_type.python_type != "struct":
+                raise Unsupported(f"{attr.where}: a repeated field other than a counted list of structs")
+            item = Column("item", "struct", children=column_tree(_plain_struct(attr.user_type)))
+            out.append(Column(attr.id, "list", children=[item]))
+            continue
         if attr.kind == "switch":
             for case in _distinct_cases(attr):
                 out.append(Column(case.name, "struct", children=column_tree(_plain_struct(case))))
@@ -250,6 +256,8 @@ class FrameEmitter:
         self.temp = 0
         self.may_be_bad = False  # a division by a value that may be zero
         self.unknown = False  # some input makes it answer IP_UNKNOWN
+        self.functions: list[str] = []  # item decoders of counted lists, emitted before the decode function
+        self.items: dict[int, str] = {}  # list column index -> its item decoder
 
     # ------------------------------------------------------------------ decode
     def add(self, line: str) -> None:
@@ -323,7 +331,9 @@ class FrameEmitter:
                 continue
             if bit_group:
                 raise Unsupported(f"{attr.where}: bit fields before it do not fill 8, 16 or 32 bits")
-            if attr.kind == "contents":
+            if attr.repeat:
+                base, k = self.counted(scope, attr, base, k, lim, column)
+            elif attr.kind == "contents":
                 if fixed is None:
                     self.need(base, k, attr.size, lim)
                 self.add(f"if (memcmp(b + {base} + {k}, {_c_string(attr.contents)}, {attr.size}) != 0) "
@@ -368,6 +378,43 @@ class FrameEmitter:
             column = columns.get(attr.id)
             if column is not None:
                 self.store(column, var)
+
+    def counted(self, scope: CScope, attr: Attr, base: str, k: int, lim: str, column: Column | None) -> tuple[str, int]:
+        """repeat: expr over a struct: each item checked by its own decoder (emitted once); the row keeps where
+        the items start and how many there are, and the append walks them again for their columns."""
+        if column is None or attr.valid:
+            raise Unsupported(f"{attr.where}: a counted list without its column, or with a check")
+        item = self.item_function(attr, column.children[0])
+        count, at, i = self.new("count"), self.new("at"), self.new("i")
+        self.add(f"int64_t {count} = {to_c(attr.repeat_expr, scope)};")
+        self.add(f"if ({count} < 0) return {INVALID};")
+        self.add(f"Py_ssize_t {at} = {base} + {k};")
+        self.add(f"r->v[{column.index}] = {at}; r->w[{column.index}] = {count}; r->ok[{column.index}] = 1;")
+        self.add(f"for (int64_t {i} = 0; {i} < {count}; {i}++) {{")
+        self.add(f"    {at} = {item}(b, {at}, {lim}, r);")
+        self.add(f"    if ({at} < 0) return {at};")
+        self.add("}")
+        return at, 0
+
+    def item_function(self, attr: Attr, column: Column) -> str:
+        """The decoder of one item of a counted list at b[at:end): where it ends, or a verdict."""
+        name = f"item_{self.name}_{attr.id}"
+        if column.index in self.items:
+            return self.items[column.index]
+        item_type = _plain_struct(attr.user_type)
+        if any(a.kind == "switch" or a.repeat or a.size_eos for a in item_type.seq):
+            raise Unsupported(f"{item_type.where}: an item with a switch, a list or a size-eos field")
+        lines, depth = self.lines, self.depth
+        self.lines, self.depth = [f"    r->ok[{column.index}] = 1;"], 1
+        end_base, end_k = self.seq(CScope(self, item_type, f"i_{attr.id}__"), "at", 0, "end",
+                                   {c.name: c for c in column.children})
+        body, self.lines, self.depth = self.lines, lines, depth
+        self.functions += [f"static Py_ssize_t {name}(const uint8_t *b, Py_ssize_t at, Py_ssize_t end, {self.row} *r)",
+                           "{", "    int bad = 0;"] + body + [
+                           f"    if (bad) return {UNKNOWN};" if self.may_be_bad else "    (void)bad;",
+                           f"    return {end_base} + {end_k};", "}", ""]
+        self.items[column.index] = name
+        return name
 
     def sized_bytes(self, scope: CScope, attr: Attr, base: str, k: int, lim: str,
                     column: Column | None) -> tuple[str, int]:
@@ -516,7 +563,8 @@ class FrameEmitter:
         base, k = self.seq(scope, "0", 0, "end", self.columns)
         if self.may_be_bad:
             self.unknown = True
-        return [f"/* {self.name} (specs/{self.spec.path.parent.name}/{self.spec.path.name}) at b[0:end), end the",
+        return self.functions + [
+                f"/* {self.name} (specs/{self.spec.path.parent.name}/{self.spec.path.name}) at b[0:end), end the",
                 " * window the Python decoder sees: its size, IP_INVALID or IP_UNKNOWN (see cgen.py). */",
                 f"static Py_ssize_t decode_{self.name}(const uint8_t *b, Py_ssize_t end, int want, {self.row} *r)",
                 "{", "    int bad = 0;", "    (void)want;"] + self.lines + [
@@ -570,11 +618,12 @@ class ProtocolEmitter:
         for emitter in emitters:
             out += emitter.emit()
         out += self.combined(emitters)
-        out += self.append(leaves, message_types)
+        items = {index: name for e in emitters for index, name in e.items.items()}
+        out += self.append(leaves, message_types, items)
         kinds = ", ".join("IP_STR" if c.arrow in ("string", "binary") or c.name in ("path", "protocol", "direction",
                                                                                   "message_type") and c.arrow == "meta"
-                          else "IP_STRUCT" if c.arrow == "struct" else "IP_BOOL" if c.arrow == "bool" else "IP_FIXED"
-                          for c in leaves)
+                          else "IP_STRUCT" if c.arrow == "struct" else "IP_BOOL" if c.arrow == "bool" else
+                          "IP_LIST" if c.arrow == "list" else "IP_FIXED" for c in leaves)
         out += [f"static const int KIND_{self.name}[] = {{{kinds}}};",
                 f"static PyObject *scan_{self.name}(PyObject *self, PyObject *args)", "{",
                 f"    IP_SCAN_BODY({self.row}, decode_{self.name}, append_{self.name}, NCOL_{self.name}, KIND_{self.name})",
@@ -627,7 +676,7 @@ class ProtocolEmitter:
         out += ["    return found;", "}", ""]
         return out
 
-    def append(self, leaves: list[Column], message_types: list[str]) -> list[str]:
+    def append(self, leaves: list[Column], message_types: list[str], items: dict[int, str]) -> list[str]:
         name = self.name
         out = [f"static const char *const MTYPE_{name}[] = {{{', '.join(json.dumps(t) for t in message_types)}}};"]
         enums: dict[str, object] = {}
@@ -638,28 +687,58 @@ class ProtocolEmitter:
             out += [f"static const char *enum_{name}_{enum_name}(int64_t v)", "{", "    switch (v) {"]
             out += [f"    case INT64_C({value}): return {json.dumps(member)};" for value, (member, _) in enum.members.items()]
             out += ["    default: return NULL;", "    }", "}"]
+        inside = set()  # columns filled per list item, not per row
+        for column in leaves:
+            if column.arrow == "list":
+                inside |= {c.index for c in _descendants(column)}
+        for column in leaves:  # each list's items: walked again (they were checked) into the child columns
+            if column.arrow == "list":
+                out += [f"static void append_{name}_{column.name}(ipcol *c, const {self.row} *r, const uint8_t *b, "
+                        "Py_ssize_t size)", "{", f"    {self.row} item;",
+                        f"    Py_ssize_t at = (Py_ssize_t)r->v[{column.index}];",
+                        f"    for (int64_t n = 0; n < r->w[{column.index}]; n++) {{",
+                        "        memset(item.ok, 0, sizeof item.ok);",
+                        f"        at = {items[column.children[0].index]}(b, at, size, &item);"]
+                out += ["    " + line for child in _descendants(column) for line in self.append_column(child, "item.")]
+                out += ["    }", "}", ""]
         out += ["", f"static void append_{name}(ipcol *c, const {self.row} *r, const uint8_t *b, Py_ssize_t pos, "
                     "Py_ssize_t size, const char *path, Py_ssize_t path_len)", "{",
                 "    (void)b;", "    ip_str(&c[0], path, path_len);", "    ip_i64(&c[1], pos, 1);", "    ip_i64(&c[2], size, 1);",
                 f"    ip_str(&c[3], {json.dumps(self.protocol)}, {len(self.protocol)});",
                 "    ip_cstr(&c[4], IP_DIRECTIONS[r->dir]);", f"    ip_cstr(&c[5], MTYPE_{name}[r->kind]);"]
         for column in leaves[len(META):]:
-            i = column.index
-            if column.arrow == "struct":
-                out.append(f"    ip_bit(&c[{i}], r->ok[{i}]);")
-            elif column.enum is not None:
-                out.append(f"    if (r->ok[{i}]) ip_enum(&c[{i}], enum_{name}_{column.enum.class_name}(r->v[{i}]), "
-                           f"r->v[{i}]); else ip_cstr(&c[{i}], NULL);")
-            elif column.sliced:
-                out.append(f"    ip_str(&c[{i}], r->ok[{i}] ? (const char *)b + r->v[{i}] : NULL, r->w[{i}]);")
-            elif column.arrow == "bool":
-                out.append(f"    ip_bool(&c[{i}], r->v[{i}], r->ok[{i}]);")
-            elif column.arrow == "timestamp[ms]":
-                out.append(f"    ip_i64(&c[{i}], r->v[{i}], r->ok[{i}]);")
-            else:
-                out.append(f"    ip_i{_WIDTH[column.arrow] * 8}(&c[{i}], r->v[{i}], r->ok[{i}]);")
+            if column.index not in inside:
+                out += self.append_column(column, "r->")
         out += ["}", ""]
         return out
+
+    def append_column(self, column: Column, row: str) -> list[str]:
+        """The append of one column's value from a row (`r->` or a list item's `item.`)."""
+        i, name = column.index, self.name
+        ok, v, w = f"{row}ok[{i}]", f"{row}v[{i}]", f"{row}w[{i}]"
+        if column.arrow == "list":
+            return [f"    ip_list(&c[{i}], {ok}, {ok} ? {w} : 0);",
+                    f"    if ({ok}) append_{name}_{column.name}(c, r, b, size);"]
+        if column.arrow == "struct":
+            return [f"    ip_bit(&c[{i}], {ok});"]
+        if column.enum is not None:
+            return [f"    if ({ok}) ip_enum(&c[{i}], enum_{name}_{column.enum.class_name}({v}), {v}); "
+                    f"else ip_cstr(&c[{i}], NULL);"]
+        if column.sliced:
+            return [f"    ip_str(&c[{i}], {ok} ? (const char *)b + {v} : NULL, {w});"]
+        if column.arrow == "bool":
+            return [f"    ip_bool(&c[{i}], {v}, {ok});"]
+        if column.arrow == "timestamp[ms]":
+            return [f"    ip_i64(&c[{i}], {v}, {ok});"]
+        return [f"    ip_i{_WIDTH[column.arrow] * 8}(&c[{i}], {v}, {ok});"]
+
+
+def _descendants(column: Column) -> list[Column]:
+    out = []
+    for child in column.children:
+        out.append(child)
+        out += _descendants(child)
+    return out
 
 
 def emit_extension(specs: list[SpecFile], runtime: str, protocols: dict[str, list[str]] | None = None) -> str:

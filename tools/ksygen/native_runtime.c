@@ -7,7 +7,7 @@
 #include <string.h>
 #include <stdio.h>
 
-enum { IP_FIXED = 0, IP_STR = 1, IP_STRUCT = 2, IP_BOOL = 3 };
+enum { IP_FIXED = 0, IP_STR = 1, IP_STRUCT = 2, IP_BOOL = 3, IP_LIST = 4 };
 /* The verdicts of a decode function besides a size (see cgen.py): certainly no frame here, or ask Python. */
 #define IP_INVALID ((Py_ssize_t)-1)
 #define IP_UNKNOWN ((Py_ssize_t)-2)
@@ -15,7 +15,7 @@ enum { IP_FIXED = 0, IP_STR = 1, IP_STRUCT = 2, IP_BOOL = 3 };
 static const char *const IP_DIRECTIONS[] = {NULL, "request", "response"};
 
 typedef struct { uint8_t *p; Py_ssize_t len, cap; } ipbuf;
-typedef struct { ipbuf data, offs, valid; Py_ssize_t n, nulls; int oom; } ipcol;
+typedef struct { ipbuf data, offs, valid; Py_ssize_t n, nulls, items; int oom; } ipcol;
 
 static int ipbuf_reserve(ipbuf *b, Py_ssize_t more)
 {
@@ -76,6 +76,18 @@ static inline void ip_str(ipcol *c, const char *s, Py_ssize_t n)
     end = (int32_t)c->data.len;
     ip_put(c, &c->offs, &end, 4);
     ip_bit(c, s != NULL);
+}
+
+/* A list value of `count` items (appended to the child columns by the caller): its end offset. */
+static inline void ip_list(ipcol *c, int ok, int64_t count)
+{
+    int32_t end;
+    if (c->offs.len == 0) { int32_t zero = 0; ip_put(c, &c->offs, &zero, 4); }
+    c->items += (Py_ssize_t)count;
+    if (c->items > INT32_MAX) { c->oom = 1; return; }
+    end = (int32_t)c->items;
+    ip_put(c, &c->offs, &end, 4);
+    ip_bit(c, ok);
 }
 
 static inline void ip_cstr(ipcol *c, const char *s) { ip_str(c, s, s ? (Py_ssize_t)strlen(s) : 0); }
@@ -177,8 +189,9 @@ static PyObject *ip_bytes(ipbuf *b)
     return PyBytes_FromStringAndSize(b->len ? (const char *)b->p : "", b->len);
 }
 
-/* columns -> a list, one tuple per column: (validity or None, data) for fixed-width values,
- * (validity or None, offsets, data) for strings, (validity or None,) for structs. */
+/* columns -> a list, one tuple per column: (validity or None, data) for fixed-width values and booleans,
+ * (validity or None, offsets, data) for strings and binary, (validity or None, offsets) for lists,
+ * (validity or None,) for structs. */
 static PyObject *ip_columns(ipcol *cols, int ncol, const int *kinds)
 {
     PyObject *list = PyList_New(ncol);
@@ -191,6 +204,10 @@ static PyObject *ip_columns(ipcol *cols, int ncol, const int *kinds)
         if (valid == NULL) { Py_DECREF(list); return NULL; }
         if (kinds[i] == IP_BOOL && c->data.len == 0) { uint8_t zero = 0; ip_put(c, &c->data, &zero, 1); }
         if (kinds[i] == IP_STRUCT) item = Py_BuildValue("(N)", valid);
+        else if (kinds[i] == IP_LIST) {
+            if (c->offs.len == 0) { int32_t zero = 0; ip_put(c, &c->offs, &zero, 4); }
+            item = Py_BuildValue("(NN)", valid, ip_bytes(&c->offs));
+        }
         else if (kinds[i] == IP_STR) {
             if (c->offs.len == 0) { int32_t zero = 0; ip_put(c, &c->offs, &zero, 4); }
             item = Py_BuildValue("(NNN)", valid, ip_bytes(&c->offs), ip_bytes(&c->data));
