@@ -253,7 +253,7 @@ def _batch(protocol: str, rows: int, columns: list):
                 build(field_type.field(i).type, c[1], c[2], length) for i, c in enumerate(children)])
         if kind == "list":  # the items' count is the last offset
             offsets = buffers[1]
-            items = int.from_bytes(offsets[-4:], "little") if length else 0
+            items = int.from_bytes(memoryview(offsets)[-4:], "little") if length else 0
             (_, item_kind, item_children), = children
             return pa.Array.from_buffers(field_type, length, [validity, pa.py_buffer(offsets)], children=[
                 build(field_type.value_type, item_kind, item_children, items)])

@@ -123,7 +123,16 @@ static inline int ip_utf8_ok(const uint8_t *s, Py_ssize_t n)
     Py_ssize_t i = 0;
     while (i < n) {
         uint8_t c = s[i];
-        if (c < 0x80) { i++; continue; }
+        if (c < 0x80) {  /* ASCII, eight bytes at a time where it can */
+            uint64_t word;
+            i++;
+            while (n - i >= 8) {
+                memcpy(&word, s + i, 8);
+                if (word & UINT64_C(0x8080808080808080)) break;
+                i += 8;
+            }
+            continue;
+        }
         if (c >= 0xC2 && c <= 0xDF) {
             if (n - i < 2 || (s[i + 1] & 0xC0) != 0x80) return 0;
             i += 2;
@@ -190,9 +199,49 @@ static int ip_datetime_ms(int64_t y, int64_t mo, int64_t d, int64_t h, int64_t m
     return 1;
 }
 
+/* A column buffer handed to Python without a copy: an object that owns the malloc'd bytes and exposes them
+ * through the buffer protocol (pyarrow.py_buffer keeps it alive as long as any array uses the memory). */
+typedef struct { PyObject_HEAD uint8_t *p; Py_ssize_t len; } ipowned;
+
+static int ipowned_getbuffer(PyObject *self, Py_buffer *view, int flags)
+{
+    static uint8_t empty[1];
+    ipowned *o = (ipowned *)self;
+    return PyBuffer_FillInfo(view, self, o->p ? o->p : empty, o->len, 1, flags);
+}
+
+static void ipowned_dealloc(PyObject *self)
+{
+    free(((ipowned *)self)->p);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyBufferProcs ipowned_as_buffer = {ipowned_getbuffer, NULL};
+
+static PyTypeObject ipowned_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "inlong_proto._native.buffer",
+    .tp_basicsize = sizeof(ipowned),
+    .tp_dealloc = ipowned_dealloc,
+    .tp_as_buffer = &ipowned_as_buffer,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Bytes of one Arrow column buffer, owned here and read through the buffer protocol.",
+};
+
+/* The buffer's bytes as an ipowned (trimmed to their length); the ipbuf gives them up. */
 static PyObject *ip_bytes(ipbuf *b)
 {
-    return PyBytes_FromStringAndSize(b->len ? (const char *)b->p : "", b->len);
+    ipowned *o = PyObject_New(ipowned, &ipowned_type);
+    if (o == NULL) return NULL;
+    o->p = b->p;
+    o->len = b->len;
+    if (b->p != NULL && b->cap > b->len + 4096) {
+        uint8_t *trimmed = realloc(b->p, (size_t)(b->len ? b->len : 1));
+        if (trimmed != NULL) o->p = trimmed;
+    }
+    b->p = NULL;
+    b->len = b->cap = 0;
+    return (PyObject *)o;
 }
 
 /* columns -> a list, one tuple per column: (validity or None, data) for fixed-width values and booleans,
@@ -1273,6 +1322,7 @@ static struct PyModuleDef ip_module = {PyModuleDef_HEAD_INIT, "_native", "Genera
 
 PyMODINIT_FUNC PyInit__native(void)
 {
+    if (PyType_Ready(&ipowned_type) < 0) return NULL;
     PyObject *m = PyModule_Create(&ip_module);
     if (m == NULL) return NULL;
     if (PyModule_AddStringConstant(m, "DESCRIBE", "{\042broadcast\042:{\042columns\042:[[\042total_length\042,\042int32\042,[]],[\042command_id\042,\042string\042,[]],[\042data_request\042,\042struct\042,[[\042last_timestamp\042,\042timestamp[ms]\042,[]],[\042last_data\042,\042int32\042,[]]]],[\042data_response\042,\042struct\042,[[\042status\042,\042string\042,[]],[\042timestamp\042,\042timestamp[ms]\042,[]],[\042data\042,\042int32\042,[]]]]],\042directions\042:[null],\042exact\042:{\042broadcast_frame\042:false},\042layouts\042:[\042broadcast_frame\042],\042protocol\042:\042broadcast\042},\042dataproxy\042:{\042columns\042:[[\042total_len\042,\042int64\042,[]],[\042auth\042,\042bool\042,[]],[\042encrypted\042,\042bool\042,[]],[\042compressed\042,\042bool\042,[]],[\042base_type\042,\042string\042,[]],[\042text_message\042,\042struct\042,[[\042body_len\042,\042int32\042,[]],[\042body\042,\042binary\042,[]],[\042attr_len\042,\042int32\042,[]],[\042attr\042,\042string\042,[]]]],[\042bin_message\042,\042struct\042,[[\042group_num\042,\042int32\042,[]],[\042stream_num\042,\042int32\042,[]],[\042ext_field\042,\042struct\042,[[\042reserved\042,\042int16\042,[]],[\042separated_by_lf\042,\042bool\042,[]],[\042index_message\042,\042bool\042,[]],[\042file_check\042,\042bool\042,[]],[\042ids_as_strings\042,\042bool\042,[]],[\042trace\042,\042bool\042,[]],[\042per_record_attributes\042,\042bool\042,[]]]],[\042data_time\042,\042int64\042,[]],[\042msg_cnt\042,\042int32\042,[]],[\042unique_id\042,\042int64\042,[]],[\042body_len\042,\042int32\042,[]],[\042body\042,\042binary\042,[]],[\042attr_len\042,\042int16\042,[]],[\042attr\042,\042string\042,[]],[\042trailing\042,\042binary\042,[]]]],[\042bin_heartbeat\042,\042struct\042,[[\042data_time\042,\042int64\042,[]],[\042version\042,\042int16\042,[]],[\042body_len\042,\042int32\042,[]],[\042body\042,\042binary\042,[]],[\042attr_len\042,\042int16\042,[]],[\042attr\042,\042string\042,[]],[\042trailing\042,\042binary\042,[]]]],[\042legacy_heartbeat_reply\042,\042struct\042,[]],[\042bin_response\042,\042struct\042,[[\042unique_id\042,\042int64\042,[]],[\042attr_len\042,\042int16\042,[]],[\042attr\042,\042string\042,[]],[\042trailing\042,\042binary\042,[]]]]],\042directions\042:[\042request\042,\042response\042],\042exact\042:{\042dataproxy_request\042:true,\042dataproxy_response\042:true},\042layouts\042:[\042dataproxy_request\042,\042dataproxy_response\042],\042protocol\042:\042dataproxy\042},\042eventmesh\042:{\042columns\042:[[\042package_length\042,\042int32\042,[]],[\042package\042,\042struct\042,[[\042header_length\042,\042int32\042,[]],[\042header\042,\042string\042,[]],[\042body\042,\042binary\042,[]]]]],\042directions\042:[null],\042exact\042:{\042tcp_frame\042:true},\042layouts\042:[\042tcp_frame\042],\042protocol\042:\042eventmesh\042},\042eventmesh-legacy\042:{\042columns\042:[[\042package_length\042,\042int32\042,[]],[\042package\042,\042struct\042,[[\042header_length\042,\042int32\042,[]],[\042header\042,\042string\042,[]],[\042body\042,\042binary\042,[]]]]],\042directions\042:[null],\042exact\042:{\042tcp_frame_legacy\042:true},\042layouts\042:[\042tcp_frame_legacy\042],\042protocol\042:\042eventmesh-legacy\042},\042tubemq\042:{\042columns\042:[[\042serial_no\042,\042int32\042,[]],[\042list_size\042,\042int32\042,[]],[\042blocks\042,\042list\042,[[\042item\042,\042struct\042,[[\042block_len\042,\042int32\042,[]],[\042data\042,\042binary\042,[]]]]]]],\042directions\042:[null],\042exact\042:{\042tubemq_frame\042:true},\042layouts\042:[\042tubemq_frame\042],\042protocol\042:\042tubemq\042}}") < 0) {

@@ -773,6 +773,7 @@ def emit_extension(specs: list[SpecFile], runtime: str, protocols: dict[str, lis
               "static struct PyModuleDef ip_module = {PyModuleDef_HEAD_INIT, \"_native\", "
               "\"Generated columnar frame scanners (tools/ksygen/cgen.py).\", -1, ip_methods, NULL, NULL, NULL, NULL};", "",
               "PyMODINIT_FUNC PyInit__native(void)", "{",
+              "    if (PyType_Ready(&ipowned_type) < 0) return NULL;",
               "    PyObject *m = PyModule_Create(&ip_module);",
               "    if (m == NULL) return NULL;",
               f"    if (PyModule_AddStringConstant(m, \"DESCRIBE\", {_c_string(describe.encode())}) < 0) {{",

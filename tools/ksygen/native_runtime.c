@@ -117,7 +117,16 @@ static inline int ip_utf8_ok(const uint8_t *s, Py_ssize_t n)
     Py_ssize_t i = 0;
     while (i < n) {
         uint8_t c = s[i];
-        if (c < 0x80) { i++; continue; }
+        if (c < 0x80) {  /* ASCII, eight bytes at a time where it can */
+            uint64_t word;
+            i++;
+            while (n - i >= 8) {
+                memcpy(&word, s + i, 8);
+                if (word & UINT64_C(0x8080808080808080)) break;
+                i += 8;
+            }
+            continue;
+        }
         if (c >= 0xC2 && c <= 0xDF) {
             if (n - i < 2 || (s[i + 1] & 0xC0) != 0x80) return 0;
             i += 2;
@@ -184,9 +193,49 @@ static int ip_datetime_ms(int64_t y, int64_t mo, int64_t d, int64_t h, int64_t m
     return 1;
 }
 
+/* A column buffer handed to Python without a copy: an object that owns the malloc'd bytes and exposes them
+ * through the buffer protocol (pyarrow.py_buffer keeps it alive as long as any array uses the memory). */
+typedef struct { PyObject_HEAD uint8_t *p; Py_ssize_t len; } ipowned;
+
+static int ipowned_getbuffer(PyObject *self, Py_buffer *view, int flags)
+{
+    static uint8_t empty[1];
+    ipowned *o = (ipowned *)self;
+    return PyBuffer_FillInfo(view, self, o->p ? o->p : empty, o->len, 1, flags);
+}
+
+static void ipowned_dealloc(PyObject *self)
+{
+    free(((ipowned *)self)->p);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyBufferProcs ipowned_as_buffer = {ipowned_getbuffer, NULL};
+
+static PyTypeObject ipowned_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "inlong_proto._native.buffer",
+    .tp_basicsize = sizeof(ipowned),
+    .tp_dealloc = ipowned_dealloc,
+    .tp_as_buffer = &ipowned_as_buffer,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Bytes of one Arrow column buffer, owned here and read through the buffer protocol.",
+};
+
+/* The buffer's bytes as an ipowned (trimmed to their length); the ipbuf gives them up. */
 static PyObject *ip_bytes(ipbuf *b)
 {
-    return PyBytes_FromStringAndSize(b->len ? (const char *)b->p : "", b->len);
+    ipowned *o = PyObject_New(ipowned, &ipowned_type);
+    if (o == NULL) return NULL;
+    o->p = b->p;
+    o->len = b->len;
+    if (b->p != NULL && b->cap > b->len + 4096) {
+        uint8_t *trimmed = realloc(b->p, (size_t)(b->len ? b->len : 1));
+        if (trimmed != NULL) o->p = trimmed;
+    }
+    b->p = NULL;
+    b->len = b->cap = 0;
+    return (PyObject *)o;
 }
 
 /* columns -> a list, one tuple per column: (validity or None, data) for fixed-width values and booleans,
