@@ -448,3 +448,38 @@ def test_utf8_check_is_pythons():
         except UnicodeDecodeError:
             expected = native.NO_FRAME
         assert verdict(frame, 0, len(frame), 65536) == expected, attr.hex()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mmap and mprotect through ctypes (Linux)")
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_no_read_past_the_input(protocol):
+    """Each input ends right before a page the process may not read: a compiled read past its end, whatever
+    its length fields claim, would crash the test. The verdict runs at every position, the scan over all."""
+    import ctypes
+    import mmap as mmap_module
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype, libc.mmap.argtypes = ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                                                               ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    page, size = mmap_module.PAGESIZE, 64 * mmap_module.PAGESIZE
+    base = libc.mmap(None, size + page, mmap_module.PROT_READ | mmap_module.PROT_WRITE,
+                     mmap_module.MAP_PRIVATE | mmap_module.MAP_ANONYMOUS, -1, 0)
+    assert base not in (None, ctypes.c_void_p(-1).value)
+    try:
+        assert libc.mprotect(base + size, page, 0) == 0  # PROT_NONE
+        verdict = native.frame_verdict(protocol)
+        scan = getattr(native._extension()[0], f"scan_{native._c_name(protocol)}")
+        limit = protocols.get(protocol).max_frame_size
+        for data in _inputs(protocol)[:3000]:
+            data = data[:size]
+            start = base + size - len(data)
+            ctypes.memmove(start, data, len(data))
+            view = memoryview((ctypes.c_char * len(data)).from_address(start)).cast("B")
+            for pos in range(len(data) + 1):
+                verdict(view, pos, len(data), limit)
+            scan(view, 0, limit, 0, 1000, "guard")
+            view.release()
+    finally:
+        libc.munmap(base, size + page)
