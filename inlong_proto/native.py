@@ -85,8 +85,8 @@ def scanner(protocol: str, direction: str | None = None):
 
 
 def exact(protocol: str) -> bool:
-    """Whether the compiled verdicts of `protocol` are final: its layouts never answer "ask Python" and
-    no payload layer can still reject a frame they accept."""
+    """Whether the compiled verdicts of `protocol` are final (DESCRIBE "exact" for every layout): they
+    never answer "ask Python", and no payload layer can still reject a frame they accept."""
     proto = protocols.get(protocol)
     described = _compiled(proto)
     return described is not None and all(described["exact"].values()) and proto.name not in protocols.EXTENSIONS

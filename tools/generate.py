@@ -62,13 +62,21 @@ def own_codecs(specs: Path, out: Path) -> list[str]:
     return list(by_protocol)
 
 
+def payload_layers() -> list[str]:
+    """The protocols whose frames a runtime layer reads further (inlong_proto.protocols.EXTENSIONS): the
+    compiled backend's answers for them are not final."""
+    from inlong_proto.protocols import EXTENSIONS
+
+    return sorted(EXTENSIONS)
+
+
 def native(specs: list, out: Path) -> Path:
     """The C source of the optional compiled backend (tools/ksygen/cgen.py): columnar scanners of the frame
     specs it supports, built into inlong_proto._native by setup.py when a C compiler is present."""
     target = out / "native" / "inlong_native.c"
     target.parent.mkdir(parents=True, exist_ok=True)
     runtime = (ROOT / "tools" / "ksygen" / "native_runtime.c").read_text()
-    target.write_text(cgen.emit_extension(specs, runtime))
+    target.write_text(cgen.emit_extension(specs, runtime, payload_layers()))
     return target
 
 

@@ -16,7 +16,8 @@ window the pure decoder sees ([pos, min(end, pos + limit + 1)), frames._decode_w
   the bytes), a date that Python's datetime() would refuse, a division whose divisor may be zero.
 
 A spec is "exact" (DESCRIBE) when its function never answers IP_UNKNOWN and its protocol has no payload
-layer (protocols.EXTENSIONS) that could still reject a frame the spec accepts. The scan only ever accepts:
+layer (protocols.EXTENSIONS, passed in as payload_layers) that could still reject a frame the spec accepts:
+then every answer is final. Without a payload layer IP_INVALID is final for every spec. The scan only ever accepts:
 at the first position without a size it stops, and the runtime hands that stretch to the pure-Python
 scanner, so error rows come from one implementation by construction.
 
@@ -255,7 +256,7 @@ class FrameEmitter:
         self.depth = 1
         self.temp = 0
         self.may_be_bad = False  # a division by a value that may be zero
-        self.unknown = False  # some input makes it answer IP_UNKNOWN
+        self.unknown: list[str] = []  # why some input makes it answer IP_UNKNOWN
         self.functions: list[str] = []  # item decoders of counted lists, emitted before the decode function
         self.items: dict[int, str] = {}  # list column index -> its item decoder
 
@@ -464,7 +465,7 @@ class FrameEmitter:
                 parts = ", ".join(child.resolve((part,)) for part in _DATETIME_PARTS)
                 ms = f"{scope.var(attr.id)}__ms"
                 self.add(f"int64_t {ms};")
-                self.unknown = True
+                self.unknown.append(f"{attr.where}: a date Python's datetime() would refuse")
                 self.add(f"if (!ip_datetime_ms({parts}, &{ms})) return {UNKNOWN};  /* Python's datetime() raises */")
                 if column is not None:
                     self.store(column, ms)
@@ -543,7 +544,7 @@ class FrameEmitter:
         if self.exhaustive(scope, attr):
             self.add(f"}} else return {INVALID};  /* unreachable: the value was checked above */")
         else:
-            self.unknown = True
+            self.unknown.append(f"{attr.where}: a switch value no case names")
             self.add(f"}} else return {UNKNOWN};  /* a case the spec does not name: the Python codec keeps the bytes */")
         return stop, 0
 
@@ -562,7 +563,7 @@ class FrameEmitter:
                      f"r->dir = {_DIRECTION_CODE[self.direction]};")
         base, k = self.seq(scope, "0", 0, "end", self.columns)
         if self.may_be_bad:
-            self.unknown = True
+            self.unknown.append(f"{root.where}: a divisor that may be zero")
         return self.functions + [
                 f"/* {self.name} (specs/{self.spec.path.parent.name}/{self.spec.path.name}) at b[0:end), end the",
                 " * window the Python decoder sees: its size, IP_INVALID or IP_UNKNOWN (see cgen.py). */",
@@ -579,8 +580,8 @@ class FrameEmitter:
 class ProtocolEmitter:
     """The scanner of one protocol: its layouts' decode functions over one row, tried in registry order."""
 
-    def __init__(self, protocol: str, specs: list[SpecFile]):
-        self.protocol, self.specs = protocol, specs
+    def __init__(self, protocol: str, specs: list[SpecFile], payload_layer: bool = False):
+        self.protocol, self.specs, self.payload_layer = protocol, specs, payload_layer
         self.name = protocol.replace("-", "_")
         self.row = f"row_{self.name}"
 
@@ -645,7 +646,10 @@ class ProtocolEmitter:
                            f'buffer, pos, end, limit, want) -> size, -1 (no frame) or -2 (ask Python)"}},')
         described = {"protocol": self.protocol, "layouts": [e.name for e in emitters],
                      "directions": [e.direction for e in emitters], "columns": [c.describe() for c in columns],
-                     "exact": {e.name: not e.unknown for e in emitters}}
+                     "exact": {e.name: not e.unknown and not self.payload_layer for e in emitters},
+                     "payload_layer": self.payload_layer}
+        self.not_final = [f"{self.protocol}: a payload layer may refuse a frame"] if self.payload_layer else []
+        self.not_final += [f"{self.protocol}: {reason}" for e in emitters for reason in dict.fromkeys(e.unknown)]
         return out, methods, described
 
     def combined(self, emitters: list[FrameEmitter]) -> list[str]:
@@ -741,20 +745,22 @@ def _descendants(column: Column) -> list[Column]:
     return out
 
 
-def emit_extension(specs: list[SpecFile], runtime: str, protocols: dict[str, list[str]] | None = None) -> str:
+def emit_extension(specs: list[SpecFile], runtime: str, payload_layers=(),
+                   protocols: dict[str, list[str]] | None = None) -> str:
     """The C source of the extension: the shared runtime (buffers, readers) and a scanner per protocol the
     emitter supports, trying its frame layouts in `protocols` order (name -> spec modules; by default the
     registry's: by direction, None first); the others are listed with the reason, so `make generate` stays
-    deterministic."""
+    deterministic. payload_layers: the protocols whose frames a runtime layer reads further (and may refuse),
+    protocols.EXTENSIONS; their answers are not final (DESCRIBE "exact")."""
     frames = {spec.module: spec for spec in specs if spec.root.options.get("frame")}
     if protocols is None:  # the registry's order (tools/generate.py: by direction, None first)
         protocols = {}
         for module in sorted(frames, key=lambda m: (frames[m].root.options.get("direction") or "", m)):
             protocols.setdefault(frames[module].root.options["protocol"], []).append(module)
-    parts, methods, described, skipped = [], [], {}, []
+    parts, methods, described, skipped, not_final = [], [], {}, [], []
     for protocol in sorted(protocols):
         layouts = [frames[module] for module in protocols[protocol]]
-        emitter = ProtocolEmitter(protocol, layouts)
+        emitter = ProtocolEmitter(protocol, layouts, protocol in payload_layers)
         try:
             lines, its_methods, description = emitter.emit()
         except Unsupported as exc:
@@ -763,11 +769,13 @@ def emit_extension(specs: list[SpecFile], runtime: str, protocols: dict[str, lis
         parts += lines
         methods += its_methods
         described[protocol] = description
+        not_final += [f" * {line}" for line in emitter.not_final]
     header = ["/* Generated by tools/ksygen/cgen.py from specs/. Do not edit.",
               " *",
               " * Columnar scanners and frame verdicts of whole valid frames (see cgen.py), one per protocol.",
-              " * Protocols without one (pure Python only), and why:"] + \
-        (skipped or [" * (none)"]) + [" */", runtime]
+              " * Protocols without one (pure Python only), and why:"] + (skipped or [" * (none)"]) + \
+        [" *", " * Where a verdict is not final (IP_UNKNOWN, or a size the payload layer must still accept):"] + \
+        (not_final or [" * (none)"]) + [" */", runtime]
     describe = json.dumps(described, sort_keys=True, separators=(",", ":"))
     footer = ["static PyMethodDef ip_methods[] = {"] + methods + ["    {NULL, NULL, 0, NULL}", "};", "",
               "static struct PyModuleDef ip_module = {PyModuleDef_HEAD_INIT, \"_native\", "
