@@ -43,7 +43,7 @@ test: setup
 
 # The tests whose code paths depend on the backend, run again on the pure-Python one (INLONG_PROTO_BACKEND);
 # tests/test_native_backend.py compares the two backends within one run.
-PURE_TESTS := tests/test_spark.py tests/test_spark_source.py tests/test_spark_s3.py tests/test_recovery.py \
+PURE_TESTS := tests/test_native_spark.py tests/test_spark.py tests/test_spark_source.py tests/test_spark_s3.py tests/test_recovery.py \
 	tests/test_spark_capture.py tests/broadcast tests/dataproxy tests/tubemq tests/eventmesh tests/test_readme.py
 test-pure: setup
 	INLONG_PROTO_BACKEND=python $(PY) -m pytest $(PURE_TESTS)

@@ -81,8 +81,9 @@ def main() -> int:
         print(json.dumps(measure(json.loads(args.measure), args.repeat)))
         return 0
 
-    import inlong_proto
     from bench_spark import build_dump
+
+    from inlong_proto import native
 
     folder = Path(tempfile.mkdtemp(prefix="inlong-bench-native-spark-"))
     files = {}
@@ -91,7 +92,7 @@ def main() -> int:
             path, frames = build_dump(folder, name, direction, args.size << 20)
             files[name] = (str(path), frames, direction)
     print(f"Spark local[1], dumps of {args.size} MiB (the vectors' valid frames repeated), best of {args.repeat}; "
-          f"compiled backend built: {inlong_proto.native._extension()[0] is not None}", flush=True)
+          f"compiled backend built: {native._extension()[0] is not None}", flush=True)
     results = {}
     for backend in ("native", "python"):
         env = {**os.environ, "INLONG_PROTO_BACKEND": backend}
