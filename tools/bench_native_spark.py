@@ -6,6 +6,9 @@ read on one core, each reader summing the `length` column so that every row is p
 * floor: the file through Spark's own binaryFile source with its length summed, nothing parsed;
 * format("inlong") and read_dumps, once with INLONG_PROTO_BACKEND=native and once with =python.
 
+Then the cost of one sync point (a split boundary: spark_source._Walker.sync) on each dump, every 4 MiB,
+with each backend: DataProxy's has no magic to search for.
+
 Each backend runs in its own process (its Spark workers inherit the variable when the session starts), best
 of --repeat after one warm-up. Printed: MB/s, frames/s, the time as a multiple of the floor, and the speed-up
 of the compiled backend over the pure one.
@@ -70,6 +73,29 @@ def measure(files: dict, repeat: int) -> dict:
     return out
 
 
+def sync_points(files: dict) -> None:
+    """Median and worst time of one split boundary's sync point, per protocol and backend (in process:
+    backend() reads INLONG_PROTO_BACKEND at each call)."""
+    from inlong_proto.sources import FileSource
+    from inlong_proto.spark_source import _Walker
+
+    print(f"{'protocol':10} {'sync point':10} {'backend':8} {'median ms':>10} {'worst ms':>9}")
+    for name, (path, _, direction) in files.items():
+        for backend in ("native", "python"):
+            os.environ["INLONG_PROTO_BACKEND"] = backend
+            with FileSource(path) as src, memoryview(src.buffer) as view:
+                walker = _Walker(src, name, direction, view)
+                times = []
+                for start in range(1 << 20, src.size - (4 << 20), 4 << 20):
+                    started = time.perf_counter()
+                    walker.sync(start, start + (4 << 20))
+                    times.append(time.perf_counter() - started)
+                del walker
+            times.sort()
+            print(f"{name:10} {'':10} {backend:8} {times[len(times) // 2] * 1e3:10.1f} {times[-1] * 1e3:9.1f}")
+    os.environ.pop("INLONG_PROTO_BACKEND")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=48, help="MiB per dump (binaryFile holds it in one row)")
@@ -113,6 +139,7 @@ def main() -> int:
                 seconds = results[backend][name][reader]
                 print(f"{name:10} {reader:15} {backend:8} {size / seconds / 1e6:8.1f} {frames / seconds:11,.0f} "
                       f"{seconds / floor:8.2f} {pure / seconds:7.2f}")
+    sync_points(files)
     return 0
 
 
