@@ -34,11 +34,15 @@ def compiled(module):
     return getattr(extension, f"encode_{spec}")
 
 
+_backend = None  # inlong_proto.native.backend, imported on first use (native imports frames, which imports us)
+
+
 def encode(module, message) -> bytes:
     """``module.encode(message)``: the same bytes or the same error, through C where it applies."""
-    from .native import backend
-
-    if backend() == "native":
+    global _backend
+    if _backend is None:
+        from .native import backend as _backend
+    if _backend() == "native":
         function = compiled(module)
         if function is not None:
             data = function(message)
