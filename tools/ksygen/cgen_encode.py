@@ -292,8 +292,10 @@ class TypeEncoder:
         """emit.py's checks_all: the checks of every field of an inlined type, recursively."""
         for attr in scope.type_spec.seq:
             var = scope.var(attr.id)
-            if attr.kind == "contents":
+            if attr.kind == "contents" or attr.repeat:  # a list's items are checked by their own type
                 continue
+            if attr.kind == "user" and attr.user_type.python_type == "struct" and attr.valid:
+                raise Unsupported(f"{attr.where}: valid on a struct field")
             if attr.kind == "user" and attr.user_type.python_type != "struct":
                 self.checks_all(scope.child(attr))
                 self.checks(scope, attr, scope.child(attr))
