@@ -181,22 +181,37 @@ static inline int ip_raw(PyObject *o, const char **p, Py_ssize_t *n)
     return 0;
 }
 
-/* str.encode('UTF-8') of an exact str; 0 when it cannot be encoded (lone surrogates). */
-static inline int ip_utf8(PyObject *o, const char **p, Py_ssize_t *n)
+/* Writes bytes or a bytearray as it is; *n: how many bytes. */
+static inline int ipw_raw(ipw *w, PyObject *o, Py_ssize_t *n)
 {
-    if (!PyUnicode_CheckExact(o)) return 0;
-    *p = PyUnicode_AsUTF8AndSize(o, n);
-    if (*p == NULL) { PyErr_Clear(); return 0; }
-    return 1;
+    const char *p;
+    return ip_raw(o, &p, n) && ipw_bytes(w, p, *n);
 }
 
-/* str.encode('ASCII') of an exact str; 0 when it holds anything else. */
-static inline int ip_ascii(PyObject *o, const char **p, Py_ssize_t *n)
+/* Writes str.encode('UTF-8') of an exact str; 0 when it cannot be encoded (lone surrogates). An ASCII
+ * string is its own UTF-8; any other is encoded into a temporary bytes object (so that the str keeps no
+ * cached UTF-8 copy, as str.encode keeps none). */
+static inline int ipw_utf8(ipw *w, PyObject *o, Py_ssize_t *n)
+{
+    if (!PyUnicode_CheckExact(o)) return 0;
+    if (PyUnicode_IS_ASCII(o)) {
+        *n = PyUnicode_GET_LENGTH(o);
+        return ipw_bytes(w, PyUnicode_DATA(o), *n);
+    }
+    PyObject *encoded = PyUnicode_AsUTF8String(o);
+    if (encoded == NULL) { PyErr_Clear(); return 0; }
+    *n = PyBytes_GET_SIZE(encoded);
+    int ok = ipw_bytes(w, PyBytes_AS_STRING(encoded), *n);
+    Py_DECREF(encoded);
+    return ok;
+}
+
+/* Writes str.encode('ASCII') of an exact str; 0 when it holds anything else. */
+static inline int ipw_ascii(ipw *w, PyObject *o, Py_ssize_t *n)
 {
     if (!PyUnicode_CheckExact(o) || !PyUnicode_IS_ASCII(o)) return 0;
-    *p = (const char *)PyUnicode_DATA(o);
     *n = PyUnicode_GET_LENGTH(o);
-    return 1;
+    return ipw_bytes(w, PyUnicode_DATA(o), *n);
 }
 
 /* A naive datetime with millisecond precision (exactly datetime.datetime): its parts. */
@@ -590,15 +605,13 @@ static int enc_dataproxy_dataproxy_common__dataproxy_common__text_message(ipw *w
     int64_t f_attr_len = 0;
     Py_ssize_t f_body_len__at = ipw_hole(w, 4);
     if (f_body_len__at < 0) return 0;
-    const char *f_body__p; Py_ssize_t f_body__n;
-    if (!ip_raw(o_body, &f_body__p, &f_body__n)) return 0;
-    if (!ipw_bytes(w, f_body__p, f_body__n)) return 0;
+    Py_ssize_t f_body__n;
+    if (!ipw_raw(w, o_body, &f_body__n)) return 0;
     Py_ssize_t f_body__len = f_body__n;
     Py_ssize_t f_attr_len__at = ipw_hole(w, 4);
     if (f_attr_len__at < 0) return 0;
-    const char *f_attr__p; Py_ssize_t f_attr__n;
-    if (!ip_utf8(o_attr, &f_attr__p, &f_attr__n)) return 0;
-    if (!ipw_bytes(w, f_attr__p, f_attr__n)) return 0;
+    Py_ssize_t f_attr__n;
+    if (!ipw_utf8(w, o_attr, &f_attr__n)) return 0;
     Py_ssize_t f_attr__len = f_attr__n;
     f_body_len = (int64_t)f_body__len;
     if (!ip_given_ok(o_body_len, f_body_len)) return 0;
@@ -690,20 +703,17 @@ static int enc_dataproxy_dataproxy_request__dataproxy_request__bin_message(ipw *
     if (!ipw_int(w, f_unique_id, 4, 0)) return 0;
     Py_ssize_t f_body_len__at = ipw_hole(w, 4);
     if (f_body_len__at < 0) return 0;
-    const char *f_body__p; Py_ssize_t f_body__n;
-    if (!ip_raw(o_body, &f_body__p, &f_body__n)) return 0;
-    if (!ipw_bytes(w, f_body__p, f_body__n)) return 0;
+    Py_ssize_t f_body__n;
+    if (!ipw_raw(w, o_body, &f_body__n)) return 0;
     Py_ssize_t f_body__len = f_body__n;
     Py_ssize_t f_attr_len__at = ipw_hole(w, 2);
     if (f_attr_len__at < 0) return 0;
-    const char *f_attr__p; Py_ssize_t f_attr__n;
-    if (!ip_utf8(o_attr, &f_attr__p, &f_attr__n)) return 0;
-    if (!ipw_bytes(w, f_attr__p, f_attr__n)) return 0;
+    Py_ssize_t f_attr__n;
+    if (!ipw_utf8(w, o_attr, &f_attr__n)) return 0;
     Py_ssize_t f_attr__len = f_attr__n;
     if (!ipw_bytes(w, "\356\001", 2)) return 0;
-    const char *f_trailing__p; Py_ssize_t f_trailing__n;
-    if (!ip_raw(o_trailing, &f_trailing__p, &f_trailing__n)) return 0;
-    if (!ipw_bytes(w, f_trailing__p, f_trailing__n)) return 0;
+    Py_ssize_t f_trailing__n;
+    if (!ipw_raw(w, o_trailing, &f_trailing__n)) return 0;
     f_body_len = (int64_t)f_body__len;
     if (!ip_given_ok(o_body_len, f_body_len)) return 0;
     f_attr_len = (int64_t)f_attr__len;
@@ -746,20 +756,17 @@ static int enc_dataproxy_dataproxy_common__dataproxy_common__bin_heartbeat(ipw *
     if (!ipw_int(w, f_version, 1, 0)) return 0;
     Py_ssize_t f_body_len__at = ipw_hole(w, 4);
     if (f_body_len__at < 0) return 0;
-    const char *f_body__p; Py_ssize_t f_body__n;
-    if (!ip_raw(o_body, &f_body__p, &f_body__n)) return 0;
-    if (!ipw_bytes(w, f_body__p, f_body__n)) return 0;
+    Py_ssize_t f_body__n;
+    if (!ipw_raw(w, o_body, &f_body__n)) return 0;
     Py_ssize_t f_body__len = f_body__n;
     Py_ssize_t f_attr_len__at = ipw_hole(w, 2);
     if (f_attr_len__at < 0) return 0;
-    const char *f_attr__p; Py_ssize_t f_attr__n;
-    if (!ip_utf8(o_attr, &f_attr__p, &f_attr__n)) return 0;
-    if (!ipw_bytes(w, f_attr__p, f_attr__n)) return 0;
+    Py_ssize_t f_attr__n;
+    if (!ipw_utf8(w, o_attr, &f_attr__n)) return 0;
     Py_ssize_t f_attr__len = f_attr__n;
     if (!ipw_bytes(w, "\356\001", 2)) return 0;
-    const char *f_trailing__p; Py_ssize_t f_trailing__n;
-    if (!ip_raw(o_trailing, &f_trailing__p, &f_trailing__n)) return 0;
-    if (!ipw_bytes(w, f_trailing__p, f_trailing__n)) return 0;
+    Py_ssize_t f_trailing__n;
+    if (!ipw_raw(w, o_trailing, &f_trailing__n)) return 0;
     f_body_len = (int64_t)f_body__len;
     if (!ip_given_ok(o_body_len, f_body_len)) return 0;
     f_attr_len = (int64_t)f_attr__len;
@@ -815,9 +822,8 @@ static int enc_dataproxy_dataproxy_request__dataproxy_request(ipw *w, PyObject *
         if (!(f_base_type == INT64_C(8))) return 0;
         if (!enc_dataproxy_dataproxy_common__dataproxy_common__bin_heartbeat(w, o_body)) return 0;
     } else if (PyBytes_CheckExact(o_body) || PyByteArray_CheckExact(o_body)) {
-        const char *f_body__p; Py_ssize_t f_body__n;
-        if (f_base_type == INT64_C(1) || f_base_type == INT64_C(2) || f_base_type == INT64_C(3) || f_base_type == INT64_C(4) || f_base_type == INT64_C(5) || f_base_type == INT64_C(6) || f_base_type == INT64_C(7) || f_base_type == INT64_C(8) || !ip_raw(o_body, &f_body__p, &f_body__n)) return 0;
-        if (!ipw_bytes(w, f_body__p, f_body__n)) return 0;
+        Py_ssize_t f_body__n;
+        if (f_base_type == INT64_C(1) || f_base_type == INT64_C(2) || f_base_type == INT64_C(3) || f_base_type == INT64_C(4) || f_base_type == INT64_C(5) || f_base_type == INT64_C(6) || f_base_type == INT64_C(7) || f_base_type == INT64_C(8) || !ipw_raw(w, o_body, &f_body__n)) return 0;
     } else return 0;
     Py_ssize_t f_body__len = w->len - f_body__start;
     f_total_len = ((int64_t)f_body__len + 1);
@@ -864,14 +870,12 @@ static int enc_dataproxy_dataproxy_response__dataproxy_response__bin_response(ip
     if (!ipw_int(w, f_unique_id, 4, 0)) return 0;
     Py_ssize_t f_attr_len__at = ipw_hole(w, 2);
     if (f_attr_len__at < 0) return 0;
-    const char *f_attr__p; Py_ssize_t f_attr__n;
-    if (!ip_utf8(o_attr, &f_attr__p, &f_attr__n)) return 0;
-    if (!ipw_bytes(w, f_attr__p, f_attr__n)) return 0;
+    Py_ssize_t f_attr__n;
+    if (!ipw_utf8(w, o_attr, &f_attr__n)) return 0;
     Py_ssize_t f_attr__len = f_attr__n;
     if (!ipw_bytes(w, "\356\001", 2)) return 0;
-    const char *f_trailing__p; Py_ssize_t f_trailing__n;
-    if (!ip_raw(o_trailing, &f_trailing__p, &f_trailing__n)) return 0;
-    if (!ipw_bytes(w, f_trailing__p, f_trailing__n)) return 0;
+    Py_ssize_t f_trailing__n;
+    if (!ipw_raw(w, o_trailing, &f_trailing__n)) return 0;
     f_attr_len = (int64_t)f_attr__len;
     if (!ip_given_ok(o_attr_len, f_attr_len)) return 0;
     if (f_unique_id < INT64_C(0) || f_unique_id > INT64_C(4294967295)) return 0;
@@ -924,9 +928,8 @@ static int enc_dataproxy_dataproxy_response__dataproxy_response(ipw *w, PyObject
         if (!(f_base_type == INT64_C(8))) return 0;
         if (!enc_dataproxy_dataproxy_common__dataproxy_common__bin_heartbeat(w, o_body)) return 0;
     } else if (PyBytes_CheckExact(o_body) || PyByteArray_CheckExact(o_body)) {
-        const char *f_body__p; Py_ssize_t f_body__n;
-        if (f_base_type == INT64_C(1) || f_base_type == INT64_C(2) || f_base_type == INT64_C(3) || f_base_type == INT64_C(4) || f_base_type == INT64_C(5) || f_base_type == INT64_C(6) || f_base_type == INT64_C(7) || f_base_type == INT64_C(8) || !ip_raw(o_body, &f_body__p, &f_body__n)) return 0;
-        if (!ipw_bytes(w, f_body__p, f_body__n)) return 0;
+        Py_ssize_t f_body__n;
+        if (f_base_type == INT64_C(1) || f_base_type == INT64_C(2) || f_base_type == INT64_C(3) || f_base_type == INT64_C(4) || f_base_type == INT64_C(5) || f_base_type == INT64_C(6) || f_base_type == INT64_C(7) || f_base_type == INT64_C(8) || !ipw_raw(w, o_body, &f_body__n)) return 0;
     } else return 0;
     Py_ssize_t f_body__len = w->len - f_body__start;
     f_total_len = ((int64_t)f_body__len + 1);
@@ -959,13 +962,11 @@ static int enc_eventmesh_tcp_frame__tcp_frame__package(ipw *w, PyObject *obj)
     int64_t f_header_length = 0;
     Py_ssize_t f_header_length__at = ipw_hole(w, 4);
     if (f_header_length__at < 0) return 0;
-    const char *f_header__p; Py_ssize_t f_header__n;
-    if (!ip_utf8(o_header, &f_header__p, &f_header__n)) return 0;
-    if (!ipw_bytes(w, f_header__p, f_header__n)) return 0;
+    Py_ssize_t f_header__n;
+    if (!ipw_utf8(w, o_header, &f_header__n)) return 0;
     Py_ssize_t f_header__len = f_header__n;
-    const char *f_body__p; Py_ssize_t f_body__n;
-    if (!ip_raw(o_body, &f_body__p, &f_body__n)) return 0;
-    if (!ipw_bytes(w, f_body__p, f_body__n)) return 0;
+    Py_ssize_t f_body__n;
+    if (!ipw_raw(w, o_body, &f_body__n)) return 0;
     f_header_length = (int64_t)f_header__len;
     if (!ip_given_ok(o_header_length, f_header_length)) return 0;
     if (f_header_length < INT64_C(1)) return 0;
@@ -1052,9 +1053,8 @@ static int enc_tubemq_tubemq_frame__tubemq_frame__block(ipw *w, PyObject *obj)
     int64_t f_block_len = 0;
     Py_ssize_t f_block_len__at = ipw_hole(w, 4);
     if (f_block_len__at < 0) return 0;
-    const char *f_data__p; Py_ssize_t f_data__n;
-    if (!ip_raw(o_data, &f_data__p, &f_data__n)) return 0;
-    if (!ipw_bytes(w, f_data__p, f_data__n)) return 0;
+    Py_ssize_t f_data__n;
+    if (!ipw_raw(w, o_data, &f_data__n)) return 0;
     Py_ssize_t f_data__len = f_data__n;
     f_block_len = (int64_t)f_data__len;
     if (!ip_given_ok(o_block_len, f_block_len)) return 0;

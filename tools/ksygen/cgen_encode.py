@@ -37,7 +37,7 @@ from .model import INT_RANGE, Attr, SpecFile, TypeSpec
 
 PACKAGE = "inlong_proto.generated.codec"
 _SIZE = {"B": 1, "b": 1, "H": 2, "h": 2, "I": 4, "i": 4, "Q": 8, "q": 8}
-_ENCODINGS = {"utf-8": "ip_utf8", "utf8": "ip_utf8", "ascii": "ip_ascii"}
+_ENCODINGS = {"utf-8": "ipw_utf8", "utf8": "ipw_utf8", "ascii": "ipw_ascii"}
 
 
 class Unsupported(GenerationError):
@@ -367,14 +367,13 @@ class TypeEncoder:
             encoding = (attr.encoding or "").lower()
             if encoding not in _ENCODINGS:
                 raise Unsupported(f"{attr.where}: encoding {attr.encoding}")
-            reader = _ENCODINGS[encoding]
+            writer = _ENCODINGS[encoding]
         else:
-            reader = "ip_raw"
-        self.add(f"const char *{var}__p; Py_ssize_t {var}__n;")
-        self.add(f"if (!{reader}(o_{attr.id}, &{var}__p, &{var}__n)) return 0;")
+            writer = "ipw_raw"
+        self.add(f"Py_ssize_t {var}__n;")
+        self.add(f"if (!{writer}(w, o_{attr.id}, &{var}__n)) return 0;")
         if attr.size is not None and attr.size_expr is not None:
             self.add(f"if ({var}__n != {attr.size}) return 0;")
-        self.add(f"if (!ipw_bytes(w, {var}__p, {var}__n)) return 0;")
         if attr.id in self.measured:
             self.add(f"Py_ssize_t {var}__len = {var}__n;")
 
@@ -416,9 +415,8 @@ class TypeEncoder:
             keys = " || ".join(f"{given} == {to_c(k, scope)}" for k, _ in attr.case_types)
             self.add(f"{keyword} (PyBytes_CheckExact(o_{attr.id}) || PyByteArray_CheckExact(o_{attr.id})) {{")
             self.depth += 1
-            self.add(f"const char *{var}__p; Py_ssize_t {var}__n;")
-            self.add(f"if ({keys} || !ip_raw(o_{attr.id}, &{var}__p, &{var}__n)) return 0;")
-            self.add(f"if (!ipw_bytes(w, {var}__p, {var}__n)) return 0;")
+            self.add(f"Py_ssize_t {var}__n;")
+            self.add(f"if ({keys} || !ipw_raw(w, o_{attr.id}, &{var}__n)) return 0;")
             self.depth -= 1
         self.add("} else return 0;")
         if attr.id in self.measured:
@@ -444,9 +442,8 @@ class TypeEncoder:
                      f"{item}__v > {_int_const(min(high, 2**63 - 1))}) return 0;")
             self.add(f"if (!ipw_int(w, {item}__v, {_SIZE[attr.fmt[1]]}, {int(attr.fmt[0] == '<')})) return 0;")
         elif attr.kind == "bytes":
-            self.add(f"const char *{item}__p; Py_ssize_t {item}__n;")
-            self.add(f"if (!ip_raw({item}, &{item}__p, &{item}__n)) return 0;")
-            self.add(f"if (!ipw_bytes(w, {item}__p, {item}__n)) return 0;")
+            self.add(f"Py_ssize_t {item}__n;")
+            self.add(f"if (!ipw_raw(w, {item}, &{item}__n)) return 0;")
         else:
             raise Unsupported(f"{attr.where}: a list of {attr.kind}")
         self.depth -= 1

@@ -175,22 +175,37 @@ static inline int ip_raw(PyObject *o, const char **p, Py_ssize_t *n)
     return 0;
 }
 
-/* str.encode('UTF-8') of an exact str; 0 when it cannot be encoded (lone surrogates). */
-static inline int ip_utf8(PyObject *o, const char **p, Py_ssize_t *n)
+/* Writes bytes or a bytearray as it is; *n: how many bytes. */
+static inline int ipw_raw(ipw *w, PyObject *o, Py_ssize_t *n)
 {
-    if (!PyUnicode_CheckExact(o)) return 0;
-    *p = PyUnicode_AsUTF8AndSize(o, n);
-    if (*p == NULL) { PyErr_Clear(); return 0; }
-    return 1;
+    const char *p;
+    return ip_raw(o, &p, n) && ipw_bytes(w, p, *n);
 }
 
-/* str.encode('ASCII') of an exact str; 0 when it holds anything else. */
-static inline int ip_ascii(PyObject *o, const char **p, Py_ssize_t *n)
+/* Writes str.encode('UTF-8') of an exact str; 0 when it cannot be encoded (lone surrogates). An ASCII
+ * string is its own UTF-8; any other is encoded into a temporary bytes object (so that the str keeps no
+ * cached UTF-8 copy, as str.encode keeps none). */
+static inline int ipw_utf8(ipw *w, PyObject *o, Py_ssize_t *n)
+{
+    if (!PyUnicode_CheckExact(o)) return 0;
+    if (PyUnicode_IS_ASCII(o)) {
+        *n = PyUnicode_GET_LENGTH(o);
+        return ipw_bytes(w, PyUnicode_DATA(o), *n);
+    }
+    PyObject *encoded = PyUnicode_AsUTF8String(o);
+    if (encoded == NULL) { PyErr_Clear(); return 0; }
+    *n = PyBytes_GET_SIZE(encoded);
+    int ok = ipw_bytes(w, PyBytes_AS_STRING(encoded), *n);
+    Py_DECREF(encoded);
+    return ok;
+}
+
+/* Writes str.encode('ASCII') of an exact str; 0 when it holds anything else. */
+static inline int ipw_ascii(ipw *w, PyObject *o, Py_ssize_t *n)
 {
     if (!PyUnicode_CheckExact(o) || !PyUnicode_IS_ASCII(o)) return 0;
-    *p = (const char *)PyUnicode_DATA(o);
     *n = PyUnicode_GET_LENGTH(o);
-    return 1;
+    return ipw_bytes(w, PyUnicode_DATA(o), *n);
 }
 
 /* A naive datetime with millisecond precision (exactly datetime.datetime): its parts. */
