@@ -119,6 +119,53 @@ def test_vectors_encode_identically(protocol, monkeypatch):
         both_backends(message, monkeypatch)
 
 
+def _edits():
+    """(name, protocol, a function turning a valid message of it into one to encode, what C does with it)."""
+    def body(m, **changes):
+        return m._replace(body=m.body._replace(**changes))
+
+    def package(m, **changes):
+        return m._replace(package=m.package._replace(**changes))
+
+    return [
+        ("tz-aware datetime", "broadcast", lambda m: body(m, **{m.body._fields[-2 if len(m.body._fields) == 3 else 0]:
+                                                             datetime(2024, 1, 1, tzinfo=timezone.utc)}), None),
+        ("microseconds", "broadcast", lambda m: body(m, **{m.body._fields[-2 if len(m.body._fields) == 3 else 0]:
+                                                         datetime(2024, 1, 1, 0, 0, 0, 1)}), None),
+        ("value out of range", "broadcast", lambda m: body(m, **{m.body._fields[-1]: 100}), None),
+        ("bool for an int", "broadcast", lambda m: body(m, **{m.body._fields[-1]: True}), None),
+        ("total length given wrong", "broadcast", lambda m: m._replace(total_length=99), None),
+        ("total length given right", "broadcast", lambda m: m, "bytes"),
+        ("an int subclass that lies", "broadcast", lambda m: m._replace(total_length=ShadyInt(5)), None),
+        ("a plain int subclass", "dataproxy", lambda m: m._replace(auth=PlainInt(1)), "bytes"),
+        ("a bit field too wide", "dataproxy", lambda m: m._replace(compressed=2), None),
+        ("an IntFlag member", "dataproxy", lambda m: m._replace(auth=Flags.one), None),
+        ("a list where bytes go", "tubemq", lambda m: m._replace(blocks=[m.blocks[0]._replace(data=[1])]), None),
+        ("no blocks", "tubemq", lambda m: m._replace(blocks=[]), None),
+        ("too many blocks", "tubemq", lambda m: m._replace(blocks=list(m.blocks) * 3585), None),
+        ("a block too big", "tubemq", lambda m: m._replace(blocks=[m.blocks[0]._replace(data=bytes(8193))]), None),
+        ("bytes where a str goes", "eventmesh", lambda m: package(m, header=b"{}"), None),
+        ("a lone surrogate", "eventmesh", lambda m: package(m, header="\ud800"), None),
+        ("an empty header", "eventmesh", lambda m: package(m, header=""), None),
+        ("a frame past 4 MiB", "eventmesh", lambda m: package(m, body=HUGE), None),
+        ("a memoryview body", "eventmesh", lambda m: package(m, body=memoryview(b"{}")), None),
+        ("a bytearray body", "eventmesh", lambda m: package(m, body=bytearray(b"{}")), "bytes"),
+        ("non-ASCII header", "eventmesh-legacy", lambda m: package(m, header='{"a":"é€𝄞"}'), "bytes"),
+    ]
+
+
+@pytest.mark.parametrize("name,protocol,edit,expected", _edits(), ids=[e[0] for e in _edits()])
+def test_edge_cases(name, protocol, edit, expected, monkeypatch):
+    """Named cases: what the compiled encoder does (bytes, or None: the pure encoder decides), and that
+    inlong_proto.encode gives the same bytes or error with both backends."""
+    message = edit(_decoded(protocol)[0])
+    codec = protocols.get(protocol).codec_of(message)
+    fast = native_encode.compiled(codec.module)(message)
+    assert (fast if fast is None else "bytes") == expected
+    compare(codec, message)
+    both_backends(message, monkeypatch)
+
+
 @pytest.mark.parametrize("protocol,direction,codec", LAYOUTS, ids=IDS)
 def test_hypothesis_valid_messages(protocol, direction, codec, monkeypatch):
     @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
