@@ -319,31 +319,29 @@ def _bases(codec) -> list:
 
 @pytest.mark.parametrize("protocol,direction,codec", LAYOUTS, ids=IDS)
 def test_mutated_messages(protocol, direction, codec, monkeypatch):
+    """MUTATIONS mutated messages: where the compiled encoder gives bytes, the pure encoder must give the
+    same (not raise); where it gives None, inlong_proto.encode runs the pure encoder itself, so bytes and
+    errors are the same by construction (checked end to end on every 500th message all the same)."""
     rng = random.Random(f"native-encode-{protocol}-{direction}")
     bases = _bases(codec)
     assert bases
     mutator = Mutator(rng, bases)
     fast_encode = native_encode.compiled(codec.module)
     pure_encode = codec.module.encode
-    taken = refused = 0
+    taken = 0
     for n in range(MUTATIONS):
         message = rng.choice(bases)
         for _ in range(rng.choice((1, 1, 1, 2, 3))):
             message = mutator.mutate(message)
         fast = fast_encode(message)
-        try:
-            pure = pure_encode(message)
-        except Exception as exc:  # noqa: BLE001 - whatever the pure encoder raises, C must have refused
-            assert fast is None, f"compiled {fast.hex()} but pure raised {exc!r} for {message!r}"
-            refused += 1
-        else:
-            if fast is not None:
-                assert fast == pure, f"compiled {fast.hex()} != pure {pure.hex()} for {message!r}"
-                taken += 1
-        if n % 2000 == 0:
+        if fast is not None:
+            pure = _outcome(lambda: pure_encode(message))
+            assert pure == ("bytes", fast), f"compiled {fast.hex()} but pure {pure} for {message!r}"
+            taken += 1
+        if n % 500 == 0:
             both_backends(message, monkeypatch)
     # both sides of the line were exercised
-    assert taken > MUTATIONS // 50 and refused > MUTATIONS // 50, (taken, refused)
+    assert MUTATIONS // 50 < taken < MUTATIONS - MUTATIONS // 50, taken
 
 
 def _wild(type_spec, depth: int = 0) -> st.SearchStrategy:

@@ -31,8 +31,8 @@ same specs lives beside it (cgen.py, inlong_proto._native); the two share no cod
 """
 from __future__ import annotations
 
-from .emit import _DATETIME_PARTS, _derived_fields, _distinct_cases, _first_key_per_case
-from .expr import GenerationError, Node, invert_linear, names_used, parse
+from .emit import _DATETIME_PARTS, _derived_fields, _first_key_per_case
+from .expr import GenerationError, Node, names_used, parse
 from .model import INT_RANGE, Attr, SpecFile, TypeSpec
 
 PACKAGE = "inlong_proto.generated.codec"
@@ -395,6 +395,8 @@ class TypeEncoder:
     def switch(self, scope: EScope, attr: Attr, var: str) -> None:
         on = attr.switch_on.value if attr.switch_on.kind == "name" else None
         derived = on in self.derived
+        if not derived and any(chain[0] in self.derived for chain in names_used(attr.switch_on)):
+            raise Unsupported(f"{attr.where}: a switch on a value encode derives later")
         given = None if derived else to_c(attr.switch_on, scope)
         if attr.id in self.measured:
             self.add(f"Py_ssize_t {var}__start = w->len;")
@@ -489,8 +491,8 @@ class TypeEncoder:
         self.add("if (bad) return 0;")
         self.lines += ["    " + line for line in self.owner.patches]
         self.add("return 1;")
-        return [f"/* {t.name} ({t.where}) */",
-                f"static int {self.name}(ipw *w, PyObject *obj)", "{", "    int bad = 0;", "    (void)w;"] + self.lines + ["}", ""]
+        return [f"/* {t.name} ({t.where}) */", f"static int {self.name}(ipw *w, PyObject *obj)", "{",
+                "    int bad = 0;", "    (void)w;"] + self.lines + ["}", ""]
 
 
 class SpecEncoder:
