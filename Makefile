@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup generate check-generated test bench bench-spark bench-memory demo clean fuzz fuzz-short
+.PHONY: setup native generate check-generated test test-pure bench bench-spark bench-memory demo clean fuzz fuzz-short
 
 $(STAMP): pyproject.toml setup.py tools/ksc/package.json tools/ksc/package-lock.json
 	$(PYTHON) -m venv $(VENV)
@@ -13,12 +13,21 @@ $(STAMP): pyproject.toml setup.py tools/ksc/package.json tools/ksc/package-lock.
 	cd tools/ksc && npm ci --no-audit --no-fund --loglevel=error
 	touch $(STAMP)
 
-setup: $(STAMP)
+setup: $(STAMP) native
 	@{ command -v dot >/dev/null && command -v tcpdump >/dev/null && command -v tshark >/dev/null; } || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq \
 	    && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz tcpdump tshark >/dev/null; \
 	  else echo "note: graphviz, tcpdump or tshark is missing (sudo apt-get install graphviz tcpdump tshark);"\
 	    "make generate needs graphviz, the live capture test tcpdump, tests/wireshark tshark"; fi; }
+
+# The compiled backend (inlong_proto._native, from generated/native) rebuilt in place whenever its generated
+# source changes; without a C compiler nothing is built and the pure-Python codecs run.
+NATIVE_STAMP := $(VENV)/.native
+$(NATIVE_STAMP): $(STAMP) $(wildcard generated/native/*.c)
+	$(PY) setup.py --quiet build_ext --inplace
+	touch $(NATIVE_STAMP)
+
+native: $(NATIVE_STAMP)
 
 # Everything under generated/ from specs/ (own codecs, Kaitai + Construct references, diagrams, protobuf).
 generate: setup
@@ -32,9 +41,21 @@ check-generated: generate
 test: setup
 	$(PY) -m pytest
 
+# The tests whose code paths depend on the backend, run again on the pure-Python one (INLONG_PROTO_BACKEND);
+# tests/test_native_backend.py compares the two backends within one run.
+PURE_TESTS := tests/test_native_spark.py tests/test_spark.py tests/test_spark_source.py tests/test_spark_s3.py \
+	tests/test_recovery.py tests/test_spark_capture.py tests/test_spark_job.py tests/test_spark_conventions.py \
+	tests/dataproxy/test_records_spark.py tests/tubemq/test_spark_tubemq.py tests/eventmesh/test_h2_grpc.py \
+	tests/eventmesh/test_http.py
+
+test-pure: setup
+	INLONG_PROTO_BACKEND=python $(PY) -m pytest $(PURE_TESTS)
+
 bench: setup
 	$(PY) tools/bench.py
 	$(PY) tools/bench_native.py
+	$(PY) tools/bench_native_encode.py
+	$(PY) tools/bench_native_spark.py
 	$(PY) tools/bench_recovery.py
 	$(PY) tools/bench_spark.py
 	$(PY) tools/bench_memory.py

@@ -6,7 +6,7 @@ import struct
 from functools import lru_cache
 from typing import Iterator, NamedTuple
 
-from . import protocols
+from . import native_encode, protocols
 from .chains import Chains
 from .errors import DecodeError, EncodeError, FrameTooLargeError, TruncatedError, ValidationError
 from .values import render_bytes, to_plain
@@ -193,7 +193,7 @@ def encode(frame) -> bytes:
         codec = protocols.get(name).codec_of(message)
         if codec is not None:
             try:
-                return codec.module.encode(message)
+                return native_encode.encode(codec.module, message)
             except EncodeError:
                 raise
             except (TypeError, AttributeError, ValueError, OverflowError, struct.error) as exc:

@@ -8,7 +8,9 @@ offsets) without a Python object per frame, and stops at the first position wher
 That stretch goes to the pure-Python scanner (frames._Scanner), which reports it and resynchronises
 exactly as iter_frames does; the C scan resumes after RESUME_AFTER valid frames in a row. So error rows
 are the pure path's by construction, and each batch equals
-``arrow.frames_to_batch(path, iter_frames(data, ...), protocol)``.
+``arrow.frames_to_batch(path, iter_frames(data, ...), protocol)``. A protocol with a payload layer
+(EventMesh, TubeMQ) runs it in Python on each frame the scan accepts (_payload). ``range_batches`` does the
+same for a range of a view read window by window (the Spark readers' splits).
 
 ``frame_verdict`` gives the same compiled decode one position at a time (a size, "no frame" or "ask
 Python"), for readers that walk positions themselves (spark_source's sync-point walker).
@@ -27,9 +29,11 @@ from typing import Iterator
 from . import arrow, protocols
 from .errors import DecodeError
 from .frames import _build, _check_direction, _check_mode, _Scanner, iter_frames
+from .sources import scan_windows
 
 ENV = "INLONG_PROTO_BACKEND"
 BATCH_ROWS = 65536  # rows per batch: bounds the column buffers and keeps string offsets in int32
+BATCH_BYTES = 16 << 20  # frame bytes per batch, about: big frames, small batches
 RESUME_AFTER = 8  # valid frames in a row after which a malformed stretch hands back to the C scan
 _WANT = {None: 0, "request": 1, "response": 2}
 NO_FRAME, ASK_PYTHON = -1, -2  # frame_verdict's answers besides a size
@@ -131,49 +135,106 @@ def iter_batches(data, protocol: str, path: str = "", direction: str | None = No
     mmap): the rows of iter_frames(data, protocol, direction, mode), in order, at most batch_rows a batch."""
     _check_direction(direction)
     mode = _check_mode(mode)
-    proto = protocols.get(protocol)
-    found = scanner(proto.name, direction)
-    if found is None:
-        yield from _python_batches(path, iter_frames(data, proto.name, direction, mode, max_frame_size=max_frame_size),
-                                   proto.name, batch_rows)
+    name = protocols.checked(protocol)
+    found = None if name in protocols.STREAM_PROTOCOLS else scanner(name, direction)
+    if found is None:  # HTTP streams, or no compiled scanner: the pure rows, batched
+        yield from _python_batches(path, iter_frames(data, name, direction, mode, max_frame_size=max_frame_size),
+                                   name, batch_rows)
         return
-    scan, name = found
+    with memoryview(data).cast("B") as view:
+        yield from range_batches(view, name, path, direction, mode, 0, len(view), max_frame_size=max_frame_size,
+                                 batch_rows=batch_rows)
+
+
+def range_batches(view, protocol: str, path: str, direction: str | None, mode: str, start: int, stop: int, *,
+                  source=None, max_frame_size: int | None = None, batch_rows: int = BATCH_ROWS,
+                  batch_bytes: int = BATCH_BYTES) -> Iterator:
+    """The batches of the rows at positions [start, stop) of the sequential scan of view: stop must be a
+    position that scan passes through with no error span open (a sync point, or the end of the input).
+
+    source: where view's bytes come from when they are not all there yet (sources.*Source: ensure(lo, hi)
+    before bytes are read, ``ahead`` for a remote object read by ranges), so that a split of a remote
+    object is scanned window by window; None when view holds them all. A batch holds at most batch_rows
+    rows and about batch_bytes of frame bytes (the compiled scan sees a window of that many bytes).
+    """
+    proto = protocols.get(protocol)
     limit = max_frame_size or proto.max_frame_size
-    want = _WANT[direction]
-    view = memoryview(data).cast("B") if not isinstance(data, (bytes, bytearray)) else data
-    end, pos, pending = len(view), 0, []
-    while pos < end:
-        stop, rows, columns = scan(view, pos, limit, want, batch_rows, path)
-        full = rows == batch_rows
-        if rows:
-            batch = _batch(name, rows, columns)
-            if proto.name in protocols.EXTENSIONS:  # cut at the first frame the payload layer refuses
-                batch, stop = _payload(proto, view, batch, direction, stop, limit)
-                full = full and batch.num_rows == rows
-            if batch.num_rows:
-                if pending:
-                    yield arrow.frames_to_batch(path, pending, proto.name)
-                    pending = []
-                yield batch
-        pos = stop
-        if pos >= end or full:
-            continue
-        # No whole valid frame at pos: the pure scanner reports the stretch and finds the next frames. The
-        # C scan resumes after RESUME_AFTER valid frames in a row (any frame's end is a safe place, since
-        # the scanner holds no state there); on mostly broken input the pure scanner simply goes on.
-        resume, clean = end, 0
-        for frame in _Scanner(proto, direction, mode, limit).scan(memoryview(view), pos, 0, final=True):
-            pending.append(frame)
-            clean = clean + 1 if frame.error is None else 0
-            if clean >= RESUME_AFTER:
+    found = scanner(proto.name, direction)
+    size = len(view)
+    source = source or _Whole(size)
+    pos, pending, held = start, [], 0
+    while pos < stop:
+        hi = min(size, pos + batch_bytes + limit + 1)
+        if found is not None:
+            source.ensure(pos, hi)
+            scan, name = found
+            window = view if hi == size else view[:hi]
+            reached, rows, columns = scan(window, pos, limit, _WANT[direction], batch_rows, path)
+            refused = False
+            if rows:
+                batch = _batch(name, rows, columns)
+                if reached > stop:  # the scan ran past the range: its rows from stop on are another's
+                    batch = batch.slice(0, _rows_before(batch, stop))
+                    reached = stop
+                if proto.name in protocols.EXTENSIONS:  # cut at the first frame the payload layer refuses
+                    kept = batch.num_rows
+                    batch, reached = _payload(proto, window, batch, direction, reached, limit)
+                    refused = batch.num_rows < kept
+                if batch.num_rows:
+                    if pending:
+                        yield arrow.frames_to_batch(path, pending, proto.name)
+                        pending, held = [], 0
+                    yield batch
+            pos = reached
+            if not refused and (pos >= stop or rows == batch_rows or (hi < size and pos + limit + 1 > hi)):
+                continue  # the range is done, the batch is full, or the window ended: scan on in C
+        # No whole valid frame at pos (or no compiled scanner): the pure scanner reports the stretch and
+        # finds the next frames. The C scan resumes after RESUME_AFTER valid frames in a row (any frame's
+        # end is a safe place, since the scanner holds no state there); on broken input Python goes on.
+        resume = stop
+        clean = 0
+        rows = scan_windows(source, view, _Scanner(proto, direction, mode, limit), pos, stop)
+        try:
+            for frame in rows:
+                if frame.offset >= stop:  # past the range (a dropped error span ended at stop)
+                    resume = stop
+                    break
+                pending.append(frame)
+                held += frame.length
                 resume = frame.offset + frame.length
-                break
-        if len(pending) >= batch_rows:
+                clean = clean + 1 if frame.error is None else 0
+                if (resume >= stop or (found is not None and clean >= RESUME_AFTER)
+                        or len(pending) >= batch_rows or held >= batch_bytes):
+                    break
+            else:
+                resume = stop
+        finally:
+            rows.close()
+        if len(pending) >= batch_rows or held >= batch_bytes:
             yield arrow.frames_to_batch(path, pending, proto.name)
-            pending = []
+            pending, held = [], 0
         pos = resume
     if pending:
         yield arrow.frames_to_batch(path, pending, proto.name)
+
+
+class _Whole:
+    """The source of a view that holds all its bytes (scan_windows then scans it in one window)."""
+
+    ahead = None
+
+    def __init__(self, size: int):
+        self.size = size
+
+    def ensure(self, start: int, stop: int) -> None:
+        pass
+
+
+def _rows_before(batch, stop: int) -> int:
+    """How many of a compiled batch's rows start before stop (its offsets rise)."""
+    import bisect
+
+    return bisect.bisect_left(batch.column("offset").to_numpy(), stop)
 
 
 def scan_batch(data, protocol: str, path: str = "", direction: str | None = None, mode: str = "PERMISSIVE", *,

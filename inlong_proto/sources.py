@@ -20,7 +20,7 @@ import glob
 import mmap
 import os
 import re
-from typing import Mapping
+from typing import Iterator, Mapping
 
 BLOCK = 4 << 20  # a remote source fetches at least this much per ranged read
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
@@ -370,3 +370,25 @@ def open_source(location: str, fs_options: Mapping[str, str] | None = None) -> B
     except OSError as exc:
         raise OSError(f"{location}: cannot open: {exc}") from None
     return RangeSource(file, location)
+
+
+def scan_windows(src, view, scanner, start: int, stop: int) -> Iterator:
+    """The rows of a frames._Scanner over a source's bytes from start (the caller stops at stop). A
+    source that fetches by range (``ahead``) is scanned in windows: each one reaches limit + 1 bytes past
+    the last position decided in it, so every decision is the one a scan of the whole file makes
+    (frames._decode_with looks no further), and none reaches past what the rows up to stop need."""
+    ahead, pos = getattr(src, "ahead", None), start
+    while True:
+        end = src.size if ahead is None else min(src.size, min(pos + ahead, stop) + scanner.limit + 1)
+        src.ensure(pos if scanner.bad_start is None else scanner.bad_start, end)
+        final = end == src.size
+        window = view[:end]
+        rows = scanner.scan(window, pos, 0, final, None if final else end - scanner.limit - 1)
+        try:
+            yield from rows
+        finally:
+            rows.close()
+            window.release()
+        if final:
+            return
+        pos = scanner.stopped_at

@@ -1,8 +1,9 @@
 """Spark readers for binary dumps: one row per frame (or malformed span), typed from the generated specs.
 
-A dump file is read whole by Spark's ``binaryFile`` source and handed, as (path, content), to an
-Arrow-optimized Python UDTF that runs ``iter_frames`` over it. The UDTF is also registered for SQL.
-The table's columns are those of ``inlong_proto.arrow.frame_schema`` (read_dumps lists them).
+A dump file is read whole by Spark's ``binaryFile`` source and handed, as (path, content), to a Python
+UDTF. read_dumps uses an Arrow-native one (batch_udtf) whose batches the compiled scanners build where
+they are built (inlong_proto.native); SQL gets the row-wise parse_udtf (register_udtf), which a LATERAL
+join can call. The table's columns are those of ``inlong_proto.arrow.frame_schema`` (read_dumps lists them).
 
 pyspark is imported inside the functions so the core package works without the ``spark`` extra; the
 readers say so (require_spark) when it is missing.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from itertools import islice
 from typing import Sequence
 
 from . import arrow, protocols
@@ -204,7 +206,61 @@ def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str |
       holding its first byte (an instant: TIMESTAMP, shown in the session time zone) and that
       packet's offset in the file
     """
-    return parse_udtf(protocol, direction, mode, corrupt_record_column)(dump_files(spark, path, max_file_size))
+    udtf = batch_udtf(protocol, direction, mode, corrupt_record_column)
+    return udtf(dump_files(spark, path, max_file_size))
+
+
+def batch_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISSIVE",
+               corrupt_record_column: str = arrow.CORRUPT_RECORD):
+    """parse_udtf's rows as an Arrow-native UDTF (Spark's arrow_udtf) over a TABLE of (path, content).
+
+    Each file's rows are built as Arrow batches, by the compiled scanners where they are built
+    (inlong_proto.native.iter_batches), so no Python tuple is made per frame. It takes the table form
+    only: Spark runs no Arrow UDTF on the right of a LATERAL join, which is what parse_udtf is for.
+    """
+    require_spark()
+    from pyspark.sql.functions import arrow_udtf
+
+    from . import native
+
+    protocol, mode = _check(protocol, direction, mode)
+    return_type = arrow.spark_schema(protocol, corrupt_record_column)
+
+    def batches(path: str, content):
+        if is_capture(content[:4]):
+            items = iter_capture_frames(content, protocol, mode)
+            while chunk := list(islice(items, native.BATCH_ROWS)):
+                yield arrow.frames_to_batch(path, [item.frame for item in chunk], protocol,
+                                            [arrow.capture_value(item) for item in chunk])
+            return
+        yield from native.iter_batches(content, protocol, path, direction, mode)
+
+    class ParseDumpBatches:
+        def eval(self, table):
+            for path, content in zip(table.column("path").to_pylist(), table.column("content")):
+                if not content.is_valid:
+                    continue
+                try:
+                    for batch in batches(path, memoryview(content.as_buffer())):
+                        yield spark_batch(batch, protocol, corrupt_record_column)
+                except DecodeError as exc:
+                    raise DumpDecodeError.of(path, exc) from None
+
+    ParseDumpBatches.__name__ = ParseDumpBatches.__qualname__ = f"{udtf_name(protocol)}_batches"
+    return arrow_udtf(ParseDumpBatches, returnType=return_type)
+
+
+def spark_batch(batch, protocol: str, corrupt_record: str = arrow.CORRUPT_RECORD):
+    """A frame_schema (or auto_schema) batch in the Arrow form Spark wants, the corrupt-record column
+    renamed (no copy)."""
+    import pyarrow as pa
+
+    from .spark_source import spark_arrow_schema
+
+    typed = batch.cast(spark_arrow_schema(protocol))
+    if corrupt_record == arrow.CORRUPT_RECORD:
+        return typed
+    return pa.RecordBatch.from_arrays(typed.columns, schema=spark_arrow_schema(protocol, corrupt_record))
 
 
 def dump_files(spark, path: str | Sequence[str], limit: int | None = None):

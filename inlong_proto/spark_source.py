@@ -96,14 +96,14 @@ import re
 from functools import cache
 from typing import Container, Iterable, Iterator
 
-from . import arrow, protocols
+from . import arrow, native, protocols
 from .capture.container import is_capture
 from .chains import Chains
 from .detect import HEAD_SIZE, candidates, detect, detect_stream
 from .errors import DecodeError, ValidationError
 from .frames import Frame, _check_direction, _check_mode, _decode_at, _decode_with, _Scanner, _starts, stream_decoder
-from .sources import BytesSource, FileSource, file_uri, list_files, open_source  # noqa: F401 (re-exported)
-from .spark import DumpDecodeError
+from .sources import BytesSource, FileSource, file_uri, list_files, open_source, scan_windows  # noqa: F401
+from .spark import DumpDecodeError, spark_batch
 
 try:
     from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
@@ -254,7 +254,7 @@ def split_frames(src, protocol: str, direction: str | None, split_size: int, ind
         proto = protocols.get(protocol)
         scanner = _Scanner(proto, direction, "PERMISSIVE", proto.max_frame_size)
         expected = released = start
-        rows = _scan(src, view, scanner, start, stop)
+        rows = scan_windows(src, view, scanner, start, stop)
         try:
             for frame in rows:
                 if frame.offset != expected:
@@ -274,26 +274,56 @@ def split_frames(src, protocol: str, direction: str | None, split_size: int, ind
         view.release()
 
 
-def _scan(src, view, scanner: _Scanner, start: int, stop: int) -> Iterator[Frame]:
-    """The scanner's rows from start (the caller stops at stop). A source that fetches by range
-    (``ahead``) is scanned in windows: each one reaches limit + 1 bytes past the last position decided in
-    it, so every decision is the one a scan of the whole file makes (frames._decode_with looks no
-    further), and none reaches past what the rows up to stop need."""
-    ahead, pos = getattr(src, "ahead", None), start
-    while True:
-        end = src.size if ahead is None else min(src.size, min(pos + ahead, stop) + scanner.limit + 1)
-        src.ensure(pos if scanner.bad_start is None else scanner.bad_start, end)
-        final = end == src.size
-        window = view[:end]
-        rows = scanner.scan(window, pos, 0, final, None if final else end - scanner.limit - 1)
-        try:
-            yield from rows
-        finally:
-            rows.close()
-            window.release()
-        if final:
+def split_batches(src, path: str, protocol: str, direction: str | None, mode: str, split_size: int, index: int,
+                  rows: int = BATCH_ROWS) -> Iterator:
+    """split_frames' rows after the mode, as frame_schema batches built by native.range_batches: the
+    compiled scanners turn valid stretches into columns, the pure scanner reports the rest (the same rows)."""
+    if not src.size:
+        return
+    view = memoryview(src.buffer)
+    try:
+        bounds = split_bounds(src, protocol, direction, split_size, index, _Walker(src, protocol, direction, view))
+        if bounds is None:
             return
-        pos = scanner.stopped_at
+        start, stop = bounds
+        expected = released = start
+        try:
+            for batch in native.range_batches(view, protocol, path, direction, mode, start, stop, source=src,
+                                              batch_rows=rows, batch_bytes=BATCH_BYTES):
+                if not batch.num_rows:
+                    continue
+                first, last = batch.column("offset")[0].as_py(), batch.column("offset")[-1].as_py()
+                if mode == "PERMISSIVE" and first != expected:  # the other modes leave error spans out
+                    raise RuntimeError(f"split {index}: a row at offset {first}, expected {expected}")
+                expected = last + batch.column("length")[-1].as_py()
+                yield batch
+                if expected - released >= RELEASE_EVERY:
+                    src.release(released, expected)
+                    released = expected
+        except DecodeError as exc:  # FAILFAST
+            raise DumpDecodeError.of(path, exc) from None
+        if mode == "PERMISSIVE" and expected != stop:
+            raise RuntimeError(f"split {index}: rows end at {expected}, not at the sync point {stop}")
+    finally:
+        view.release()
+
+
+def read_split_batches(src, path: str, protocol: str, direction: str | None, mode: str, split_size: int,
+                       index: int, rows: int = BATCH_ROWS) -> Iterator:
+    """The batches of split `index` of one dump (not a capture), in frame_schema(protocol) or, with
+    protocol=auto, auto_schema: read_split's rows."""
+    named = protocol
+    if protocol == AUTO:
+        named = detect_source(src)
+    if named is None or named in protocols.STREAM_PROTOCOLS:
+        _, frames = read_split(src, path, protocol, direction, mode, split_size, index)
+        try:
+            yield from _batches(path, protocol, frames, rows)
+        finally:
+            frames.close()
+        return
+    for batch in split_batches(src, path, named, direction, mode, split_size, index, rows):
+        yield auto_of(batch, named) if protocol == AUTO else batch
 
 
 def undetected(size: int) -> Frame:
@@ -401,7 +431,6 @@ def auto_batch(path: str, frames: list[Frame], captures: list | None = None):
     protocols); frames of no registered protocol have the meta and capture columns only. The meta columns,
     the corrupt-record bytes among them, are arrow.frame_tuple's."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     schema, meta = auto_schema(), len(arrow.META_COLUMNS)
     base = arrow.frames_to_batch(path, frames, None, captures)
@@ -415,16 +444,36 @@ def auto_batch(path: str, frames: list[Frame], captures: list | None = None):
         if not where:
             columns.append(pa.nulls(len(frames), kind))
             continue
-        own = [frames[i] for i in where]
-        batch = arrow.frames_to_batch(path, own, name)
-        struct = pa.StructArray.from_arrays(batch.columns[meta:-1], fields=list(kind),
-                                            mask=pc.is_valid(batch.column("error")))
+        struct = _protocol_struct(arrow.frames_to_batch(path, [frames[i] for i in where], name), kind)
         if len(where) != len(frames):  # scatter: row i takes item k of struct, or null
             slot = dict(zip(where, range(len(where))))
             struct = struct.take(pa.array([slot.get(i) for i in range(len(frames))], type=pa.int64()))
         columns.append(struct)
     columns.append(base.column(arrow.CAPTURE_COLUMN))
     return pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
+def auto_of(batch, protocol: str):
+    """A frame_schema(protocol) batch (one dump's rows) as an auto_schema batch: its frame columns in
+    the protocol's struct, the other protocols' structs null."""
+    import pyarrow as pa
+
+    schema, meta = auto_schema(), len(arrow.META_COLUMNS)
+    columns = batch.columns[:meta]
+    for name in protocols.every_name():
+        kind = schema.field(protocols.column_name(name)).type
+        columns.append(_protocol_struct(batch, kind) if name == protocol else pa.nulls(batch.num_rows, kind))
+    columns.append(batch.column(arrow.CAPTURE_COLUMN))
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
+def _protocol_struct(batch, kind):
+    """A protocol's frame columns of a frame_schema batch as its auto struct, null on error rows."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pa.StructArray.from_arrays(batch.columns[len(arrow.META_COLUMNS):-1], fields=list(kind),
+                                      mask=pc.is_valid(batch.column("error")))
 
 
 def _batches(path: str, protocol: str, frames: Iterator[Frame], rows: int):
@@ -611,14 +660,8 @@ class InlongDataSource(DataSource):
 def read_partition(options: Options, pieces, rows: int = BATCH_ROWS):
     """The Arrow batches of one task (what the reader's read() yields), typed as Spark expects them, the
     corrupt-record column named by columnNameOfCorruptRecord (a rename costs no copy)."""
-    import pyarrow as pa
-
-    typed = spark_arrow_schema(options.protocol)
-    target = spark_arrow_schema(options.protocol, options.corrupt_record)
-
     def spark_form(batch):
-        batch = batch.cast(typed)
-        return batch if target is typed else pa.RecordBatch.from_arrays(batch.columns, schema=target)
+        return spark_batch(batch, options.protocol, options.corrupt_record)
 
     for path, _, index in pieces:
         uri = file_uri(path)
@@ -627,13 +670,9 @@ def read_partition(options: Options, pieces, rows: int = BATCH_ROWS):
                 for batch in capture_batches(src, uri, options.protocol, options.mode, rows):
                     yield spark_form(batch)
                 continue
-            _, frames = read_split(src, uri, options.protocol, options.direction, options.mode,
-                                   options.split_size, index)
-            try:
-                for batch in _batches(uri, options.protocol, frames, rows):
-                    yield spark_form(batch)
-            finally:
-                frames.close()
+            for batch in read_split_batches(src, uri, options.protocol, options.direction, options.mode,
+                                            options.split_size, index, rows):
+                yield spark_form(batch)
 
 
 @cache

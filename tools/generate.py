@@ -2,6 +2,7 @@
 
 * the project's own codecs (tools/ksygen) -> generated/codec/<protocol>/<spec>.py
 * the compiled backend's C source (tools/ksygen/cgen.py) -> generated/native/inlong_native.c
+* the compiled encoders' C source (tools/ksygen/cgen_encode.py) -> generated/native/inlong_native_encode.c
 * the official Kaitai Struct compiler (tools/ksc, pinned) -> generated/kaitai, generated/kaitai_debug
   (with field offsets, for `inlong-proto inspect`), generated/construct, generated/diagrams (.dot + .svg)
 * grpcio-tools for every .proto -> generated/protobuf
@@ -25,7 +26,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tools import jsonschema_codegen  # noqa: E402
-from tools.ksygen import cgen, wireshark  # noqa: E402
+from tools.ksygen import cgen, cgen_encode, wireshark  # noqa: E402
 from tools.ksygen.emit import emit_module  # noqa: E402
 from tools.ksygen.expr import GenerationError  # noqa: E402
 from tools.ksygen.model import Loader  # noqa: E402
@@ -59,6 +60,7 @@ def own_codecs(specs: Path, out: Path) -> list[str]:
     registry += ["}", ""]
     (out / "codec" / "__init__.py").write_text("\n".join(registry))
     native(loaded, out)
+    native_encode(loaded, out)
     return list(by_protocol)
 
 
@@ -77,6 +79,16 @@ def native(specs: list, out: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     runtime = (ROOT / "tools" / "ksygen" / "native_runtime.c").read_text()
     target.write_text(cgen.emit_extension(specs, runtime, payload_layers()))
+    return target
+
+
+def native_encode(specs: list, out: Path) -> Path:
+    """The C source of the optional compiled encoders (tools/ksygen/cgen_encode.py): encode_<spec>(message)
+    for the frame specs it supports, built into inlong_proto._native_encode by setup.py with the scanners."""
+    target = out / "native" / "inlong_native_encode.c"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    runtime = (ROOT / "tools" / "ksygen" / "native_encode_runtime.c").read_text()
+    target.write_text(cgen_encode.emit_extension(specs, runtime))
     return target
 
 

@@ -1,0 +1,147 @@
+"""`make bench`: the Spark readers on one core (local[1]), compiled backend against pure Python and Spark's floor.
+
+For each protocol a dump of --size MiB (valid frames from the test vectors, repeated: bench_spark's dumps) is
+read on one core, each reader summing the `length` column so that every row is produced:
+
+* floor: the file through Spark's own binaryFile source with its length summed, nothing parsed;
+* format("inlong") and read_dumps, once with INLONG_PROTO_BACKEND=native and once with =python.
+
+Then the cost of one sync point (a split boundary: spark_source._Walker.sync) on each dump, every 4 MiB,
+with each backend: DataProxy's has no magic to search for.
+
+Each backend runs in its own process (its Spark workers inherit the variable when the session starts), best
+of --repeat after one warm-up. Printed: MB/s, frames/s, the time as a multiple of the floor, and the speed-up
+of the compiled backend over the pure one.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+for folder in (ROOT, ROOT / "tools"):
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+
+PROTOCOLS = (("broadcast", "response"), ("dataproxy", "request"), ("tubemq", None), ("eventmesh", None))
+
+
+def best(run, repeat: int) -> float:
+    run()  # warm-up: the session's Python workers start, the file is in the page cache
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def measure(files: dict, repeat: int) -> dict:
+    """Seconds per reader per protocol, in this process's backend."""
+    from inlong_proto.spark import local_session, read_dumps
+    from inlong_proto.spark_source import register
+
+    spark = local_session("bench-native-spark", cores=1)
+    register(spark)
+    out = {}
+    try:
+        for name, (path, _, direction) in files.items():
+            options = {"protocol": name, **({"direction": direction} if direction else {})}
+
+            def inlong():
+                return spark.read.format("inlong").options(**options).load(path) \
+                    .selectExpr("sum(length)").collect()[0][0]
+
+            def dumps():
+                return read_dumps(spark, path, name, direction).selectExpr("sum(length)").collect()[0][0]
+
+            def floor():
+                return spark.read.format("binaryFile").load(path).selectExpr("sum(length)").collect()[0][0]
+
+            size = os.path.getsize(path)
+            assert inlong() == size and dumps() == size, f"{name}: the rows do not tile the file"
+            out[name] = {"floor": best(floor, repeat), "format(inlong)": best(inlong, repeat),
+                         "read_dumps": best(dumps, repeat)}
+    finally:
+        spark.stop()
+    return out
+
+
+def sync_points(files: dict) -> None:
+    """Median and worst time of one split boundary's sync point, per protocol and backend (in process:
+    backend() reads INLONG_PROTO_BACKEND at each call)."""
+    from inlong_proto.sources import FileSource
+    from inlong_proto.spark_source import _Walker
+
+    print(f"{'protocol':10} {'sync point':10} {'backend':8} {'median ms':>10} {'worst ms':>9}")
+    for name, (path, _, direction) in files.items():
+        for backend in ("native", "python"):
+            os.environ["INLONG_PROTO_BACKEND"] = backend
+            with FileSource(path) as src, memoryview(src.buffer) as view:
+                walker = _Walker(src, name, direction, view)
+                times = []
+                for start in range(1 << 20, src.size - (4 << 20), 4 << 20):
+                    started = time.perf_counter()
+                    walker.sync(start, start + (4 << 20))
+                    times.append(time.perf_counter() - started)
+                del walker
+            times.sort()
+            print(f"{name:10} {'':10} {backend:8} {times[len(times) // 2] * 1e3:10.1f} {times[-1] * 1e3:9.1f}")
+    os.environ.pop("INLONG_PROTO_BACKEND")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=48, help="MiB per dump (binaryFile holds it in one row)")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--protocols", default=",".join(name for name, _ in PROTOCOLS))
+    parser.add_argument("--measure", help=argparse.SUPPRESS)  # a child: JSON of the files to time
+    args = parser.parse_args()
+    if args.measure:
+        print(json.dumps(measure(json.loads(args.measure), args.repeat)))
+        return 0
+
+    from bench_spark import build_dump
+
+    from inlong_proto import native
+
+    folder = Path(tempfile.mkdtemp(prefix="inlong-bench-native-spark-"))
+    files = {}
+    for name, direction in PROTOCOLS:
+        if name in args.protocols.split(","):
+            path, frames = build_dump(folder, name, direction, args.size << 20)
+            files[name] = (str(path), frames, direction)
+    print(f"Spark local[1], dumps of {args.size} MiB (the vectors' valid frames repeated), best of {args.repeat}; "
+          f"compiled backend built: {native._extension()[0] is not None}", flush=True)
+    results = {}
+    for backend in ("native", "python"):
+        env = {**os.environ, "INLONG_PROTO_BACKEND": backend}
+        child = subprocess.run([sys.executable, __file__, "--repeat", str(args.repeat), "--measure", json.dumps(files)],
+                               env=env, capture_output=True, text=True)
+        if child.returncode:
+            print(child.stderr[-3000:], file=sys.stderr)
+            return child.returncode
+        results[backend] = json.loads(child.stdout.strip().splitlines()[-1])
+    print(f"{'protocol':10} {'reader':15} {'backend':8} {'MB/s':>8} {'frames/s':>11} {'x floor':>8} {'x pure':>7}")
+    for name, (path, frames, _) in files.items():
+        size = os.path.getsize(path)
+        floor = results["native"][name]["floor"]
+        print(f"{name:10} {'binaryFile':15} {'-':8} {size / floor / 1e6:8.1f} {'':>11} {1:8.2f} {'':>7}")
+        for reader in ("format(inlong)", "read_dumps"):
+            pure = results["python"][name][reader]
+            for backend in ("native", "python"):
+                seconds = results[backend][name][reader]
+                print(f"{name:10} {reader:15} {backend:8} {size / seconds / 1e6:8.1f} {frames / seconds:11,.0f} "
+                      f"{seconds / floor:8.2f} {pure / seconds:7.2f}")
+    sync_points(files)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
