@@ -96,7 +96,7 @@ def exact(protocol: str) -> bool:
     return described is not None and all(described["exact"].values()) and proto.name not in protocols.EXTENSIONS
 
 
-def frame_verdict(protocol: str, direction: str | None = None):
+def frame_verdict(protocol: str, direction: str | None = None, *, structural: bool = False):
     """verdict(view, pos, end, limit) -> size | NO_FRAME | ASK_PYTHON for bytes of `protocol` sent in
     `direction`, or None when no compiled scanner applies.
 
@@ -107,6 +107,9 @@ def frame_verdict(protocol: str, direction: str | None = None):
     position, or a frame a payload layer still has to accept: sizes of such protocols are always -2).
     Several layouts (direction None for DataProxy) are tried in the registry's order as _decode_at does.
     view: anything with the buffer protocol (bytes, bytearray, memoryview, mmap).
+
+    structural=True answers for the frame layout alone, as frames._decode_with does (no payload layer:
+    a size where the layout decodes): what the splitting reader's sync search needs to bound a frame.
     """
     proto = protocols.get(protocol)
     _check_direction(direction)
@@ -115,7 +118,7 @@ def frame_verdict(protocol: str, direction: str | None = None):
         return None
     frame = getattr(_extension()[0], f"frame_{_c_name(proto.name)}")
     want = _WANT[direction]
-    if proto.name not in protocols.EXTENSIONS:
+    if proto.name not in protocols.EXTENSIONS or (structural and len(proto.candidates(direction)) == 1):
         def verdict(view, pos: int, end: int, limit: int) -> int:
             return frame(view, pos, end, limit, want)
     else:

@@ -138,11 +138,19 @@ class _Walker:
         self.view = view  # the decoders get a memoryview, as in iter_frames
         self.starts = _starts(protocol, direction, self.limit)  # the scanner's own candidate filter
         self.chains = Chains()  # the scanner's memo of TubeMQ block walks, over this view
+        # The compiled verdicts (native.frame_verdict): _decode_at's answer at a position and the frame
+        # layout's alone (for reach), or ASK_PYTHON
+        self.verdict = native.frame_verdict(self.proto.name, direction)
+        self.structural = native.frame_verdict(self.proto.name, direction, structural=True)
 
     def step(self, p: int) -> int:
         """The size of the frame at p, or ERROR: the scan moves on by one byte (also when the file ends
         inside what p claims: frames._Scanner at the end of its input)."""
         self.src.ensure(p, p + self.limit + 1)  # all that decides the outcome at p (frames._decode_with)
+        if self.verdict is not None:
+            size = self.verdict(self.view, p, self.size, self.limit)
+            if size != native.ASK_PYTHON:
+                return ERROR if size == native.NO_FRAME else size
         try:
             frame, size = _decode_at(self.proto, self.codecs, self.view, p, self.size, self.limit, 0,
                                      self.direction, self.chains)
@@ -154,6 +162,10 @@ class _Walker:
         """An upper bound of next(q) from the structural decode alone (no payload layer), or None."""
         best = q + 1
         self.src.ensure(q, q + self.limit + 1)
+        if self.structural is not None:
+            size = self.structural(self.view, q, self.size, self.limit)
+            if size != native.ASK_PYTHON:
+                return q + 1 if size == native.NO_FRAME else q + size
         for codec in self.codecs:
             try:
                 message, size = _decode_with(codec, self.view, q, self.size, self.limit, self.chains)
