@@ -107,3 +107,51 @@ def test_auto_of_puts_the_columns_in_the_protocols_struct(protocol):
         own = {k: v for k, v in frame_row.items() if k in auto_schema().field(column).type.names}
         assert row[column] == (None if frame_row["error"] else own)
         assert all(row[protocols.column_name(other)] is None for other in protocols.every_name() if other != protocol)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_sync_points_are_the_same_on_both_backends(protocol, monkeypatch):
+    """The walker's verdicts (compiled where built) change the time a sync point takes, never where it is."""
+    from inlong_proto.spark_source import _Walker
+
+    data = damaged_dump(protocol, 11, count=300)
+    found = {}
+    for backend in ("native", "python"):
+        monkeypatch.setenv("INLONG_PROTO_BACKEND", backend if native._extension()[0] is not None else "python")
+        src = BytesSource(data)
+        with memoryview(src.buffer) as view:
+            walker = _Walker(src, protocol, None, view)
+            found[backend] = [walker.sync(start, start + 400) for start in range(1, len(data), 37)]
+            del walker
+    assert found["native"] == found["python"]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_structural_verdict_is_the_frame_layouts_own(protocol):
+    """frame_verdict(structural=True): a size exactly where frames._decode_with decodes the layout alone."""
+    from inlong_proto.errors import DecodeError
+    from inlong_proto.frames import _decode_with
+
+    verdict = native.frame_verdict(protocol, structural=True)
+    if verdict is None:
+        pytest.skip("no compiled scanner for this protocol here")
+    codecs = protocols.get(protocol).candidates(None)
+    data = damaged_dump(protocol, 5)
+    limit = protocols.get(protocol).max_frame_size
+    with memoryview(data) as view:
+        for pos in range(len(data)):
+            size = verdict(view, pos, len(data), limit)
+            if size == native.ASK_PYTHON:
+                continue
+            sizes = []
+            for codec in codecs:
+                try:
+                    message, length = _decode_with(codec, view, pos, len(data), limit)
+                except DecodeError:
+                    continue
+                if message is not None:
+                    sizes.append(length)
+            if size == native.NO_FRAME:
+                assert not sizes, pos
+            else:
+                assert sizes and sizes[0] == size, pos
