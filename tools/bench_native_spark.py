@@ -4,7 +4,10 @@ For each protocol a dump of --size MiB (valid frames from the test vectors, repe
 read on one core, each reader summing the `length` column so that every row is produced:
 
 * floor: the file through Spark's own binaryFile source with its length summed, nothing parsed;
-* format("inlong") and read_dumps, once with INLONG_PROTO_BACKEND=native and once with =python.
+* format("inlong") and read_dumps, once with INLONG_PROTO_BACKEND=native and once with =python;
+* replay: the same rows, parsed beforehand and stored as an Arrow IPC file, handed to Spark by a Python
+  data source that only reads them back: what Spark's Python data source path costs for this table with
+  no parsing at all, the bound of any parser behind format("inlong").
 
 Then the cost of one sync point (a split boundary: spark_source._Walker.sync) on each dump, every 4 MiB,
 with each backend: DataProxy's has no magic to search for.
@@ -42,6 +45,54 @@ def best(run, repeat: int) -> float:
     return min(times)
 
 
+def replay_source():
+    """A Python data source that yields the Arrow batches of an IPC file (options: path, protocol)."""
+    from pyspark.sql.datasource import DataSource, DataSourceReader
+
+    class ReplayReader(DataSourceReader):
+        def __init__(self, path: str):
+            self.path = path
+
+        def read(self, partition):
+            import pyarrow as pa
+
+            with pa.memory_map(self.path) as source:
+                stored = pa.ipc.open_file(source)
+                for index in range(stored.num_record_batches):
+                    yield stored.get_batch(index)
+
+    class ReplaySource(DataSource):
+        @classmethod
+        def name(cls):
+            return "arrow_replay"
+
+        def schema(self):
+            from inlong_proto.spark_source import spark_schema
+
+            return spark_schema(self.options["protocol"])
+
+        def reader(self, schema):
+            return ReplayReader(self.options["path"])
+
+    return ReplaySource
+
+
+def store_rows(path: str, protocol: str, direction: str | None) -> str:
+    """The dump's rows in Spark's Arrow form, written to an Arrow IPC file beside it."""
+    import pyarrow as pa
+
+    from inlong_proto.sources import FileSource
+    from inlong_proto.spark import spark_batch
+    from inlong_proto.spark_source import read_split_batches, spark_arrow_schema
+
+    target = path + ".arrow"
+    with FileSource(path) as src, pa.OSFile(target, "wb") as sink, \
+            pa.ipc.new_file(sink, spark_arrow_schema(protocol)) as writer:
+        for batch in read_split_batches(src, "file:" + path, protocol, direction, "PERMISSIVE", src.size + 1, 0):
+            writer.write_batch(spark_batch(batch, protocol))
+    return target
+
+
 def measure(files: dict, repeat: int) -> dict:
     """Seconds per reader per protocol, in this process's backend."""
     from inlong_proto.spark import local_session, read_dumps
@@ -49,6 +100,7 @@ def measure(files: dict, repeat: int) -> dict:
 
     spark = local_session("bench-native-spark", cores=1)
     register(spark)
+    spark.dataSource.register(replay_source())
     out = {}
     try:
         for name, (path, _, direction) in files.items():
@@ -64,10 +116,16 @@ def measure(files: dict, repeat: int) -> dict:
             def floor():
                 return spark.read.format("binaryFile").load(path).selectExpr("sum(length)").collect()[0][0]
 
+            stored = store_rows(path, name, direction)
+
+            def replay():
+                return spark.read.format("arrow_replay").option("path", stored).option("protocol", name).load() \
+                    .selectExpr("sum(length)").collect()[0][0]
+
             size = os.path.getsize(path)
-            assert inlong() == size and dumps() == size, f"{name}: the rows do not tile the file"
+            assert inlong() == size and dumps() == size == replay(), f"{name}: the rows do not tile the file"
             out[name] = {"floor": best(floor, repeat), "format(inlong)": best(inlong, repeat),
-                         "read_dumps": best(dumps, repeat)}
+                         "read_dumps": best(dumps, repeat), "replay": best(replay, repeat)}
     finally:
         spark.stop()
     return out
@@ -133,6 +191,9 @@ def main() -> int:
         size = os.path.getsize(path)
         floor = results["native"][name]["floor"]
         print(f"{name:10} {'binaryFile':15} {'-':8} {size / floor / 1e6:8.1f} {'':>11} {1:8.2f} {'':>7}")
+        replay = results["native"][name]["replay"]
+        print(f"{name:10} {'replay (Arrow)':15} {'-':8} {size / replay / 1e6:8.1f} {frames / replay:11,.0f} "
+              f"{replay / floor:8.2f} {'':>7}")
         for reader in ("format(inlong)", "read_dumps"):
             pure = results["python"][name][reader]
             for backend in ("native", "python"):
