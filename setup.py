@@ -1,6 +1,7 @@
 """Everything else is configured in pyproject.toml. This file adds the optional compiled backend: the C
 scanners `make generate` writes from the specs (generated/native/inlong_native.c, tools/ksygen/cgen.py),
-built as inlong_proto._native when a C compiler is present. If the build fails, or there is no compiler,
+built as inlong_proto._native when a C compiler is present, and the capture walker (generated/native/inlong_capture.c,
+tools/ksygen/cgen_capture.py) as inlong_proto._capture_native. If the build fails, or there is no compiler,
 the package installs without it and runs on the pure-Python codecs (inlong_proto.backend() says which)."""
 import os
 import sys
@@ -9,6 +10,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 SOURCE = os.path.join("generated", "native", "inlong_native.c")
+CAPTURE_SOURCE = os.path.join("generated", "native", "inlong_capture.c")
 
 
 class OptionalBuildExt(build_ext):
@@ -35,5 +37,7 @@ class OptionalBuildExt(build_ext):
 ext_modules = []
 if os.path.exists(SOURCE) and os.environ.get("INLONG_PROTO_BUILD_NATIVE", "1") != "0":
     ext_modules.append(Extension("inlong_proto._native", sources=[SOURCE]))
+if os.path.exists(CAPTURE_SOURCE) and os.environ.get("INLONG_PROTO_BUILD_NATIVE", "1") != "0":
+    ext_modules.append(Extension("inlong_proto._capture_native", sources=[CAPTURE_SOURCE]))
 
 setup(ext_modules=ext_modules, cmdclass={"build_ext": OptionalBuildExt})
