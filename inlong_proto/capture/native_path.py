@@ -78,7 +78,8 @@ def _ports() -> bytes:
 def capture_batches(data, protocol: str, mode: str = "FAILFAST", path: str = "", *, batch_rows: int = BATCH_ROWS,
                     report: dict | None = None) -> Iterator:
     """pyarrow.RecordBatches of frame_schema(protocol) for a whole capture file: the rows of
-    iter_capture_frames(data, protocol, mode), in order, at most batch_rows a batch. report, if given, is
+    iter_capture_frames(data, protocol, mode), in order, at most batch_rows a batch (protocol "auto": the
+    rows of spark_source.auto_batch, from the pure path). report, if given, is
     filled with "path" ("compiled" or "python") and, when the pure path ran, "reason"."""
     mode = _check_mode(mode)
     name = CaptureDecoder(protocol, mode).protocol  # checks the name as the pure path does
@@ -105,6 +106,10 @@ def _pure_batches(data, protocol: str, mode: str, path: str, batch_rows: int) ->
 
 
 def _items_batch(path: str, items: list, protocol: str | None):
+    if protocol is None:  # auto: each frame in its own protocol's struct, as the Spark readers show it
+        from ..spark_source import auto_batch
+
+        return auto_batch(path, [item.frame for item in items], [arrow.capture_value(item) for item in items])
     return arrow.frames_to_batch(path, [item.frame for item in items], protocol,
                                  [arrow.capture_value(item) for item in items])
 

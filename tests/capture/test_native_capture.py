@@ -1,0 +1,310 @@
+"""The compiled capture path (capture.native_path) equals the pure one, row for row and in order.
+
+The reference is built here, independently of native_path: arrow.frames_to_batch over
+iter_capture_frames with arrow.capture_value. Captures: the recorded vectors, captures written from the
+protocol vectors (many flows interleaved, tiny and large segments, link types, IPv6, pcapng), captures with
+anomalies the walker must hand over (the report says which path ran), and mutated captures.
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from inlong_proto import DecodeError, arrow
+from inlong_proto.capture import iter_capture_frames, native_path, tcp
+from inlong_proto.capture.writer import LINK_ETHERNET, LINK_RAW, LINK_SLL, Conversation, pcap_file, segment
+from tools.make_captures import pcapng_file
+from vectors import STREAMS, T0, talk
+
+pytestmark = pytest.mark.skipif(native_path.backend() != "native",
+                                reason="the compiled capture walker (inlong_proto._capture_native) is not built")
+
+ROOT = Path(__file__).resolve().parents[2]
+VECTORS = ROOT / "tests" / "vectors" / "capture"
+FRAMED = ("broadcast", "dataproxy", "eventmesh", "tubemq")
+PORTS = {"broadcast": 9000, "dataproxy": 46801, "eventmesh": 10000, "tubemq": 8715}
+MODES = ("PERMISSIVE", "DROPMALFORMED", "FAILFAST")
+
+
+def reference(data: bytes, protocol: str, mode: str, path: str = "t.pcap"):
+    """The pure path's table, or the DecodeError it raises."""
+    try:
+        items = list(iter_capture_frames(data, protocol, mode))
+    except DecodeError as exc:
+        return exc
+    return arrow.frames_to_batch(path, [i.frame for i in items], protocol, [arrow.capture_value(i) for i in items])
+
+
+def compiled(data: bytes, protocol: str, mode: str, path: str = "t.pcap", batch_rows: int = native_path.BATCH_ROWS):
+    report: dict = {}
+    try:
+        batches = list(native_path.capture_batches(data, protocol, mode, path, batch_rows=batch_rows, report=report))
+    except DecodeError as exc:
+        return exc, report
+    assert all(batch.num_rows <= batch_rows for batch in batches)
+    return pa.Table.from_batches(batches, arrow.frame_schema(protocol)), report
+
+
+def check(data: bytes, protocol: str, mode: str = "PERMISSIVE", path: str | None = None, **kw) -> dict:
+    """Assert both paths agree; returns the report (which path ran, and why the pure one)."""
+    got, report = compiled(data, protocol, mode, **kw)
+    want = reference(data, protocol, mode)
+    if isinstance(want, DecodeError) or isinstance(got, DecodeError):
+        assert type(got) is type(want) and str(got) == str(want), report
+    else:
+        want = pa.Table.from_batches([want])
+        if not got.equals(want):
+            rows = list(zip(got.to_pylist(), want.to_pylist()))
+            diff = next(((i, a, b) for i, (a, b) in enumerate(rows) if a != b), (got.num_rows, want.num_rows))
+            pytest.fail(f"{report}: first difference {diff}")
+    if path is not None:
+        assert report["path"] == path, report
+    return report
+
+
+# ------------------------------------------------------------------ recorded vectors
+@pytest.mark.parametrize("name", sorted(p.name for p in VECTORS.glob("*.pcap*")))
+@pytest.mark.parametrize("mode", MODES)
+def test_recorded_vectors(name, mode):
+    data = (VECTORS / name).read_bytes()
+    own = name.split("_lo")[0].split("_any")[0]  # eventmesh_grpc is not a framed protocol
+    for protocol in FRAMED:
+        report = check(data, protocol, mode)
+        if protocol == own:
+            assert report["path"] == "compiled", report
+
+
+# ------------------------------------------------------------------ captures written from the protocol vectors
+@pytest.mark.parametrize("protocol", FRAMED)
+@pytest.mark.parametrize("mss", [1, 7, 97, 1460, 60000])
+def test_protocol_vectors_in_segments_of_any_size(protocol, mss):
+    client, server = STREAMS[protocol]
+    packets = talk(client, server, PORTS[protocol], mss=mss)
+    for mode in MODES:
+        check(pcap_file(packets), protocol, mode, path="compiled")
+
+
+def flow(client: bytes, server: bytes, port: int, *, host: str, client_port: int, mss: int, t0: int,
+         turns: int = 4) -> list:
+    """vectors.talk, with an IPv6 server for an IPv6 client."""
+    conv = Conversation((host, client_port), ("fd00::ffff" if ":" in host else "10.0.0.2", port), mss=mss)
+    packets = conv.open(t0)
+    for turn in range(turns):
+        for index, (side, data) in enumerate((("client", client), ("server", server))):
+            piece = data[len(data) * turn // turns:len(data) * (turn + 1) // turns]
+            packets += conv.send(side, piece, t0 + (2 * turn + index + 1) * 10**6)
+    return packets + conv.close(t0 + (2 * turns + 1) * 10**6)
+
+
+@pytest.mark.parametrize("linktype", [LINK_ETHERNET, LINK_SLL, LINK_RAW])
+@pytest.mark.parametrize("le, nano", [(True, False), (False, True)])
+def test_link_types_and_byte_orders(linktype, le, nano):
+    client, server = STREAMS["dataproxy"]
+    packets = talk(client, server, 46801, mss=53) + flow(client, server, 46801, host="fd00::1", client_port=41000,
+                                                         mss=211, t0=T0 + 5 * 10**5)
+    check(pcap_file(sorted(packets, key=lambda p: p[0]), linktype=linktype, le=le, nano=nano), "dataproxy",
+          path="compiled")
+
+
+def many_flows(protocol: str, count: int, seed: int) -> list:
+    """count connections of one protocol, interleaved: segment sizes from 1 byte up, IPv4 and IPv6,
+    without handshake, closed by RST, left open, and a 4-tuple reused after its close."""
+    rng = random.Random(seed)
+    client, server = STREAMS[protocol]
+    packets = []
+    for number in range(count):
+        host = f"fd00::{number + 1:x}" if number % 3 == 0 else f"10.1.{number >> 8}.{number & 255}"
+        tiny = number % 7 == 0  # one byte a segment
+        talked = flow(client[:200] if tiny else client * rng.randrange(1, 3), server[:100] if tiny else server,
+                      PORTS[protocol], host=host, client_port=42000 + number,
+                      mss=1 if tiny else rng.choice([3, 50, 97, 1460, 9000]), t0=T0 + number * 3 * 10**5,
+                      turns=rng.randrange(1, 6))
+        shape = number % 5
+        if shape == 1:
+            talked = talked[3:]  # the capture began after the handshake
+        elif shape == 2:
+            ts, _ = talked[-3]
+            server_host = "fd00::ffff" if ":" in host else "10.0.0.2"
+            talked = talked[:-3] + [(ts, segment((host, 42000 + number), (server_host, PORTS[protocol]), 0, rst=True))]
+        elif shape == 3:
+            talked = talked[:-3]  # still open at the end of the capture
+        packets += talked
+    reused = talk(client, server, PORTS[protocol], host="10.9.9.9", client_port=43000, mss=31, t0=T0)
+    packets += reused + [(ts + 10**9, packet) for ts, packet in reused]  # the same 4-tuple, again, after its FINs
+    return sorted(packets, key=lambda p: p[0])
+
+
+@pytest.mark.parametrize("protocol", FRAMED)
+def test_many_interleaved_flows(protocol):
+    data = pcap_file(many_flows(protocol, 16, seed=len(protocol)))
+    for mode in MODES:  # the tiny flows end inside a frame: in FAILFAST an error, which the pure path raises
+        check(data, protocol, mode, path="python" if mode == "FAILFAST" else "compiled")
+    check(data, protocol, "PERMISSIVE", batch_rows=7)
+
+
+def test_one_protocol_over_flows_of_others():
+    """Every framed protocol read as dataproxy: error spans; ordered here when they end each stream."""
+    packets = []
+    for number, protocol in enumerate(FRAMED):
+        client, server = STREAMS[protocol]
+        packets += talk(client, server, PORTS[protocol], client_port=44000 + number, mss=41,
+                        t0=T0 + number * 10**5)
+    data = pcap_file(sorted(packets, key=lambda p: p[0]))
+    for protocol in FRAMED:
+        for mode in MODES:
+            check(data, protocol, mode)
+
+
+def pcapng_capture(tsresol, le: bool, *, t0: int = T0) -> bytes:
+    """Three broadcast flows over two Ethernet interfaces of one if_tsresol."""
+    client, server = STREAMS["broadcast"]
+    flows = [talk(client, server, 9000, client_port=45000 + i, mss=29, t0=t0 + i * 7000) for i in range(3)]
+    units = {None: lambda ns: ns // 1000, 3: lambda ns: ns // 10**6, 9: lambda ns: ns,
+             0x80 | 20: lambda ns: (ns << 20) // 10**9, 12: lambda ns: ns * 1000}[tsresol]
+    packets = []
+    for interface, talked in enumerate(flows):
+        for ts, packet in talked:
+            data = b"\0" * 12 + b"\x08\x00" + packet
+            packets.append((interface % 2, units(ts), data, len(data)))
+    return pcapng_file([(LINK_ETHERNET, tsresol), (LINK_ETHERNET, tsresol)], sorted(packets, key=lambda p: p[1]), le=le)
+
+
+@pytest.mark.parametrize("tsresol", [None, 3, 9, 0x80 | 20, 12])
+@pytest.mark.parametrize("le", [True, False])
+def test_pcapng(tsresol, le):
+    t0 = T0 if tsresol != 12 else 10**15  # picoseconds since 1970 pass 64 bits in 2554
+    check(pcapng_capture(tsresol, le, t0=t0), "broadcast", "PERMISSIVE", path="compiled")
+
+
+def test_pcapng_times_past_int64_nanoseconds_hand_over():
+    """Python's integers hold them (the time column is then null); the walker's int64 does not."""
+    check(pcapng_capture(3, True, t0=T0 * 1000), "broadcast", "PERMISSIVE", path="python")
+
+
+# ------------------------------------------------------------------ anomalies: the pure path must run
+def base_packets():
+    client, server = STREAMS["dataproxy"]
+    return talk(client, server, 46801, mss=113) + talk(client, server, 46801, client_port=40001, mss=57,
+                                                        t0=T0 + 10**5)
+
+
+def anomalies():
+    packets = sorted(base_packets(), key=lambda p: p[0])
+    data_at = [i for i, (_, p) in enumerate(packets) if len(p) > 40 + 20]
+    i, j = data_at[2], data_at[5]
+    swapped = list(packets)
+    swapped[i], swapped[j] = swapped[j], swapped[i]
+    ts, first = packets[i]
+    source = ("10.0.0.1", 40000)
+    yield "reordered", pcap_file(swapped)
+    yield "duplicated", pcap_file(packets[:i + 1] + [packets[i]] + packets[i + 1:])
+    yield "dropped", pcap_file(packets[:i] + packets[i + 1:])
+    yield "truncated file", pcap_file(packets)[:-7]
+    yield "garbage after the file", pcap_file(packets) + b"\x01\x02\x03"
+    yield "cut by the snap length", pcap_file(packets[:i] + [(ts, first[:-5])] + packets[i + 1:])
+    yield "cut inside the TCP header", pcap_file(packets[:i] + [(ts, first[:30])] + packets[i + 1:])
+    yield "idle 4-tuple", pcap_file([(t + (700 * 10**9 if n > i else 0), p) for n, (t, p) in enumerate(packets)])
+    yield "SYN moving the stream", pcap_file(packets[:i] + [(ts, segment(source, ("10.0.0.2", 46801), 99, syn=True))]
+                                             + packets[i:])
+    yield "not a capture", b"hello, world" * 3
+    yield "short", b"\xd4\xc3"
+
+
+@pytest.mark.parametrize("name, data", list(anomalies()), ids=[name for name, _ in anomalies()])
+def test_anomalies_hand_over_to_the_pure_path(name, data):
+    for mode in MODES:
+        report = check(data, "dataproxy", mode, path="python")
+        assert report.get("reason")
+
+
+def test_not_tcp_and_fragments_are_skipped_as_the_pure_path_skips_them():
+    packets = sorted(base_packets(), key=lambda p: p[0])
+    ts, sample = packets[5]
+    udp = bytearray(sample)
+    udp[9] = 17  # IPv4 protocol: UDP
+    fragment = bytearray(sample)
+    fragment[6] |= 0x20  # more fragments
+    data = pcap_file(packets[:5] + [(ts, bytes(udp)), (ts, bytes(fragment))] + packets[5:])
+    check(data, "dataproxy", "PERMISSIVE", path="compiled")
+
+
+def test_an_empty_capture():
+    check(b"", "dataproxy", "FAILFAST", path="compiled")
+    check(pcap_file([]), "dataproxy", "FAILFAST", path="compiled")
+
+
+def test_auto_and_stream_protocols_take_the_pure_path():
+    data = (VECTORS / "dataproxy_lo.pcap").read_bytes()
+    from inlong_proto.spark_source import auto_batch
+
+    report: dict = {}
+    got = pa.Table.from_batches(list(native_path.capture_batches(data, "auto", "PERMISSIVE", "t.pcap", report=report)))
+    assert report["path"] == "python"
+    items = list(iter_capture_frames(data, "auto", "PERMISSIVE"))
+    assert got.equals(pa.Table.from_batches([auto_batch("t.pcap", [i.frame for i in items],
+                                                        [arrow.capture_value(i) for i in items])]))
+    assert compiled(data, "eventmesh-http", "PERMISSIVE")[1]["path"] == "python"
+
+
+def test_environment_forces_the_pure_path(monkeypatch):
+    monkeypatch.setenv("INLONG_PROTO_BACKEND", "python")
+    assert native_path.backend() == "python"
+    check((VECTORS / "dataproxy_lo.pcap").read_bytes(), "dataproxy", path="python")
+
+
+# ------------------------------------------------------------------ mutated captures
+def mutate(data: bytes, rng: random.Random) -> bytes:
+    out = bytearray(data)
+    for _ in range(rng.randrange(1, 4)):
+        kind = rng.randrange(6)
+        at = rng.randrange(len(out)) if out else 0
+        if kind <= 2 and out:
+            out[at] = rng.randrange(256)
+        elif kind == 3:
+            del out[at:at + rng.randrange(1, 40)]
+        elif kind == 4:
+            out[at:at] = out[at:at + rng.randrange(1, 40)]
+        else:
+            del out[rng.randrange(len(out) + 1):]
+    return bytes(out)
+
+
+def test_mutated_captures():
+    """10,000 mutations of small captures (payload, headers, container): equal whichever path runs."""
+    rng = random.Random(2026)
+    bases = []
+    for protocol in FRAMED:
+        client, server = STREAMS[protocol]
+        packets = talk(client[:300], server[:200], PORTS[protocol], mss=rng.choice([40, 120]), turns=2)
+        bases.append((protocol, pcap_file(packets)))
+    bases.append(("broadcast", (VECTORS / "broadcast_lo.pcapng").read_bytes()))
+    paths = {"compiled": 0, "python": 0}
+    for index in range(10_000):
+        protocol, data = bases[index % len(bases)]
+        report = check(mutate(data, rng), protocol, MODES[index % 3])
+        paths[report["path"]] += 1
+    assert paths["compiled"] > 1000 and paths["python"] > 1000, paths
+
+
+# ------------------------------------------------------------------ the generator and the runtime
+def test_dispatch_values_are_tcp_py_s():
+    import json
+
+    dispatch = json.loads(native_path._extension().DISPATCH)
+    assert dispatch == {"LINK_NULL": tcp.LINK_NULL, "LINK_ETHERNET": tcp.LINK_ETHERNET, "LINK_RAW": list(tcp.LINK_RAW),
+                        "LINK_LOOP": tcp.LINK_LOOP, "LINK_SLL": tcp.LINK_SLL, "LINK_SLL2": tcp.LINK_SLL2,
+                        "ETHERTYPE_IPV4": tcp.ETHERTYPE_IPV4, "ETHERTYPE_IPV6": tcp.ETHERTYPE_IPV6,
+                        "AF_INET": tcp.AF_INET, "AF_INET6": list(tcp.AF_INET6), "IPPROTO_TCP": tcp.IPPROTO_TCP}
+
+
+def test_generated_source_is_current():
+    from tools.ksygen import cgen_capture
+    from tools.ksygen.model import Loader
+
+    loader = Loader(ROOT / "specs")
+    specs = [loader.load(path) for path in sorted((ROOT / "specs").rglob("*.ksy"))]
+    runtime = (ROOT / "tools" / "ksygen" / "capture_runtime.c").read_text()
+    assert cgen_capture.emit_extension(specs, runtime) == (ROOT / "generated" / "native" / "inlong_capture.c").read_text()
