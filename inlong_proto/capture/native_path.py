@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import array
 import os
-from functools import cache
+from functools import cache, lru_cache
 from ipaddress import ip_address
 from typing import Iterator
 
@@ -144,67 +144,127 @@ def _compiled(data, protocol: str, mode: str, path: str, report: dict):
     if walked[0] is None:
         report["reason"] = f"{walked[1]} (file offset {walked[2]})"
         return None
-    conns, packets = walked
+    packets, conns, endpoints = walked[:3]
+    conns = np.frombuffer(conns, dtype=np.int64).reshape(-1, 5)
+    finish_key = np.where(conns[:, 1] >= 0, conns[:, 1], packets + conns[:, 2])
     proto = protocols.get(protocol)
     schema = arrow.frame_schema(protocol)
-    tables, keys, subs, conn_of, sender, times, packet_offsets = [], [], [], [], [], [], []
-    for number, conn in enumerate(conns):
-        first_offset, client, server, finish_at, order = conn[:5]
-        finish_key = finish_at if finish_at >= 0 else packets + order
-        for d, direction in enumerate(DIRECTIONS):
-            stream, index = conn[5 + 2 * d], conn[6 + 2 * d]
-            if not stream:
-                continue
-            try:
-                batches = list(native.iter_batches(stream, protocol, path, _framer_direction(proto, direction), mode))
-            except DecodeError:  # FAILFAST: the pure path raises it where it would
-                report["reason"] = "a frame error in FAILFAST mode"
-                return None
-            batches = [b for b in batches if b.num_rows]
-            if not batches:
-                continue
-            table = pa.Table.from_batches(batches, schema)
-            offsets = table.column("offset").to_numpy()
-            ends = offsets + table.column("length").to_numpy()
-            bad = table.column("error").is_valid().to_numpy(zero_copy_only=False)
-            why = _untiled(offsets, ends, bad, len(stream), mode)
-            if why:
-                report["reason"] = f"flow at file offset {first_offset}, {direction}: {why}"
-                return None
-            rows = np.frombuffer(index, dtype=np.int64).reshape(-1, 4)
-            starts = rows[:, 0]
-            origin = np.searchsorted(starts, offsets, side="right") - 1
-            last = np.searchsorted(starts, ends - 1, side="right") - 1
-            key = rows[last, 1].copy()
-            sub = np.zeros(len(key), dtype=np.int64)
-            if bad[-1]:  # the trailing error span: emitted when the connection finishes
-                key[-1], sub[-1] = finish_key, 1 + d
-            tables.append(table)
-            keys.append(key)
-            subs.append(sub)
-            conn_of.append(np.full(len(key), number, dtype=np.int64))
-            sender.append(np.full(len(key), d, dtype=np.int8))
-            times.append(rows[origin, 2])
-            packet_offsets.append(rows[origin, 3])
-    if not tables:
+    parts = []  # (table without the capture column, stream numbers, global offsets, keys, subs, side, index rows)
+    for d, direction in enumerate(DIRECTIONS):
+        stream, index = walked[3 + 2 * d], walked[4 + 2 * d]
+        if not stream:
+            continue
+        sizes = conns[:, 3 + d]
+        bases = np.cumsum(sizes) - sizes
+        rows = np.frombuffer(index, dtype=np.int64).reshape(-1, 4)
+        found = _side_rows(stream, sizes, bases, rows, protocol, path, _framer_direction(proto, direction), mode,
+                           finish_key, d, report)
+        if found is None:
+            return None
+        for table, number, offsets, key, sub in found:
+            parts.append((table, number, offsets, key, sub, d, rows))
+    if not parts:
         return schema.empty_table()
-    order = np.lexsort((np.concatenate(subs), np.concatenate(keys)))  # stable: stream order within a key
-    table = pa.concat_tables(tables).combine_chunks().take(pa.array(order))
-    conn_of = np.concatenate(conn_of)[order]
-    ends = [_endpoint(conn[1]) for conn in conns], [_endpoint(conn[2]) for conn in conns]
+    keys = np.concatenate([part[3] for part in parts])
+    subs = np.concatenate([part[4] for part in parts])
+    offsets = np.concatenate([part[2] for part in parts])
+    order = np.lexsort((offsets, subs, keys))  # a key's rows are of one side, in stream order
+    table = pa.concat_tables([part[0] for part in parts])
+    if not (order[1:] > order[:-1]).all():  # rows of different directions interleave
+        table = table.take(pa.array(order))
+    number = np.concatenate([part[1] for part in parts])[order]
+    side = np.concatenate([np.full(len(part[3]), part[5], dtype=np.int8) for part in parts])[order]
+    origin = [part[6][np.searchsorted(part[6][:, 0], part[2], side="right") - 1] for part in parts]
+    times = np.concatenate([o[:, 2] for o in origin])[order]
+    packet_offsets = np.concatenate([o[:, 3] for o in origin])[order]
+    ends = [_endpoint(endpoints[38 * i:38 * i + 19]) + _endpoint(endpoints[38 * i + 19:38 * i + 38])
+            for i in range(len(conns))]
+    take = pa.array(number)
     capture = pa.StructArray.from_arrays([
-        pa.array(np.array([conn[0] for conn in conns], dtype=np.int64)[conn_of]),
-        pa.array([e[0] for e in ends[0]], pa.string()).take(pa.array(conn_of)),
-        pa.array(np.array([e[1] for e in ends[0]], dtype=np.int32)[conn_of]),
-        pa.array([e[0] for e in ends[1]], pa.string()).take(pa.array(conn_of)),
-        pa.array(np.array([e[1] for e in ends[1]], dtype=np.int32)[conn_of]),
-        pa.array(["client", "server"], pa.string()).take(pa.array(np.concatenate(sender)[order])),
-        pa.array(np.concatenate(times)[order] // 1000, pa.timestamp("us", tz="UTC")),
-        pa.array(np.concatenate(packet_offsets)[order]),
+        pa.array(conns[number, 0]),
+        pa.array([e[0] for e in ends], pa.string()).take(take),
+        pa.array(np.array([e[1] for e in ends], dtype=np.int32)[number]),
+        pa.array([e[2] for e in ends], pa.string()).take(take),
+        pa.array(np.array([e[3] for e in ends], dtype=np.int32)[number]),
+        pa.array(["client", "server"], pa.string()).take(pa.array(side)),
+        pa.array(times // 1000, pa.timestamp("us", tz="UTC")),
+        pa.array(packet_offsets),
     ], fields=list(arrow.capture_field().type))
-    return table.set_column(schema.get_field_index(arrow.CAPTURE_COLUMN), arrow.capture_field(), capture)
+    return table.append_column(arrow.capture_field(), capture)  # the last column, as in frame_schema
 
 
+def _side_rows(stream: bytes, sizes, bases, rows, protocol: str, path: str, direction: str | None, mode: str,
+               finish_key, d: int, report: dict):
+    """The rows of one side's streams (concatenated in connection order; rows: their index from the walker):
+    [(table, connection numbers, offsets in the concatenation, order keys, order subkeys)], or None when one
+    cannot be ordered here.
+
+    All streams are scanned at once, in PERMISSIVE mode. A stream whose rows there are whole valid frames
+    that tile it exactly has the rows a scan of it alone gives in any mode (a valid frame's decode depends
+    on its own bytes only, and the scan of a stream of valid frames meets nothing else); the others (a
+    frame running over a stream's end, an error span) are scanned alone, in the caller's mode."""
+    import numpy as np
+    import pyarrow as pa
+
+    schema = arrow.frame_schema(protocol)
+    batches = [b for b in native.iter_batches(stream, protocol, path, direction, "PERMISSIVE") if b.num_rows]
+    table = pa.Table.from_batches(batches, schema).drop_columns([arrow.CAPTURE_COLUMN]) if batches else None
+    dirty = np.zeros(len(sizes), dtype=bool)
+    out = []
+    if table is not None:
+        offsets = table.column("offset").to_numpy()
+        ends = offsets + table.column("length").to_numpy()
+        bad = table.column("error").is_valid().to_numpy(zero_copy_only=False)
+        first = np.searchsorted(bases, offsets, side="right") - 1  # an empty stream shares the next one's base
+        last = np.searchsorted(bases, ends - 1, side="right") - 1
+        for start, stop in zip(first[first != last], last[first != last]):
+            dirty[start:stop + 1] = True  # a row over a boundary
+        dirty[first[bad]] = True
+        new = np.ones(len(first), dtype=bool)
+        new[1:] = first[1:] != first[:-1]
+        expected = np.where(new, bases[first], np.concatenate(([0], ends[:-1])))
+        dirty[first[offsets != expected]] = True  # a hole before a row
+        closing = np.ones(len(first), dtype=bool)
+        closing[:-1] = first[1:] != first[:-1]
+        dirty[first[closing & (ends != bases[first] + sizes[first])]] = True  # bytes after a stream's last row
+        counted = np.bincount(first, minlength=len(sizes))
+        dirty[(counted == 0) & (sizes > 0)] = True
+        keep = ~dirty[first]
+        if keep.any():
+            kept = table.filter(pa.array(keep)) if not keep.all() else table
+            local = offsets[keep] - bases[first[keep]]
+            kept = kept.set_column(kept.schema.get_field_index("offset"), "offset", pa.array(local))
+            out.append((kept, first[keep], offsets[keep], ends[keep] - 1, np.zeros(int(keep.sum()), dtype=np.int64)))
+    else:
+        dirty[sizes > 0] = True
+    for number in np.flatnonzero(dirty):
+        base, size = int(bases[number]), int(sizes[number])
+        try:
+            alone = [b for b in native.iter_batches(memoryview(stream)[base:base + size], protocol, path, direction,
+                                                    mode) if b.num_rows]
+        except DecodeError:  # FAILFAST: the pure path raises it where it would
+            report["reason"] = "a frame error in FAILFAST mode"
+            return None
+        if not alone:
+            continue
+        table = pa.Table.from_batches(alone, schema).drop_columns([arrow.CAPTURE_COLUMN])
+        offsets = table.column("offset").to_numpy()
+        ends = offsets + table.column("length").to_numpy()
+        bad = table.column("error").is_valid().to_numpy(zero_copy_only=False)
+        why = _untiled(offsets, ends, bad, size, mode)
+        if why:
+            report["reason"] = f"connection {number}, {DIRECTIONS[d]}: {why}"
+            return None
+        sub = np.zeros(len(offsets), dtype=np.int64)
+        if bad[-1]:  # the trailing error span: emitted when the connection finishes
+            sub[-1] = 1 + d
+        out.append((table, np.full(len(offsets), number), offsets + base, ends - 1 + base, sub))
+    found = []
+    for table, number, offsets, last_byte, sub in out:
+        # a frame goes out with the segment holding its last byte; a trailing error span when its connection ends
+        key = rows[np.searchsorted(rows[:, 0], last_byte, side="right") - 1, 1]
+        found.append((table, number, offsets, np.where(sub > 0, finish_key[number], key), sub))
+    return found
 def _untiled(offsets, ends, bad, size: int, mode: str) -> str | None:
     """Why a direction's rows cannot be ordered here, or None: they must be whole frames that tile the
     stream from 0 (to its end, or in DROPMALFORMED to where a dropped tail begins), and in PERMISSIVE may
@@ -222,7 +282,10 @@ def _untiled(offsets, ends, bad, size: int, mode: str) -> str | None:
     return "bytes after its last frame"
 
 
+@lru_cache(maxsize=1 << 16)
 def _endpoint(raw: bytes) -> tuple[str, int]:
-    """The walker's endpoint (IP version, 16 address bytes, big-endian port) as (address text, port)."""
-    version = raw[0]
-    return str(ip_address(bytes(raw[1:5] if version == 4 else raw[1:17]))), raw[17] << 8 | raw[18]
+    """The walker's endpoint (IP version, 16 address bytes, big-endian port) as (address text, port), as
+    tcp.segment_of spells addresses (ipaddress's text; IPv4's is its dotted quad)."""
+    if raw[0] == 4:
+        return f"{raw[1]}.{raw[2]}.{raw[3]}.{raw[4]}", raw[17] << 8 | raw[18]
+    return str(ip_address(bytes(raw[1:17]))), raw[17] << 8 | raw[18]

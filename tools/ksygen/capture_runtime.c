@@ -496,21 +496,53 @@ static void cw_free(cwalk *w)
     free(w->conns); free(w->keys); free(w->slot_conn);
 }
 
+/* The result: (packets, connections, endpoints, request bytes, request index, response bytes, response index).
+ * connections: int64 (first packet offset, finishing packet number or -1, 4-tuple order, request length,
+ * response length) per connection; endpoints: client and server (EP bytes each) per connection; each side's
+ * streams are concatenated in connection order, and its index rows (int64: offset in that concatenation,
+ * packet number, time ns, file offset) follow the same order. */
 static PyObject *cw_result(cwalk *w, int64_t packets)
 {
-    PyObject *conns = PyList_New(w->n_conns);
-    if (conns == NULL) return NULL;
-    for (Py_ssize_t i = 0; i < w->n_conns; i++) {
-        cconn *c = &w->conns[i];
-        PyObject *item = Py_BuildValue(
-            "(Ly#y#LLy#y#y#y#)", (long long)c->first_offset, (const char *)c->client, (Py_ssize_t)EP,
-            (const char *)c->server, (Py_ssize_t)EP, (long long)c->finish_at, (long long)c->order,
-            (const char *)c->side[0].data.p, c->side[0].data.len, (const char *)c->side[0].index.p, c->side[0].index.len,
-            (const char *)c->side[1].data.p, c->side[1].data.len, (const char *)c->side[1].index.p, c->side[1].index.len);
-        if (item == NULL) { Py_DECREF(conns); return NULL; }
-        PyList_SET_ITEM(conns, i, item);
+    Py_ssize_t n = w->n_conns, size[2] = {0, 0}, rows[2] = {0, 0};
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (int d = 0; d < 2; d++) { size[d] += w->conns[i].side[d].data.len; rows[d] += w->conns[i].side[d].index.len; }
+    PyObject *conns = PyBytes_FromStringAndSize(NULL, n * 5 * (Py_ssize_t)sizeof(int64_t));
+    PyObject *ends = PyBytes_FromStringAndSize(NULL, n * 2 * EP);
+    PyObject *data[2] = {PyBytes_FromStringAndSize(NULL, size[0]), PyBytes_FromStringAndSize(NULL, size[1])};
+    PyObject *index[2] = {PyBytes_FromStringAndSize(NULL, rows[0]), PyBytes_FromStringAndSize(NULL, rows[1])};
+    if (conns == NULL || ends == NULL || data[0] == NULL || data[1] == NULL || index[0] == NULL || index[1] == NULL) {
+        Py_XDECREF(conns); Py_XDECREF(ends);
+        for (int d = 0; d < 2; d++) { Py_XDECREF(data[d]); Py_XDECREF(index[d]); }
+        return NULL;
     }
-    return Py_BuildValue("(NL)", conns, (long long)packets);
+    int64_t *row = (int64_t *)PyBytes_AS_STRING(conns);
+    uint8_t *ep = (uint8_t *)PyBytes_AS_STRING(ends);
+    Py_ssize_t at[2] = {0, 0}, entries[2] = {0, 0};
+    for (Py_ssize_t i = 0; i < n; i++) {
+        cconn *c = &w->conns[i];
+        row[5 * i] = c->first_offset;
+        row[5 * i + 1] = c->finish_at;
+        row[5 * i + 2] = c->order;
+        memcpy(ep + 2 * EP * i, c->client, EP);
+        memcpy(ep + 2 * EP * i + EP, c->server, EP);
+        for (int d = 0; d < 2; d++) {
+            cside *side = &c->side[d];
+            row[5 * i + 3 + d] = side->data.len;
+            if (side->data.len) memcpy(PyBytes_AS_STRING(data[d]) + at[d], side->data.p, (size_t)side->data.len);
+            int64_t *out = (int64_t *)PyBytes_AS_STRING(index[d]) + 4 * entries[d];
+            const int64_t *in = (const int64_t *)side->index.p;
+            Py_ssize_t count = side->index.len / (Py_ssize_t)(4 * sizeof(int64_t));
+            for (Py_ssize_t k = 0; k < count; k++) {
+                out[4 * k] = in[4 * k] + at[d];
+                out[4 * k + 1] = in[4 * k + 1];
+                out[4 * k + 2] = in[4 * k + 2];
+                out[4 * k + 3] = in[4 * k + 3];
+            }
+            entries[d] += count;
+            at[d] += side->data.len;
+        }
+    }
+    return Py_BuildValue("(LNNNNNN)", (long long)packets, conns, ends, data[0], index[0], data[1], index[1]);
 }
 
 static PyObject *walk(PyObject *self, PyObject *args)
@@ -544,7 +576,7 @@ static PyObject *walk(PyObject *self, PyObject *args)
     }
     Py_END_ALLOW_THREADS
     PyObject *out;
-    if (rc != 0) out = Py_BuildValue("(Os L)", Py_None, w.why ? w.why : "unknown", (long long)w.why_at);
+    if (rc != 0) out = Py_BuildValue("(OsL)", Py_None, w.why ? w.why : "unknown", (long long)w.why_at);
     else out = cw_result(&w, packets);
     cw_free(&w);
     PyBuffer_Release(&data);
@@ -554,11 +586,9 @@ static PyObject *walk(PyObject *self, PyObject *args)
 
 static PyMethodDef cw_methods[] = {
     {"walk", walk, METH_VARARGS,
-     "walk(buffer, server_ports (uint16 array bytes), idle_ns or -1) -> ([connection, ...], packets) or "
-     "(None, reason, file offset): connection = (first packet offset, client endpoint, server endpoint, "
-     "finishing packet number or -1 for the end, 4-tuple order, request bytes, request index, response bytes, "
-     "response index); an endpoint is version, 16 address bytes, big-endian port; an index row is int64 "
-     "(stream offset, packet number, time ns, file offset)"},
+     "walk(buffer, server_ports (uint16 array bytes), idle_ns or -1) -> (packets, connections, endpoints, "
+     "request bytes, request index, response bytes, response index) or (None, reason, file offset); see cw_result. "
+     "An endpoint is the IP version, 16 address bytes (IPv4 in the first 4), the big-endian port."},
     {NULL, NULL, 0, NULL}
 };
 
