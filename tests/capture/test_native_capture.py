@@ -281,6 +281,13 @@ def test_mutated_captures():
         packets = talk(client[:300], server[:200], PORTS[protocol], mss=rng.choice([40, 120]), turns=2)
         bases.append((protocol, pcap_file(packets)))
     bases.append(("broadcast", (VECTORS / "broadcast_lo.pcapng").read_bytes()))
+    for protocol in FRAMED:  # three connections, interleaved: one side's streams are scanned together
+        client, server = STREAMS[protocol]
+        packets = []
+        for number in range(3):
+            packets += talk(client[:150], server[:100], PORTS[protocol], client_port=46000 + number, mss=60,
+                            t0=T0 + number * 10**5, turns=2)
+        bases.append((protocol, pcap_file(sorted(packets, key=lambda p: p[0]))))
     paths = {"compiled": 0, "python": 0}
     for index in range(10_000):
         protocol, data = bases[index % len(bases)]
