@@ -13,11 +13,13 @@ and an index (offset -> packet number, capture time, file offset). Each side is 
 ``native.iter_batches`` call over the concatenation (the compiled frame scanner where the protocol has one):
 a stream whose rows there are whole valid frames tiling it exactly has the rows a scan of it alone would
 give, in any mode (a valid frame's decode reads its own bytes only, and a scan meeting only valid frames
-meets nothing else); any other stream is scanned alone, in the caller's mode. The capture column is
-filled from the index with numpy, and the rows are put in the order CaptureDecoder emits them: a frame
-when the segment holding its last byte arrives, a trailing error span when its connection finishes (both
-FINs or a RST, else the end of the capture, connections in order of their 4-tuple's first packet),
-request before response.
+meets nothing else), and each of them goes out, as in CaptureDecoder, with the segment holding its last
+byte. Any other stream (an error span, a frame cut by the stream's end) is fed to the stream decoder
+capture._Framer uses, one chunk per segment as the reassembler delivers them, and its rows keep the
+packet that gave each out, and its connection's finish for what close() gives. The capture column is
+filled from the index with numpy, and the rows are put in the order CaptureDecoder emits them (by
+packet; at a connection's finish, both FINs or a RST, else the end of the capture in the order of the
+4-tuples' first packets, request before response).
 
 Correct by construction: the walker only answers for what it is sure of, and the WHOLE capture goes to the
 pure path (iter_capture_frames, batched) otherwise. It hands over when
@@ -27,10 +29,7 @@ pure path (iter_capture_frames, batched) otherwise. It hands over when
   a SYN that moves a stream's start, a FIN whose earlier bytes never came;
 * a 4-tuple sees a later packet (or the capture ends) more than idle_timeout (IDLE_TIMEOUT) after its last
   one, in capture time (the pure path's idle expiry and sweeps could then split or finish it);
-* a direction's frames do not tile its stream from offset 0 (an error span between frames, whose moment
-  of emission depends on how the bytes were cut into segments): only whole valid frames, then, in
-  PERMISSIVE mode, at most one trailing error span (emitted when the connection finishes), are ordered
-  here; in FAILFAST any error hands over (the pure path then raises where it would);
+* FAILFAST mode meets a frame error (the pure path then raises where it would);
 * protocol is "auto", a stream protocol (eventmesh-http, eventmesh-grpc), or one whose direction has
   several frame layouts; the extension is not built, or INLONG_PROTO_BACKEND=python.
 A packet that is not TCP (another link type, EtherType or IP protocol, an IP fragment, an IPv6 extension
@@ -241,49 +240,46 @@ def _side_rows(stream: bytes, sizes, bases, rows, protocol: str, path: str, dire
             out.append((kept, first[keep], offsets[keep], ends[keep] - 1, np.zeros(int(keep.sum()), dtype=np.int64)))
     else:
         dirty[sizes > 0] = True
+    found = []
+    for table, number, offsets, last_byte, sub in out:  # a frame goes out with the segment holding its last byte
+        found.append((table, number, offsets, rows[np.searchsorted(rows[:, 0], last_byte, side="right") - 1, 1], sub))
     for number in np.flatnonzero(dirty):
-        base, size = int(bases[number]), int(sizes[number])
         try:
-            alone = [b for b in native.iter_batches(memoryview(stream)[base:base + size], protocol, path, direction,
-                                                    mode) if b.num_rows]
+            found.append(_refed(stream, int(bases[number]), int(sizes[number]), rows, protocol, path, direction,
+                                mode, int(number), int(finish_key[number]), d))
         except DecodeError:  # FAILFAST: the pure path raises it where it would
             report["reason"] = "a frame error in FAILFAST mode"
             return None
-        if not alone:
-            continue
-        table = pa.Table.from_batches(alone, schema).drop_columns([arrow.CAPTURE_COLUMN])
-        offsets = table.column("offset").to_numpy()
-        ends = offsets + table.column("length").to_numpy()
-        bad = table.column("error").is_valid().to_numpy(zero_copy_only=False)
-        why = _untiled(offsets, ends, bad, size, mode)
-        if why:
-            report["reason"] = f"connection {number}, {DIRECTIONS[d]}: {why}"
-            return None
-        sub = np.zeros(len(offsets), dtype=np.int64)
-        if bad[-1]:  # the trailing error span: emitted when the connection finishes
-            sub[-1] = 1 + d
-        out.append((table, np.full(len(offsets), number), offsets + base, ends - 1 + base, sub))
-    found = []
-    for table, number, offsets, last_byte, sub in out:
-        # a frame goes out with the segment holding its last byte; a trailing error span when its connection ends
-        key = rows[np.searchsorted(rows[:, 0], last_byte, side="right") - 1, 1]
-        found.append((table, number, offsets, np.where(sub > 0, finish_key[number], key), sub))
-    return found
-def _untiled(offsets, ends, bad, size: int, mode: str) -> str | None:
-    """Why a direction's rows cannot be ordered here, or None: they must be whole frames that tile the
-    stream from 0 (to its end, or in DROPMALFORMED to where a dropped tail begins), and in PERMISSIVE may
-    end with one error span that reaches the stream's end."""
-    import numpy as np
+    return [part for part in found if len(part[1])]
 
-    if offsets[0] != 0 or not np.array_equal(offsets[1:], ends[:-1]):
-        return "its frames do not tile the stream (an error span between them)"
-    if bad[:-1].any():
-        return "an error span before its last frame"
-    if bad[-1]:
-        return None if mode == "PERMISSIVE" and ends[-1] == size else "an error span that does not end the stream"
-    if ends[-1] == size or mode == "DROPMALFORMED":
-        return None
-    return "bytes after its last frame"
+
+def _refed(stream: bytes, base: int, size: int, rows, protocol: str, path: str, direction: str | None, mode: str,
+           number: int, finish_key: int, d: int):
+    """One stream's rows as the pure path emits them: its segments' bytes fed, one chunk a segment as the
+    reassembler delivers them in order, to the stream decoder capture._Framer starts (error spans and all),
+    each row keyed by the packet whose chunk gave it out; what close() gives when the connection finishes."""
+    import numpy as np
+    import pyarrow as pa
+
+    from ..frames import stream_decoder
+
+    decoder = stream_decoder(protocol, direction, mode=mode)
+    lo, hi = np.searchsorted(rows[:, 0], [base, base + size])
+    starts = [*rows[lo:hi, 0].tolist(), base + size]
+    frames, keys = [], []
+    view = memoryview(stream)
+    for k, packet in enumerate(rows[lo:hi, 1].tolist()):
+        emitted = decoder.feed(bytes(view[starts[k]:starts[k + 1]]))
+        frames += emitted
+        keys += [packet] * len(emitted)
+    closing = decoder.close()
+    frames += closing
+    keys += [finish_key] * len(closing)
+    table = pa.Table.from_batches([arrow.frames_to_batch(path, frames, protocol)]).drop_columns([arrow.CAPTURE_COLUMN])
+    offsets = np.array([frame.offset for frame in frames], dtype=np.int64) + base
+    sub = np.zeros(len(frames), dtype=np.int64)
+    sub[len(frames) - len(closing):] = 1 + d
+    return table, np.full(len(frames), number, dtype=np.int64), offsets, np.array(keys, dtype=np.int64), sub
 
 
 @lru_cache(maxsize=1 << 16)
