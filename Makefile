@@ -51,6 +51,7 @@ test-pure: setup
 bench: setup
 	$(PY) tools/bench.py
 	$(PY) tools/bench_native.py
+	$(PY) tools/bench_native_capture.py
 	$(PY) tools/bench_recovery.py
 	$(PY) tools/bench_spark.py
 	$(PY) tools/bench_memory.py
