@@ -97,14 +97,12 @@ def run(protocol: str, frames, connections: int, repeat: int) -> None:
     pure = table(native_path._pure_batches(data, protocol, "PERMISSIVE", "bench.pcap", native.BATCH_ROWS), protocol)
     if report.get("path") != "compiled" or not compiled.equals(pure):
         raise SystemExit(f"{protocol}: the compiled path did not run or differs: {report}")
-    extension = native_path._extension()
-    ports, idle = native_path._ports(), int(native_path.IDLE_TIMEOUT * 1e9)
     timings = {
         "pure": best(lambda: table(native_path._pure_batches(data, protocol, "PERMISSIVE", "bench.pcap",
                                                              native.BATCH_ROWS), protocol), repeat),
         "compiled": best(lambda: table(native_path.capture_batches(data, protocol, "PERMISSIVE", "bench.pcap"),
                                        protocol), repeat),
-        "walk only": best(lambda: extension.walk(data, ports, idle), repeat),
+        "walk only": best(lambda: native_path.walk(data), repeat),
     }
     scanner = "compiled" if native.scanner(protocol, "request") else "pure Python"
     print(f"{protocol}: {mb:.1f} MB pcap, {packets} packets, {connections} connections, {compiled.num_rows} frames "

@@ -25,8 +25,9 @@ Correct by construction: the walker only answers for what it is sure of, and the
 pure path (iter_capture_frames, batched) otherwise. It hands over when
 * the file is not a pcap / pcapng file, or any record or block is broken or cut (a container error);
 * a packet's link, IP or TCP header fails a check or is cut, or its TCP data is cut (snap length);
-* a direction's segments are not in order: data retransmitted, overlapping, out of order or lost (a gap),
-  a SYN that moves a stream's start, a FIN whose earlier bytes never came;
+* a direction's segments are not in order: data out of order or lost (a gap), retransmitted bytes that
+  differ from the first copy (a conflict), a SYN that moves a stream's start, a FIN whose earlier bytes
+  never came (a retransmission of bytes equal to the first copy is dropped, as the reassembler drops it);
 * a 4-tuple sees a later packet (or the capture ends) more than idle_timeout (IDLE_TIMEOUT) after its last
   one, in capture time (the pure path's idle expiry and sweeps could then split or finish it);
 * FAILFAST mode meets a frame error (the pure path then raises where it would);
@@ -52,6 +53,7 @@ from .. import arrow, native, protocols
 from ..errors import DecodeError
 from ..frames import _check_mode
 from . import IDLE_TIMEOUT, SERVER_PORTS, CaptureDecoder, iter_capture_frames
+from .tcp import Reassembler
 
 BATCH_ROWS = native.BATCH_ROWS
 DIRECTIONS = ("request", "response")
@@ -76,6 +78,13 @@ def backend() -> str:
 @cache
 def _ports() -> bytes:
     return array.array("H", sorted(SERVER_PORTS)).tobytes()
+
+
+def walk(data):
+    """The C walker over a whole capture, with CaptureDecoder's settings (server ports, idle timeout, how many
+    delivered bytes a reassembler keeps to compare retransmissions with): see capture_runtime.c."""
+    return _extension().walk(data, _ports(), int(IDLE_TIMEOUT * 1e9) if IDLE_TIMEOUT is not None else -1,
+                             Reassembler().recent_limit)
 
 
 def capture_batches(data, protocol: str, mode: str = "FAILFAST", path: str = "", *, batch_rows: int = BATCH_ROWS,
@@ -143,7 +152,7 @@ def _compiled(data, protocol: str, mode: str, path: str, report: dict):
     import numpy as np
     import pyarrow as pa
 
-    walked = _extension().walk(data, _ports(), int(IDLE_TIMEOUT * 1e9) if IDLE_TIMEOUT is not None else -1)
+    walked = walk(data)
     if walked[0] is None:
         report["reason"] = f"{walked[1]} (file offset {walked[2]})"
         return None

@@ -200,7 +200,9 @@ def anomalies():
     ts, first = packets[i]
     source = ("10.0.0.1", 40000)
     yield "reordered", pcap_file(swapped)
-    yield "duplicated", pcap_file(packets[:i + 1] + [packets[i]] + packets[i + 1:])
+    changed = bytearray(first)
+    changed[-1] ^= 0xFF
+    yield "retransmitted with other bytes", pcap_file(packets[:i + 1] + [(ts, bytes(changed))] + packets[i + 1:])
     yield "dropped", pcap_file(packets[:i] + packets[i + 1:])
     yield "truncated file", pcap_file(packets)[:-7]
     yield "garbage after the file", pcap_file(packets) + b"\x01\x02\x03"
@@ -218,6 +220,41 @@ def test_anomalies_hand_over_to_the_pure_path(name, data):
     for mode in MODES:
         report = check(data, "dataproxy", mode, path="python")
         assert report.get("reason")
+
+
+def retransmissions():
+    """Retransmitted bytes equal to the first copy: dropped by the reassembler, by the walker too."""
+    packets = sorted(base_packets(), key=lambda p: p[0])
+    data_at = [i for i, (_, p) in enumerate(packets) if len(p) > 40 + 20]
+    i = data_at[2]
+    yield "duplicated", packets[:i + 1] + [packets[i]] + packets[i + 1:]
+    yield "duplicated late", packets[:data_at[6]] + [packets[i]] + packets[data_at[6]:]
+    one, two = tcp.segment_of(LINK_RAW, packets[i][1]), tcp.segment_of(LINK_RAW, packets[i + 1][1])
+    if (one.src_port, one.seq + len(one.data)) == (two.src_port, two.seq):  # the next segment of the same side
+        both = segment((one.src, one.src_port), (one.dst, one.dst_port), one.seq, one.data + two.data, ack=one.ack)
+        yield "overlapping", packets[:i + 1] + [(packets[i][0], both)] + packets[i + 1:]
+    yield "SYN again", packets[:1] + packets
+
+
+@pytest.mark.parametrize("name, packets", list(retransmissions()), ids=[name for name, _ in retransmissions()])
+def test_equal_retransmissions_stay_compiled(name, packets):
+    for mode in MODES:
+        check(pcap_file(packets), "dataproxy", mode, path="compiled")
+
+
+def test_retransmissions_are_compared_within_what_the_reassembler_keeps():
+    """A retransmission that differs in bytes delivered more than Reassembler.recent_limit bytes ago is not
+    compared (no conflict): the walker compares the same window."""
+    client = STREAMS["dataproxy"][0]
+    client = client * (70_000 // len(client) + 1)
+    conv = Conversation(("10.0.0.1", 40000), ("10.0.0.2", 46801), mss=1000)
+    packets = conv.open(T0) + conv.send("client", client, T0 + 10**6)
+    seq = (conv.isn["client"] + 1) % 2**32
+    for at, path in ((0, "compiled"), (len(client) - 2000, "python")):
+        changed = bytes([client[at] ^ 0xFF]) + client[at + 1:at + 1000]
+        stale = segment(("10.0.0.1", 40000), ("10.0.0.2", 46801), seq + at, changed, ack=conv.next["server"])
+        data = pcap_file(packets + [(T0 + 2 * 10**6, stale)] + conv.close(T0 + 3 * 10**6))
+        check(data, "dataproxy", "PERMISSIVE", path=path)
 
 
 def test_not_tcp_and_fragments_are_skipped_as_the_pure_path_skips_them():

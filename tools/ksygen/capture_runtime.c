@@ -1,9 +1,9 @@
 /* ---- runtime of the compiled capture walker (tools/ksygen/capture_runtime.c, copied by cgen_capture.py).
  *
- * walk(buffer, server_ports, idle_ns) reads a whole pcap / pcapng file: the container, link -> IP -> TCP
- * (every header through the readers generated from specs/capture, spliced in below), and the TCP
- * bookkeeping of inlong_proto.capture for the one case it is sure of: every segment of every direction in
- * order, nothing retransmitted, overlapping, lost or cut. It returns each connection's ends, where it
+ * walk(buffer, server_ports, idle_ns, recent) reads a whole pcap / pcapng file: the container, link -> IP
+ * -> TCP (every header through the readers generated from specs/capture, spliced in below), and the TCP
+ * bookkeeping of inlong_proto.capture for the case it is sure of: every direction's data in order, nothing
+ * lost or cut, retransmitted bytes only equal to the first copy. It returns each connection's ends, where it
  * began and ended, and per direction its stream bytes with an index (stream offset -> packet), or, at
  * the first thing it is not sure of, the reason, so that the caller runs the pure-Python path instead.
  * It knows no byte position of any header: it chooses which reader runs next (link type, EtherType, IP
@@ -93,7 +93,7 @@ typedef struct {
     uint8_t *keys;  /* open addressing: slots of 2 * EP key bytes -> the 4-tuple's current connection */
     int64_t *slot_conn;
     Py_ssize_t slots, used;
-    int64_t n_keys, now_ns, idle_ns;
+    int64_t n_keys, now_ns, idle_ns, recent;
     int has_now;
     const uint16_t *ports;
     Py_ssize_t n_ports;
@@ -337,15 +337,26 @@ static int cw_segment(cwalk *w, const uint8_t *b, const cseg *s, int64_t ts, int
     int64_t delta = (int64_t)(uint32_t)(seq - side->next_seq);
     int64_t start = side->offset + (delta >= (INT64_C(1) << 31) ? delta - (INT64_C(1) << 32) : delta);
     if (s->fin) { side->fin_at = start + s->data_len; side->has_fin = 1; }
-    if (s->data_len > 0) {
-        if (start != side->offset)
-            return cw_bail(w, start < side->offset ? "retransmitted or overlapping data" : "data out of order (or lost)",
-                           file_offset);
+    Py_ssize_t data_at = s->data_at, data_len = s->data_len;
+    if (data_len > 0 && start > side->offset) return cw_bail(w, "data out of order (or lost)", file_offset);
+    if (data_len > 0 && start < side->offset) {
+        /* Retransmitted (in part): the reassembler compares the bytes it still holds (the last `recent`
+         * delivered) with the copy it kept and reports a difference (a conflict: handed over); equal bytes
+         * are dropped, and what the segment carries past the stream's end is new data. */
+        int64_t old = side->offset - start < data_len ? side->offset - start : data_len;
+        int64_t kept_from = side->offset - (side->offset < w->recent ? side->offset : w->recent);
+        int64_t lo = start > kept_from ? start : kept_from, hi = start + old;
+        if (lo < hi && memcmp(side->data.p + lo, b + data_at + (lo - start), (size_t)(hi - lo)) != 0)
+            return cw_bail(w, "retransmitted bytes that differ from the first copy", file_offset);
+        data_at += (Py_ssize_t)old;
+        data_len -= (Py_ssize_t)old;
+    }
+    if (data_len > 0) {
         int64_t entry[4] = {side->offset, number, ts, file_offset};
-        if (!cbuf_put(&side->index, entry, sizeof entry) || !cbuf_put(&side->data, b + s->data_at, s->data_len))
+        if (!cbuf_put(&side->index, entry, sizeof entry) || !cbuf_put(&side->data, b + data_at, data_len))
             return cw_bail(w, "out of memory", file_offset);
-        side->offset += s->data_len;
-        side->next_seq += (uint32_t)s->data_len;
+        side->offset += data_len;
+        side->next_seq += (uint32_t)data_len;
     }
     if (s->fin) side->closed = 1;
     if (s->rst) c->side[0].closed = c->side[1].closed = 1;
@@ -548,12 +559,13 @@ static PyObject *cw_result(cwalk *w, int64_t packets)
 static PyObject *walk(PyObject *self, PyObject *args)
 {
     Py_buffer data, ports;
-    long long idle_ns;
+    long long idle_ns, recent;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*L", &data, &ports, &idle_ns)) return NULL;
+    if (!PyArg_ParseTuple(args, "y*y*LL", &data, &ports, &idle_ns, &recent)) return NULL;
     cwalk w;
     memset(&w, 0, sizeof w);
     w.idle_ns = idle_ns;
+    w.recent = recent;
     w.ports = ports.buf;
     w.n_ports = ports.len / (Py_ssize_t)sizeof(uint16_t);
     const uint8_t *b = data.buf;
@@ -586,7 +598,7 @@ static PyObject *walk(PyObject *self, PyObject *args)
 
 static PyMethodDef cw_methods[] = {
     {"walk", walk, METH_VARARGS,
-     "walk(buffer, server_ports (uint16 array bytes), idle_ns or -1) -> (packets, connections, endpoints, "
+     "walk(buffer, server_ports (uint16 array bytes), idle_ns or -1, recent) -> (packets, connections, endpoints, "
      "request bytes, request index, response bytes, response index) or (None, reason, file offset); see cw_result. "
      "An endpoint is the IP version, 16 address bytes (IPv4 in the first 4), the big-endian port."},
     {NULL, NULL, 0, NULL}
