@@ -70,8 +70,8 @@ def _case_id(spec_id: str, type_spec: TypeSpec) -> str:
 class _Ctx:
     """Expression names of one type as C: fields are r->name, `_` the value being checked."""
 
-    def __init__(self, emitter: "_Reader", type_spec: TypeSpec):
-        self.emitter, self.type_spec = emitter, type_spec
+    def __init__(self, type_spec: TypeSpec):
+        self.type_spec = type_spec
         self.current: str | None = None
 
     def attr(self, name: str) -> Attr | None:
@@ -150,7 +150,7 @@ class _Reader:
 
     def __init__(self, spec_id: str, type_spec: TypeSpec):
         self.spec_id, self.type_spec = spec_id, type_spec
-        self.ctx = _Ctx(self, type_spec)
+        self.ctx = _Ctx(type_spec)
         self.lines: list[str] = []
 
     def add(self, line: str, depth: int = 1) -> None:
@@ -341,7 +341,7 @@ class _Reader:
 
 def _instances(spec_id: str, type_spec: TypeSpec) -> list[str]:
     out = []
-    ctx = _Ctx(None, type_spec)
+    ctx = _Ctx(type_spec)
     for name, instance in type_spec.instances.items():
         body = ctx.c(instance.value)
         uses_bad = "&bad" in body
@@ -355,7 +355,7 @@ def _instances(spec_id: str, type_spec: TypeSpec) -> list[str]:
 
 def _order_switch(spec_id: str, type_spec: TypeSpec) -> list[str]:
     _, cases = type_spec.endian_switch
-    ctx = _Ctx(None, type_spec)
+    ctx = _Ctx(type_spec)
     name = _cname(spec_id, type_spec)
     out = [f"/* {type_spec.where}: meta/endian switch -> 0 little-endian, 1 big-endian, -1 neither */",
            f"static inline int {name}_order(int64_t on)", "{"]
