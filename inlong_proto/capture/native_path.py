@@ -24,17 +24,20 @@ packet; at a connection's finish, both FINs or a RST, else the end of the captur
 Correct by construction: the walker only answers for what it is sure of, and the WHOLE capture goes to the
 pure path (iter_capture_frames, batched) otherwise. It hands over when
 * the file is not a pcap / pcapng file, or any record or block is broken or cut (a container error);
-* a packet's link, IP or TCP header fails a check or is cut, or its TCP data is cut (snap length);
-* a direction's segments are not in order: data out of order or lost (a gap), retransmitted bytes that
-  differ from the first copy (a conflict), a SYN that moves a stream's start, a FIN whose earlier bytes
-  never came (a retransmission of bytes equal to the first copy is dropped, as the reassembler drops it);
+* a packet's link, IP or TCP header fails a check or is cut;
 * a 4-tuple sees a later packet (or the capture ends) more than idle_timeout (IDLE_TIMEOUT) after its last
   one, in capture time (the pure path's idle expiry and sweeps could then split or finish it);
 * FAILFAST mode meets a frame error (the pure path then raises where it would);
 * protocol is "auto", a stream protocol (eventmesh-http, eventmesh-grpc), or one whose direction has
   several frame layouts; the extension is not built, or INLONG_PROTO_BACKEND=python.
 A packet that is not TCP (another link type, EtherType or IP protocol, an IP fragment, an IPv6 extension
-header) is skipped, as the pure path skips it, once its headers have been read without fault.
+header) is skipped, as the pure path skips it, once its headers have been read without fault. A 4-tuple
+whose segments the walker is not sure of (data out of order or lost, retransmitted bytes that differ from
+the first copy, a SYN that moves a stream's start, a FIN whose earlier bytes never came, data cut by the
+snap length) is handed over alone: its packets, recorded by the walker, are replayed through a
+CaptureDecoder of its own (a 4-tuple's connections depend on its own packets only), and its rows keyed by
+the packet that gave each out. A retransmission of bytes equal to the first copy is dropped, as the
+reassembler drops it.
 
 Memory: the fast path holds the whole file (the caller's bytes), every direction's stream bytes and index,
 and the batches of one capture before the first is yielded: it is for files read whole (read_dumps' UDTF,
@@ -92,7 +95,8 @@ def capture_batches(data, protocol: str, mode: str = "FAILFAST", path: str = "",
     """pyarrow.RecordBatches of frame_schema(protocol) for a whole capture file: the rows of
     iter_capture_frames(data, protocol, mode), in order, at most batch_rows a batch (protocol "auto": the
     rows of spark_source.auto_batch, from the pure path). report, if given, is
-    filled with "path" ("compiled" or "python") and, when the pure path ran, "reason"."""
+    filled with "path" ("compiled" or "python"), when the pure path ran "reason", and "replayed": how many
+    4-tuples the walker handed over to a CaptureDecoder of their own."""
     mode = _check_mode(mode)
     name = CaptureDecoder(protocol, mode).protocol  # checks the name as the pure path does
     report = report if report is not None else {}
@@ -160,8 +164,9 @@ def _compiled(data, protocol: str, mode: str, path: str, report: dict):
     conns = np.frombuffer(conns, dtype=np.int64).reshape(-1, 5)
     finish_key = np.where(conns[:, 1] >= 0, conns[:, 1], packets + conns[:, 2])
     proto = protocols.get(protocol)
-    schema = arrow.frame_schema(protocol)
-    parts = []  # (table without the capture column, stream numbers, global offsets, keys, subs, side, index rows)
+    ends = [_endpoint(endpoints[38 * i:38 * i + 19]) + _endpoint(endpoints[38 * i + 19:38 * i + 38])
+            for i in range(len(conns))]
+    parts = []  # (table, order keys, order subkeys, rank within a key)
     for d, direction in enumerate(DIRECTIONS):
         stream, index = walked[3 + 2 * d], walked[4 + 2 * d]
         if not stream:
@@ -174,35 +179,78 @@ def _compiled(data, protocol: str, mode: str, path: str, report: dict):
         if found is None:
             return None
         for table, number, offsets, key, sub in found:
-            parts.append((table, number, offsets, key, sub, d, rows))
+            origin = rows[np.searchsorted(rows[:, 0], offsets, side="right") - 1]
+            parts.append((table.append_column(arrow.capture_field(), _capture(conns, ends, number, d, origin)),
+                          key, sub, offsets))
+    replayed = _replayed(data, np.frombuffer(walked[8], dtype=np.int64).reshape(-1, 7), packets, protocol, mode,
+                         path, report)
+    if replayed is None:
+        return None
+    parts += replayed
     if not parts:
-        return schema.empty_table()
-    keys = np.concatenate([part[3] for part in parts])
-    subs = np.concatenate([part[4] for part in parts])
-    offsets = np.concatenate([part[2] for part in parts])
-    order = np.lexsort((offsets, subs, keys))  # a key's rows are of one side, in stream order
+        return arrow.frame_schema(protocol).empty_table()
+    order = np.lexsort(tuple(np.concatenate([part[i] for part in parts]) for i in (3, 2, 1)))
     table = pa.concat_tables([part[0] for part in parts])
-    if not (order[1:] > order[:-1]).all():  # rows of different directions interleave
+    if not (order[1:] > order[:-1]).all():  # rows of different directions or connections interleave
         table = table.take(pa.array(order))
-    number = np.concatenate([part[1] for part in parts])[order]
-    side = np.concatenate([np.full(len(part[3]), part[5], dtype=np.int8) for part in parts])[order]
-    origin = [part[6][np.searchsorted(part[6][:, 0], part[2], side="right") - 1] for part in parts]
-    times = np.concatenate([o[:, 2] for o in origin])[order]
-    packet_offsets = np.concatenate([o[:, 3] for o in origin])[order]
-    ends = [_endpoint(endpoints[38 * i:38 * i + 19]) + _endpoint(endpoints[38 * i + 19:38 * i + 38])
-            for i in range(len(conns))]
+    return table
+
+
+def _capture(conns, ends: list, number, d: int, origin):
+    """The capture column of rows of side d of connections `number`, their first bytes' packets `origin`
+    (index rows: offset, packet number, time ns, file offset)."""
+    import numpy as np
+    import pyarrow as pa
+
     take = pa.array(number)
-    capture = pa.StructArray.from_arrays([
+    return pa.StructArray.from_arrays([
         pa.array(conns[number, 0]),
         pa.array([e[0] for e in ends], pa.string()).take(take),
         pa.array(np.array([e[1] for e in ends], dtype=np.int32)[number]),
         pa.array([e[2] for e in ends], pa.string()).take(take),
         pa.array(np.array([e[3] for e in ends], dtype=np.int32)[number]),
-        pa.array(["client", "server"], pa.string()).take(pa.array(side)),
-        pa.array(times // 1000, pa.timestamp("us", tz="UTC")),
-        pa.array(packet_offsets),
+        pa.array(["client", "server"], pa.string()).take(pa.array(np.full(len(number), d, dtype=np.int8))),
+        pa.array(origin[:, 2] // 1000, pa.timestamp("us", tz="UTC")),
+        pa.array(origin[:, 3]),
     ], fields=list(arrow.capture_field().type))
-    return table.append_column(arrow.capture_field(), capture)  # the last column, as in frame_schema
+
+
+def _replayed(data, replay, packets: int, protocol: str, mode: str, path: str, report: dict):
+    """The rows of the 4-tuples the walker handed over (out of order, lost, conflicting or cut data): each
+    4-tuple's packets fed, in capture order, to a CaptureDecoder of its own, whose rows are the whole
+    capture's rows of that 4-tuple (a 4-tuple's connections depend on its own packets only, idle expiry
+    aside, which the walker hands over for the whole capture), each keyed by the packet that gave it out,
+    or by the end of the capture (after every packet, in the order of the 4-tuples' first packets). None in
+    FAILFAST when one raises (the pure path raises it where it would)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from .container import Packet
+
+    if not len(replay):
+        return []
+    view = memoryview(data)
+    tuples, first = np.unique(replay[:, 0], return_index=True)
+    report["replayed"] = len(tuples)
+    parts = []
+    for number in tuples[np.argsort(first)].tolist():
+        decoder = CaptureDecoder(protocol, mode)
+        items, keys = [], []
+        try:
+            for _, packet, ts, linktype, at, length, file_offset in replay[replay[:, 0] == number].tolist():
+                out = decoder.feed_packet(Packet(ts, linktype, bytes(view[at:at + length]), length, file_offset))
+                items += out
+                keys += [packet] * len(out)
+            out = decoder.close()
+        except DecodeError:
+            report["reason"] = "a frame or stream error in FAILFAST mode"
+            return None
+        items += out
+        keys += [packets + number] * len(out)
+        if items:
+            parts.append((pa.Table.from_batches([_items_batch(path, items, protocol)]), np.array(keys, dtype=np.int64),
+                          np.zeros(len(items), dtype=np.int64), np.arange(len(items), dtype=np.int64)))
+    return parts
 
 
 def _side_rows(stream: bytes, sizes, bases, rows, protocol: str, path: str, direction: str | None, mode: str,

@@ -94,6 +94,9 @@ typedef struct {
     int64_t *slot_conn;
     Py_ssize_t slots, used;
     int64_t n_keys, now_ns, idle_ns, recent;
+    cbuf dirty;    /* a byte per 4-tuple (by order of first packet): 1 when handed over to the pure path */
+    cbuf packets;  /* int64 (4-tuple, packet number, time ns, link type, data offset, data length, file offset)
+                    * per TCP packet, for the 4-tuples handed over */
     int has_now;
     const uint16_t *ports;
     Py_ssize_t n_ports;
@@ -104,7 +107,7 @@ typedef struct {
 typedef struct {
     uint8_t src[EP], dst[EP];
     uint32_t seq;
-    int ack, syn, fin, rst;
+    int ack, syn, fin, rst, cut;
     Py_ssize_t data_at, data_len;
 } cseg;
 
@@ -219,7 +222,7 @@ static int cw_segment_of(const uint8_t *b, Py_ssize_t at, Py_ssize_t end, int64_
     int64_t on_wire = length - t.data_offset * 4;
     if (on_wire < 0) return -1;  /* the IP length ends inside the TCP header: malformed */
     Py_ssize_t kept = t.data_len < on_wire ? t.data_len : (Py_ssize_t)on_wire;
-    if (kept < on_wire) return -1;  /* the capture cut the data (snap length): a gap, left to Python */
+    s->cut = kept < on_wire;  /* the capture cut the data (snap length): a gap, the 4-tuple left to Python */
     cw_endpoint(s->src, version, src, t.src_port);
     cw_endpoint(s->dst, version, dst, t.dst_port);
     s->seq = (uint32_t)t.seq_num;
@@ -268,17 +271,25 @@ static int cw_server_port(const cwalk *w, const uint8_t *ep)
     return 0;
 }
 
-static int cw_finish(cwalk *w, cconn *c, int64_t at)
+/* Hand a 4-tuple over to the pure path (all its connections, from its first packet): the walker goes on
+ * with the others, and only records this one's packets. */
+static int cw_hand_over(cwalk *w, const cconn *c)
 {
-    for (int d = 0; d < 2; d++)
-        if (c->side[d].has_fin && c->side[d].fin_at > c->side[d].offset)
-            return cw_bail(w, "bytes before a FIN are missing", at);
-    c->finished = 1;
-    c->finish_at = at;
+    w->dirty.p[c->order] = 1;
     return 0;
 }
 
-static int cw_segment(cwalk *w, const uint8_t *b, const cseg *s, int64_t ts, int64_t file_offset, int64_t number)
+static int cw_finish(cwalk *w, cconn *c, int64_t at)
+{
+    c->finished = 1;
+    c->finish_at = at;
+    for (int d = 0; d < 2; d++)
+        if (c->side[d].has_fin && c->side[d].fin_at > c->side[d].offset) return cw_hand_over(w, c);  /* a gap */
+    return 0;
+}
+
+static int cw_segment(cwalk *w, const uint8_t *b, const cseg *s, int64_t ts, int64_t file_offset, int64_t number,
+                      int64_t *tuple)
 {
     uint8_t key[2 * EP];
     int src_first = memcmp(s->src, s->dst, EP) <= 0;
@@ -293,16 +304,21 @@ static int cw_segment(cwalk *w, const uint8_t *b, const cseg *s, int64_t ts, int
         if (w->idle_ns >= 0 && w->now_ns - c->last_ns > w->idle_ns)
             return cw_bail(w, "a 4-tuple idle past idle_timeout", file_offset);
         c->last_ns = ts;
+        *tuple = c->order;
+        if (w->dirty.p[c->order]) return 0;  /* handed over: its packets are recorded, nothing else */
         if (s->syn && !s->ack && c->side[0].closed && c->side[1].closed) c = NULL;  /* reused 4-tuple */
         else if (c->finished) return 0;  /* stray packets of a connection already closed */
     }
     if (c == NULL) {
         if (index >= 0) order = w->conns[index].order;
         else {
+            uint8_t clean = 0;
+            if (!cbuf_put(&w->dirty, &clean, 1)) return cw_bail(w, "out of memory", file_offset);
             order = w->n_keys++;
             memcpy(w->keys + slot * 2 * EP, key, 2 * EP);
             w->used++;
         }
+        *tuple = order;
         if (w->n_conns == w->cap_conns) {
             Py_ssize_t cap = w->cap_conns ? w->cap_conns * 2 : 64;
             cconn *conns = realloc(w->conns, (size_t)cap * sizeof(cconn));
@@ -324,11 +340,12 @@ static int cw_segment(cwalk *w, const uint8_t *b, const cseg *s, int64_t ts, int
         c->finish_at = -1;
         c->order = order;
     }
+    if (s->cut) return cw_hand_over(w, c);
     cside *side = &c->side[memcmp(s->src, c->client, EP) == 0 ? 0 : 1];
     uint32_t seq = s->seq;
     if (s->syn) {
         if (side->has_next && side->next_seq != (uint32_t)(seq + 1u))
-            return cw_bail(w, "a SYN that moves a stream's start", file_offset);
+            return cw_hand_over(w, c);  /* a SYN that moves a stream's start */
         side->next_seq = seq + 1u;
         side->has_next = 1;
         seq = seq + 1u;
@@ -338,7 +355,7 @@ static int cw_segment(cwalk *w, const uint8_t *b, const cseg *s, int64_t ts, int
     int64_t start = side->offset + (delta >= (INT64_C(1) << 31) ? delta - (INT64_C(1) << 32) : delta);
     if (s->fin) { side->fin_at = start + s->data_len; side->has_fin = 1; }
     Py_ssize_t data_at = s->data_at, data_len = s->data_len;
-    if (data_len > 0 && start > side->offset) return cw_bail(w, "data out of order (or lost)", file_offset);
+    if (data_len > 0 && start > side->offset) return cw_hand_over(w, c);  /* out of order, or lost */
     if (data_len > 0 && start < side->offset) {
         /* Retransmitted (in part): the reassembler compares the bytes it still holds (the last `recent`
          * delivered) with the copy it kept and reports a difference (a conflict: handed over); equal bytes
@@ -347,7 +364,7 @@ static int cw_segment(cwalk *w, const uint8_t *b, const cseg *s, int64_t ts, int
         int64_t kept_from = side->offset - (side->offset < w->recent ? side->offset : w->recent);
         int64_t lo = start > kept_from ? start : kept_from, hi = start + old;
         if (lo < hi && memcmp(side->data.p + lo, b + data_at + (lo - start), (size_t)(hi - lo)) != 0)
-            return cw_bail(w, "retransmitted bytes that differ from the first copy", file_offset);
+            return cw_hand_over(w, c);  /* retransmitted bytes that differ from the first copy: a conflict */
         data_at += (Py_ssize_t)old;
         data_len -= (Py_ssize_t)old;
     }
@@ -373,7 +390,11 @@ static int cw_packet(cwalk *w, const uint8_t *b, Py_ssize_t at, Py_ssize_t len, 
     if (found < 0) return cw_bail(w, "a packet the walker cannot read with certainty (malformed or cut headers)",
                                   file_offset);
     if (found == 0) return 0;
-    return cw_segment(w, b, &s, ts, file_offset, number);
+    int64_t tuple = -1;
+    if (cw_segment(w, b, &s, ts, file_offset, number, &tuple) < 0) return -1;
+    int64_t record[7] = {tuple, number, ts, linktype, at, len, file_offset};
+    if (!cbuf_put(&w->packets, record, sizeof record)) return cw_bail(w, "out of memory", file_offset);
+    return 0;
 }
 
 /* ---- containers (container.py's PacketReader, for files without a break) ---- */
@@ -504,25 +525,42 @@ static void cw_free(cwalk *w)
 {
     for (Py_ssize_t i = 0; i < w->n_conns; i++)
         for (int d = 0; d < 2; d++) { free(w->conns[i].side[d].data.p); free(w->conns[i].side[d].index.p); }
-    free(w->conns); free(w->keys); free(w->slot_conn);
+    free(w->conns); free(w->keys); free(w->slot_conn); free(w->dirty.p); free(w->packets.p);
 }
 
-/* The result: (packets, connections, endpoints, request bytes, request index, response bytes, response index).
+/* The result: (packets, connections, endpoints, request bytes, request index, response bytes, response index,
+ * handed over, replay). handed over: a byte per 4-tuple (by order of first packet), 1 for those the pure path
+ * must replay (their connections have no streams here); replay: their TCP packets, int64 (4-tuple, packet
+ * number, time ns, link type, data offset, data length, file offset) each, in capture order.
  * connections: int64 (first packet offset, finishing packet number or -1, 4-tuple order, request length,
  * response length) per connection; endpoints: client and server (EP bytes each) per connection; each side's
  * streams are concatenated in connection order, and its index rows (int64: offset in that concatenation,
  * packet number, time ns, file offset) follow the same order. */
-static PyObject *cw_result(cwalk *w, int64_t packets)
+static PyObject *cw_result(cwalk *w, int64_t n_packets)
 {
     Py_ssize_t n = w->n_conns, size[2] = {0, 0}, rows[2] = {0, 0};
-    for (Py_ssize_t i = 0; i < n; i++)
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (w->dirty.p[w->conns[i].order]) {  /* the pure path replays its 4-tuple: no streams from here */
+            for (int d = 0; d < 2; d++) w->conns[i].side[d].data.len = w->conns[i].side[d].index.len = 0;
+        }
         for (int d = 0; d < 2; d++) { size[d] += w->conns[i].side[d].data.len; rows[d] += w->conns[i].side[d].index.len; }
+    }
+    Py_ssize_t replayed = 0;
+    const int64_t *record = (const int64_t *)w->packets.p;
+    Py_ssize_t records = w->packets.len / (Py_ssize_t)(7 * sizeof(int64_t));
+    for (Py_ssize_t k = 0; k < records; k++) replayed += w->dirty.p[record[7 * k]];
+    PyObject *dirty = PyBytes_FromStringAndSize((const char *)w->dirty.p, w->dirty.len);
+    PyObject *packets = PyBytes_FromStringAndSize(NULL, replayed * 7 * (Py_ssize_t)sizeof(int64_t));
+    if (dirty == NULL || packets == NULL) { Py_XDECREF(dirty); Py_XDECREF(packets); return NULL; }
+    int64_t *kept = (int64_t *)PyBytes_AS_STRING(packets);
+    for (Py_ssize_t k = 0; k < records; k++)
+        if (w->dirty.p[record[7 * k]]) { memcpy(kept, record + 7 * k, 7 * sizeof(int64_t)); kept += 7; }
     PyObject *conns = PyBytes_FromStringAndSize(NULL, n * 5 * (Py_ssize_t)sizeof(int64_t));
     PyObject *ends = PyBytes_FromStringAndSize(NULL, n * 2 * EP);
     PyObject *data[2] = {PyBytes_FromStringAndSize(NULL, size[0]), PyBytes_FromStringAndSize(NULL, size[1])};
     PyObject *index[2] = {PyBytes_FromStringAndSize(NULL, rows[0]), PyBytes_FromStringAndSize(NULL, rows[1])};
     if (conns == NULL || ends == NULL || data[0] == NULL || data[1] == NULL || index[0] == NULL || index[1] == NULL) {
-        Py_XDECREF(conns); Py_XDECREF(ends);
+        Py_XDECREF(conns); Py_XDECREF(ends); Py_DECREF(dirty); Py_DECREF(packets);
         for (int d = 0; d < 2; d++) { Py_XDECREF(data[d]); Py_XDECREF(index[d]); }
         return NULL;
     }
@@ -553,7 +591,8 @@ static PyObject *cw_result(cwalk *w, int64_t packets)
             at[d] += side->data.len;
         }
     }
-    return Py_BuildValue("(LNNNNNN)", (long long)packets, conns, ends, data[0], index[0], data[1], index[1]);
+    return Py_BuildValue("(LNNNNNNNN)", (long long)n_packets, conns, ends, data[0], index[0], data[1], index[1], dirty,
+                         packets);
 }
 
 static PyObject *walk(PyObject *self, PyObject *args)
@@ -580,11 +619,14 @@ static PyObject *walk(PyObject *self, PyObject *args)
     else rc = cw_bail(&w, "not a pcap or pcapng file", 0);
     for (Py_ssize_t i = 0; rc == 0 && i < w.n_conns; i++) {
         cconn *c = &w.conns[i];
-        if (c->finished) continue;
+        int dirty = w.dirty.p[c->order];  /* its state is the pure path's to know: any may be open */
+        if (c->finished && !dirty) continue;
         if (w.idle_ns >= 0 && w.now_ns - c->last_ns > w.idle_ns) rc = cw_bail(&w, "a 4-tuple idle past idle_timeout", -1);
-        else rc = cw_finish(&w, c, -1);
-        c->finished = 0;  /* finished at the end of the capture: finish_at stays -1 */
-        c->finish_at = -1;
+        else if (!dirty) {
+            rc = cw_finish(&w, c, -1);
+            c->finished = 0;  /* finished at the end of the capture: finish_at stays -1 */
+            c->finish_at = -1;
+        }
     }
     Py_END_ALLOW_THREADS
     PyObject *out;
