@@ -21,23 +21,23 @@ filled from the index with numpy, and the rows are put in the order CaptureDecod
 packet; at a connection's finish, both FINs or a RST, else the end of the capture in the order of the
 4-tuples' first packets, request before response).
 
-Correct by construction: the walker only answers for what it is sure of, and the WHOLE capture goes to the
-pure path (iter_capture_frames, batched) otherwise. It hands over when
+Correct by construction: the walker only answers for what it is sure of. A 4-tuple whose segments it is
+not sure of (data out of order or lost, retransmitted bytes that differ from the first copy, a SYN that
+moves a stream's start, a FIN whose earlier bytes never came, data cut by the snap length) is handed over
+alone: its packets, recorded by the walker, are replayed through a CaptureDecoder of its own (a 4-tuple's
+connections depend on its own packets only, idle expiry aside), and its rows keyed by the packet that
+gave each out. A retransmission of bytes equal to the first copy is dropped, as the reassembler drops it.
+A packet that is not TCP (another link type, EtherType or IP protocol, an IP fragment, an IPv6 extension
+header) is skipped, as the pure path skips it, once its headers have been read without fault. The WHOLE
+capture goes to the pure path (iter_capture_frames, batched) when
 * the file is not a pcap / pcapng file, or any record or block is broken or cut (a container error);
-* a packet's link, IP or TCP header fails a check or is cut;
+* a packet's link, IP or TCP header fails a check or is cut (a malformed packet);
 * a 4-tuple sees a later packet (or the capture ends) more than idle_timeout (IDLE_TIMEOUT) after its last
-  one, in capture time (the pure path's idle expiry and sweeps could then split or finish it);
-* FAILFAST mode meets a frame error (the pure path then raises where it would);
+  one, in capture time (the pure path's idle expiry and sweeps, which see every 4-tuple's clock, could then
+  split or finish it at another moment);
+* FAILFAST mode meets an error (a frame's, or a handed-over 4-tuple's): the pure path raises it where it would;
 * protocol is "auto", a stream protocol (eventmesh-http, eventmesh-grpc), or one whose direction has
   several frame layouts; the extension is not built, or INLONG_PROTO_BACKEND=python.
-A packet that is not TCP (another link type, EtherType or IP protocol, an IP fragment, an IPv6 extension
-header) is skipped, as the pure path skips it, once its headers have been read without fault. A 4-tuple
-whose segments the walker is not sure of (data out of order or lost, retransmitted bytes that differ from
-the first copy, a SYN that moves a stream's start, a FIN whose earlier bytes never came, data cut by the
-snap length) is handed over alone: its packets, recorded by the walker, are replayed through a
-CaptureDecoder of its own (a 4-tuple's connections depend on its own packets only), and its rows keyed by
-the packet that gave each out. A retransmission of bytes equal to the first copy is dropped, as the
-reassembler drops it.
 
 Memory: the fast path holds the whole file (the caller's bytes), every direction's stream bytes and index,
 and the batches of one capture before the first is yielded: it is for files read whole (read_dumps' UDTF,
