@@ -151,6 +151,39 @@ def test_many_interleaved_flows(protocol):
     check(data, protocol, "PERMISSIVE", batch_rows=7)
 
 
+@pytest.mark.parametrize("protocol", ["dataproxy", "broadcast"])
+def test_many_flows_some_damaged(protocol):
+    """Interleaved flows, a few of them with segments swapped, lost, repeated with other bytes or cut: those
+    4-tuples are replayed alone, the others stay compiled, and the rows interleave as the pure path's."""
+    rng = random.Random(5)
+    packets = many_flows(protocol, 12, seed=9)
+    flows: dict = {}
+    for index, (_, packet) in enumerate(packets):
+        seg = tcp.segment_of(LINK_RAW, packet)
+        flows.setdefault(tuple(sorted([(seg.src, seg.src_port), (seg.dst, seg.dst_port)])), []).append(index)
+    damaged = list(packets)
+    for number, indexes in enumerate(list(flows.values())[1::3]):
+        carrying = [i for i in indexes if len(tcp.segment_of(LINK_RAW, packets[i][1]).data) > 4]
+        if len(carrying) < 3:
+            continue
+        i, j = sorted(rng.sample(carrying, 2))
+        ts, packet = damaged[i]
+        if number % 4 == 0:
+            damaged[i], damaged[j] = (ts, damaged[j][1]), (damaged[j][0], packet)
+        elif number % 4 == 1:
+            damaged[i] = (ts, b"")  # lost (dropped below)
+        elif number % 4 == 2:
+            changed = bytearray(packet)
+            changed[-1] ^= 0x55
+            damaged.insert(j + 1, (damaged[j][0], bytes(changed)))
+        else:
+            damaged[i] = (ts, packet[:-3])  # cut by the snap length
+    data = pcap_file([p for p in damaged if p[1]])
+    for mode in ("PERMISSIVE", "DROPMALFORMED"):
+        report = check(data, protocol, mode, path="compiled")
+        assert report.get("replayed", 0) >= 2, report
+
+
 def test_one_protocol_over_flows_of_others():
     """Every framed protocol read as dataproxy: error spans; ordered here when they end each stream."""
     packets = []
