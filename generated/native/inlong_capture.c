@@ -985,6 +985,7 @@ typedef struct {
     int64_t *slot_conn;
     Py_ssize_t slots, used;
     int64_t n_keys, now_ns, idle_ns, recent;
+    int record;    /* keep `packets` (a second walk, when a first one handed 4-tuples over) */
     cbuf dirty;    /* a byte per 4-tuple (by order of first packet): 1 when handed over to the pure path */
     cbuf packets;  /* int64 (4-tuple, packet number, time ns, link type, data offset, data length, file offset)
                     * per TCP packet, for the 4-tuples handed over */
@@ -1284,7 +1285,7 @@ static int cw_packet(cwalk *w, const uint8_t *b, Py_ssize_t at, Py_ssize_t len, 
     int64_t tuple = -1;
     if (cw_segment(w, b, &s, ts, file_offset, number, &tuple) < 0) return -1;
     int64_t record[7] = {tuple, number, ts, linktype, at, len, file_offset};
-    if (!cbuf_put(&w->packets, record, sizeof record)) return cw_bail(w, "out of memory", file_offset);
+    if (w->record && !cbuf_put(&w->packets, record, sizeof record)) return cw_bail(w, "out of memory", file_offset);
     return 0;
 }
 
@@ -1421,8 +1422,9 @@ static void cw_free(cwalk *w)
 
 /* The result: (packets, connections, endpoints, request bytes, request index, response bytes, response index,
  * handed over, replay). handed over: a byte per 4-tuple (by order of first packet), 1 for those the pure path
- * must replay (their connections have no streams here); replay: their TCP packets, int64 (4-tuple, packet
- * number, time ns, link type, data offset, data length, file offset) each, in capture order.
+ * must replay (their connections have no streams here); replay, when walk was asked to record: their TCP
+ * packets, int64 (4-tuple, packet number, time ns, link type, data offset, data length, file offset) each,
+ * in capture order (a second walk gives them, only when the first handed a 4-tuple over).
  * connections: int64 (first packet offset, finishing packet number or -1, 4-tuple order, request length,
  * response length) per connection; endpoints: client and server (EP bytes each) per connection; each side's
  * streams are concatenated in connection order, and its index rows (int64: offset in that concatenation,
@@ -1490,12 +1492,14 @@ static PyObject *walk(PyObject *self, PyObject *args)
 {
     Py_buffer data, ports;
     long long idle_ns, recent;
+    int record = 0;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*LL", &data, &ports, &idle_ns, &recent)) return NULL;
+    if (!PyArg_ParseTuple(args, "y*y*LL|p", &data, &ports, &idle_ns, &recent, &record)) return NULL;
     cwalk w;
     memset(&w, 0, sizeof w);
     w.idle_ns = idle_ns;
     w.recent = recent;
+    w.record = record;
     w.ports = ports.buf;
     w.n_ports = ports.len / (Py_ssize_t)sizeof(uint16_t);
     const uint8_t *b = data.buf;
@@ -1531,7 +1535,7 @@ static PyObject *walk(PyObject *self, PyObject *args)
 
 static PyMethodDef cw_methods[] = {
     {"walk", walk, METH_VARARGS,
-     "walk(buffer, server_ports (uint16 array bytes), idle_ns or -1, recent) -> (packets, connections, endpoints, "
+     "walk(buffer, server_ports (uint16 array bytes), idle_ns or -1, recent, record=False) -> (packets, connections, endpoints, "
      "request bytes, request index, response bytes, response index) or (None, reason, file offset); see cw_result. "
      "An endpoint is the IP version, 16 address bytes (IPv4 in the first 4), the big-endian port."},
     {NULL, NULL, 0, NULL}

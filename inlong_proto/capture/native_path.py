@@ -83,11 +83,12 @@ def _ports() -> bytes:
     return array.array("H", sorted(SERVER_PORTS)).tobytes()
 
 
-def walk(data):
+def walk(data, record: bool = False):
     """The C walker over a whole capture, with CaptureDecoder's settings (server ports, idle timeout, how many
-    delivered bytes a reassembler keeps to compare retransmissions with): see capture_runtime.c."""
+    delivered bytes a reassembler keeps to compare retransmissions with): see capture_runtime.c. record:
+    also give the packets of the 4-tuples it hands over (a second walk does, when the first hands any)."""
     return _extension().walk(data, _ports(), int(IDLE_TIMEOUT * 1e9) if IDLE_TIMEOUT is not None else -1,
-                             Reassembler().recent_limit)
+                             Reassembler().recent_limit, record)
 
 
 def capture_batches(data, protocol: str, mode: str = "FAILFAST", path: str = "", *, batch_rows: int = BATCH_ROWS,
@@ -182,7 +183,8 @@ def _compiled(data, protocol: str, mode: str, path: str, report: dict):
             origin = rows[np.searchsorted(rows[:, 0], offsets, side="right") - 1]
             parts.append((table.append_column(arrow.capture_field(), _capture(conns, ends, number, d, origin)),
                           key, sub, offsets))
-    replayed = _replayed(data, np.frombuffer(walked[8], dtype=np.int64).reshape(-1, 7), packets, protocol, mode,
+    replay = walked[8] if walked[8] or not any(walked[7]) else walk(data, record=True)[8]
+    replayed = _replayed(data, np.frombuffer(replay, dtype=np.int64).reshape(-1, 7), packets, protocol, mode,
                          path, report)
     if replayed is None:
         return None
