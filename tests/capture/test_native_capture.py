@@ -223,6 +223,50 @@ def test_pcapng_times_past_int64_nanoseconds_hand_over():
     check(pcapng_capture(3, True, t0=T0 * 1000), "broadcast", "PERMISSIVE", path="python")
 
 
+def link_capture(packets, linktype: int, head) -> bytes:
+    """A pcap of IP packets each behind head(packet) for a link type the writer does not write."""
+    from inlong_proto.generated.codec.capture import pcap
+
+    records = [pcap.Packet(ts_sec=ts // 10**9, ts_frac=ts % 10**9 // 1000, incl_len=len(head(p) + p),
+                           orig_len=len(head(p) + p), data=head(p) + p) for ts, p in packets]
+    header = pcap.Header(version_major=2, version_minor=4, thiszone=0, sigfigs=0, snaplen=262144, linktype=linktype)
+    return pcap.encode_pcap(pcap.Pcap(magic=pcap.Magic.le_micro, header=header, packets=records))
+
+
+@pytest.mark.parametrize("linktype, head", [
+    (0, lambda p: (2 if p[0] >> 4 == 4 else 30).to_bytes(4, "little")),  # LINKTYPE_NULL, little-endian host
+    (0, lambda p: (2 if p[0] >> 4 == 4 else 24).to_bytes(4, "big")),  # LINKTYPE_NULL from a big-endian host
+    (108, lambda p: (2 if p[0] >> 4 == 4 else 28).to_bytes(4, "big")),  # LINKTYPE_LOOP
+    (1, lambda p: bytes(12) + b"\x81\x00\x20\x07\x88\xa8\x00\x05" + (b"\x08\x00" if p[0] >> 4 == 4 else b"\x86\xdd")),
+    (276, lambda p: (b"\x08\x00" if p[0] >> 4 == 4 else b"\x86\xdd") + bytes(18)),  # Linux SLL2
+    (1, lambda p: bytes(12) + b"\x08\x06"),  # ARP: no IP, skipped
+    (147, lambda p: b""),  # a link type no reader knows: skipped
+], ids=["null-le", "null-be", "loop", "vlan-qinq", "sll2", "arp", "unknown"])
+def test_other_link_types(linktype, head):
+    client, server = STREAMS["dataproxy"]
+    packets = talk(client, server, 46801, mss=101) + flow(client, server, 46801, host="fd00::7", client_port=41000,
+                                                          mss=300, t0=T0 + 10**5)
+    check(link_capture(sorted(packets, key=lambda p: p[0]), linktype, head), "dataproxy", path="compiled")
+
+
+def test_pcapng_simple_packet_blocks_and_other_blocks():
+    """Simple packet blocks (no time; interface 0's snap length trims them) and blocks no reader needs."""
+    from inlong_proto.generated.codec.capture import pcapng
+
+    client, server = STREAMS["broadcast"]
+    packets = [b"\0" * 12 + b"\x08\x00" + p for _, p in talk(client, server, 9000, mss=50)]
+    base = pcapng_file([(LINK_ETHERNET, None)], [])
+    blocks = []
+    for packet in packets:
+        body = pcapng.SimplePacketBlock(original_packet_length=len(packet), packet_data=packet + bytes(-len(packet) % 4))
+        size = len(pcapng.encode_simple_packet_block(body, le=True))
+        blocks.append(pcapng.encode_block(pcapng.Block(body=body, block_total_length_trailer=12 + size), le=True))
+    statistics = (5).to_bytes(4, "little") + (20).to_bytes(4, "little") + bytes(8) + (20).to_bytes(4, "little")
+    data = base + statistics + b"".join(blocks[:5]) + statistics + b"".join(blocks[5:])
+    check(data, "broadcast", "PERMISSIVE", path="compiled")
+    check(data + base + b"".join(blocks[:3]), "broadcast", "PERMISSIVE", path="compiled")  # a second section
+
+
 # ------------------------------------------------------------------ anomalies: the pure path must run
 def base_packets():
     client, server = STREAMS["dataproxy"]
