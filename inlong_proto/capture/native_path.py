@@ -232,14 +232,16 @@ def _replayed(data, replay, packets: int, protocol: str, mode: str, path: str, r
     if not len(replay):
         return []
     view = memoryview(data)
-    tuples, first = np.unique(replay[:, 0], return_index=True)
+    grouped = replay[np.argsort(replay[:, 0], kind="stable")]  # by 4-tuple, each in capture order
+    tuples, first = np.unique(grouped[:, 0], return_index=True)
     report["replayed"] = len(tuples)
+    groups = dict(zip(tuples.tolist(), np.split(grouped, first[1:])))
     parts = []
-    for number in tuples[np.argsort(first)].tolist():
+    for number in sorted(groups):  # 4-tuples by order of first packet (any order would do: keys order the rows)
         decoder = CaptureDecoder(protocol, mode)
         items, keys = [], []
         try:
-            for _, packet, ts, linktype, at, length, file_offset in replay[replay[:, 0] == number].tolist():
+            for _, packet, ts, linktype, at, length, file_offset in groups[number].tolist():
                 out = decoder.feed_packet(Packet(ts, linktype, bytes(view[at:at + length]), length, file_offset))
                 items += out
                 keys += [packet] * len(out)
