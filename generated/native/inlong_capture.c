@@ -986,6 +986,8 @@ typedef struct {
     Py_ssize_t slots, used;
     int64_t n_keys, now_ns, idle_ns, recent;
     int record;    /* keep `packets` (a second walk, when a first one handed 4-tuples over) */
+    int skip;      /* go on past a packet it cannot read, kept in `malformed` for the caller to check */
+    cbuf malformed;  /* int64 (time ns, link type, data offset, data length, file offset) per such packet */
     cbuf dirty;    /* a byte per 4-tuple (by order of first packet): 1 when handed over to the pure path */
     cbuf packets;  /* int64 (4-tuple, packet number, time ns, link type, data offset, data length, file offset)
                     * per TCP packet, for the 4-tuples handed over */
@@ -1279,6 +1281,10 @@ static int cw_packet(cwalk *w, const uint8_t *b, Py_ssize_t at, Py_ssize_t len, 
     cseg s;
     if (!w->has_now || ts > w->now_ns) { w->now_ns = ts; w->has_now = 1; }
     int found = cw_segment_of(b, at, at + len, linktype, &s);
+    if (found < 0 && w->skip) {  /* the pure path drops a malformed packet (but in FAILFAST): the caller checks */
+        int64_t record[5] = {ts, linktype, at, len, file_offset};
+        return cbuf_put(&w->malformed, record, sizeof record) ? 0 : cw_bail(w, "out of memory", file_offset);
+    }
     if (found < 0) return cw_bail(w, "a packet the walker cannot read with certainty (malformed or cut headers)",
                                   file_offset);
     if (found == 0) return 0;
@@ -1417,14 +1423,16 @@ static void cw_free(cwalk *w)
 {
     for (Py_ssize_t i = 0; i < w->n_conns; i++)
         for (int d = 0; d < 2; d++) { free(w->conns[i].side[d].data.p); free(w->conns[i].side[d].index.p); }
-    free(w->conns); free(w->keys); free(w->slot_conn); free(w->dirty.p); free(w->packets.p);
+    free(w->conns); free(w->keys); free(w->slot_conn); free(w->dirty.p); free(w->packets.p); free(w->malformed.p);
 }
 
 /* The result: (packets, connections, endpoints, request bytes, request index, response bytes, response index,
- * handed over, replay). handed over: a byte per 4-tuple (by order of first packet), 1 for those the pure path
- * must replay (their connections have no streams here); replay, when walk was asked to record: their TCP
+ * handed over, replay, malformed). handed over: a byte per 4-tuple (by order of first packet), 1 for those
+ * the pure path must replay (their connections have no streams here); replay, when walk was asked to record: their TCP
  * packets, int64 (4-tuple, packet number, time ns, link type, data offset, data length, file offset) each,
- * in capture order (a second walk gives them, only when the first handed a 4-tuple over).
+ * in capture order (a second walk gives them, only when the first handed a 4-tuple over); malformed, when walk
+ * was asked to skip them: the packets it could not read, int64 (time ns, link type, data offset, data length,
+ * file offset) each.
  * connections: int64 (first packet offset, finishing packet number or -1, 4-tuple order, request length,
  * response length) per connection; endpoints: client and server (EP bytes each) per connection; each side's
  * streams are concatenated in connection order, and its index rows (int64: offset in that concatenation,
@@ -1443,8 +1451,13 @@ static PyObject *cw_result(cwalk *w, int64_t n_packets)
     Py_ssize_t records = w->packets.len / (Py_ssize_t)(7 * sizeof(int64_t));
     for (Py_ssize_t k = 0; k < records; k++) replayed += w->dirty.p[record[7 * k]];
     PyObject *dirty = PyBytes_FromStringAndSize((const char *)w->dirty.p, w->dirty.len);
+    PyObject *malformed = PyBytes_FromStringAndSize((const char *)w->malformed.p, w->malformed.len);
+    if (malformed == NULL) { Py_XDECREF(dirty); return NULL; }
     PyObject *packets = PyBytes_FromStringAndSize(NULL, replayed * 7 * (Py_ssize_t)sizeof(int64_t));
-    if (dirty == NULL || packets == NULL) { Py_XDECREF(dirty); Py_XDECREF(packets); return NULL; }
+    if (dirty == NULL || packets == NULL) {
+        Py_XDECREF(dirty); Py_XDECREF(packets); Py_DECREF(malformed);
+        return NULL;
+    }
     int64_t *kept = (int64_t *)PyBytes_AS_STRING(packets);
     for (Py_ssize_t k = 0; k < records; k++)
         if (w->dirty.p[record[7 * k]]) { memcpy(kept, record + 7 * k, 7 * sizeof(int64_t)); kept += 7; }
@@ -1453,7 +1466,7 @@ static PyObject *cw_result(cwalk *w, int64_t n_packets)
     PyObject *data[2] = {PyBytes_FromStringAndSize(NULL, size[0]), PyBytes_FromStringAndSize(NULL, size[1])};
     PyObject *index[2] = {PyBytes_FromStringAndSize(NULL, rows[0]), PyBytes_FromStringAndSize(NULL, rows[1])};
     if (conns == NULL || ends == NULL || data[0] == NULL || data[1] == NULL || index[0] == NULL || index[1] == NULL) {
-        Py_XDECREF(conns); Py_XDECREF(ends); Py_DECREF(dirty); Py_DECREF(packets);
+        Py_XDECREF(conns); Py_XDECREF(ends); Py_DECREF(dirty); Py_DECREF(packets); Py_DECREF(malformed);
         for (int d = 0; d < 2; d++) { Py_XDECREF(data[d]); Py_XDECREF(index[d]); }
         return NULL;
     }
@@ -1484,22 +1497,23 @@ static PyObject *cw_result(cwalk *w, int64_t n_packets)
             at[d] += side->data.len;
         }
     }
-    return Py_BuildValue("(LNNNNNNNN)", (long long)n_packets, conns, ends, data[0], index[0], data[1], index[1], dirty,
-                         packets);
+    return Py_BuildValue("(LNNNNNNNNN)", (long long)n_packets, conns, ends, data[0], index[0], data[1], index[1], dirty,
+                         packets, malformed);
 }
 
 static PyObject *walk(PyObject *self, PyObject *args)
 {
     Py_buffer data, ports;
     long long idle_ns, recent;
-    int record = 0;
+    int record = 0, skip = 0;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*LL|p", &data, &ports, &idle_ns, &recent, &record)) return NULL;
+    if (!PyArg_ParseTuple(args, "y*y*LL|pp", &data, &ports, &idle_ns, &recent, &record, &skip)) return NULL;
     cwalk w;
     memset(&w, 0, sizeof w);
     w.idle_ns = idle_ns;
     w.recent = recent;
     w.record = record;
+    w.skip = skip;
     w.ports = ports.buf;
     w.n_ports = ports.len / (Py_ssize_t)sizeof(uint16_t);
     const uint8_t *b = data.buf;
@@ -1535,7 +1549,7 @@ static PyObject *walk(PyObject *self, PyObject *args)
 
 static PyMethodDef cw_methods[] = {
     {"walk", walk, METH_VARARGS,
-     "walk(buffer, server_ports (uint16 array bytes), idle_ns or -1, recent, record=False) -> (packets, connections, endpoints, "
+     "walk(buffer, server_ports (uint16 array bytes), idle_ns or -1, recent, record=False, skip=False) -> (packets, connections, endpoints, "
      "request bytes, request index, response bytes, response index) or (None, reason, file offset); see cw_result. "
      "An endpoint is the IP version, 16 address bytes (IPv4 in the first 4), the big-endian port."},
     {NULL, NULL, 0, NULL}

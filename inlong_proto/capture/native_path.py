@@ -31,7 +31,8 @@ A packet that is not TCP (another link type, EtherType or IP protocol, an IP fra
 header) is skipped, as the pure path skips it, once its headers have been read without fault. The WHOLE
 capture goes to the pure path (iter_capture_frames, batched) when
 * the file is not a pcap / pcapng file, or any record or block is broken or cut (a container error);
-* a packet's link, IP or TCP header fails a check or is cut (a malformed packet);
+* in FAILFAST mode, a packet's link, IP or TCP header fails a check or is cut (a malformed packet: in the
+  other modes the pure path drops it, and so does the fast path once Python's own reading of it fails too);
 * a 4-tuple sees a later packet (or the capture ends) more than idle_timeout (IDLE_TIMEOUT) after its last
   one, in capture time (the pure path's idle expiry and sweeps, which see every 4-tuple's clock, could then
   split or finish it at another moment);
@@ -83,12 +84,13 @@ def _ports() -> bytes:
     return array.array("H", sorted(SERVER_PORTS)).tobytes()
 
 
-def walk(data, record: bool = False):
+def walk(data, record: bool = False, skip: bool = False):
     """The C walker over a whole capture, with CaptureDecoder's settings (server ports, idle timeout, how many
     delivered bytes a reassembler keeps to compare retransmissions with): see capture_runtime.c. record:
-    also give the packets of the 4-tuples it hands over (a second walk does, when the first hands any)."""
+    also give the packets of the 4-tuples it hands over (a second walk does, when the first hands any);
+    skip: go on past a packet it cannot read, and list it (else it stops there)."""
     return _extension().walk(data, _ports(), int(IDLE_TIMEOUT * 1e9) if IDLE_TIMEOUT is not None else -1,
-                             Reassembler().recent_limit, record)
+                             Reassembler().recent_limit, record, skip)
 
 
 def capture_batches(data, protocol: str, mode: str = "FAILFAST", path: str = "", *, batch_rows: int = BATCH_ROWS,
@@ -157,9 +159,14 @@ def _compiled(data, protocol: str, mode: str, path: str, report: dict):
     import numpy as np
     import pyarrow as pa
 
-    walked = walk(data)
+    skip = mode != "FAILFAST"  # FAILFAST raises at a malformed packet: the pure path does that
+    walked = walk(data, skip=skip)
     if walked[0] is None:
         report["reason"] = f"{walked[1]} (file offset {walked[2]})"
+        return None
+    why = _not_malformed(data, np.frombuffer(walked[9], dtype=np.int64).reshape(-1, 5))
+    if why:
+        report["reason"] = why
         return None
     packets, conns, endpoints = walked[:3]
     conns = np.frombuffer(conns, dtype=np.int64).reshape(-1, 5)
@@ -183,7 +190,7 @@ def _compiled(data, protocol: str, mode: str, path: str, report: dict):
             origin = rows[np.searchsorted(rows[:, 0], offsets, side="right") - 1]
             parts.append((table.append_column(arrow.capture_field(), _capture(conns, ends, number, d, origin)),
                           key, sub, offsets))
-    replay = walked[8] if walked[8] or not any(walked[7]) else walk(data, record=True)[8]
+    replay = walked[8] if walked[8] or not any(walked[7]) else walk(data, record=True, skip=skip)[8]
     replayed = _replayed(data, np.frombuffer(replay, dtype=np.int64).reshape(-1, 7), packets, protocol, mode,
                          path, report)
     if replayed is None:
@@ -196,6 +203,24 @@ def _compiled(data, protocol: str, mode: str, path: str, report: dict):
     if not (order[1:] > order[:-1]).all():  # rows of different directions or connections interleave
         table = table.take(pa.array(order))
     return table
+
+
+def _not_malformed(data, malformed) -> str | None:
+    """Why the packets the walker could not read are not all ones the pure path drops as malformed (it drops
+    a packet whose headers raise, and it skips a packet that is not TCP: the walker only skips the first
+    kind when Python's own reading of the packet raises too), or None."""
+    from . import packet_segment
+    from .container import Packet
+    from ..errors import ValidationError
+
+    view = memoryview(data)
+    for ts, linktype, at, length, file_offset in malformed.tolist():
+        try:
+            packet_segment(Packet(ts, linktype, bytes(view[at:at + length]), length, file_offset))
+        except ValidationError:
+            continue
+        return f"a packet the walker cannot read and the pure path reads (file offset {file_offset})"
+    return None
 
 
 def _capture(conns, ends: list, number, d: int, origin):
