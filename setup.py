@@ -1,7 +1,8 @@
-"""Everything else is configured in pyproject.toml. This file adds the optional compiled backend: the C
-scanners `make generate` writes from the specs (generated/native/inlong_native.c, tools/ksygen/cgen.py),
-built as inlong_proto._native, and the C encoders (generated/native/inlong_native_encode.c,
-tools/ksygen/cgen_encode.py), built as inlong_proto._native_encode, when a C compiler is present. If the build fails, or there is no compiler,
+"""Everything else is configured in pyproject.toml. This file adds the optional compiled backend, the C that
+`make generate` writes from the specs into generated/native: the frame scanners (inlong_native.c,
+tools/ksygen/cgen.py) built as inlong_proto._native, the encoders (inlong_native_encode.c, cgen_encode.py)
+as inlong_proto._native_encode and the capture walker (inlong_capture.c, cgen_capture.py) as
+inlong_proto._capture_native, when a C compiler is present. If a build fails, or there is no compiler,
 the package installs without it and runs on the pure-Python codecs (inlong_proto.backend() says which)."""
 import os
 import sys
@@ -9,8 +10,8 @@ import sys
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-SOURCE = os.path.join("generated", "native", "inlong_native.c")
-ENCODE_SOURCE = os.path.join("generated", "native", "inlong_native_encode.c")
+EXTENSIONS = {"inlong_proto._native": "inlong_native.c", "inlong_proto._native_encode": "inlong_native_encode.c",
+              "inlong_proto._capture_native": "inlong_capture.c"}
 
 
 class OptionalBuildExt(build_ext):
@@ -35,9 +36,10 @@ class OptionalBuildExt(build_ext):
 
 
 ext_modules = []
-if os.path.exists(SOURCE) and os.environ.get("INLONG_PROTO_BUILD_NATIVE", "1") != "0":
-    ext_modules.append(Extension("inlong_proto._native", sources=[SOURCE]))
-if os.path.exists(ENCODE_SOURCE) and os.environ.get("INLONG_PROTO_BUILD_NATIVE", "1") != "0":
-    ext_modules.append(Extension("inlong_proto._native_encode", sources=[ENCODE_SOURCE]))
+if os.environ.get("INLONG_PROTO_BUILD_NATIVE", "1") != "0":
+    for name, source in EXTENSIONS.items():
+        path = os.path.join("generated", "native", source)
+        if os.path.exists(path):
+            ext_modules.append(Extension(name, sources=[path]))
 
 setup(ext_modules=ext_modules, cmdclass={"build_ext": OptionalBuildExt})

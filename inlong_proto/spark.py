@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import sys
-from itertools import islice
 from typing import Sequence
 
 from . import arrow, protocols
@@ -215,23 +214,23 @@ def batch_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISS
     """parse_udtf's rows as an Arrow-native UDTF (Spark's arrow_udtf) over a TABLE of (path, content).
 
     Each file's rows are built as Arrow batches, by the compiled scanners where they are built
-    (inlong_proto.native.iter_batches), so no Python tuple is made per frame. It takes the table form
-    only: Spark runs no Arrow UDTF on the right of a LATERAL join, which is what parse_udtf is for.
+    (inlong_proto.native.iter_batches; a capture through inlong_proto.capture.native_path, which walks its
+    packets in C and hands the capture to the pure path when it cannot), so no Python tuple is made per
+    frame. It takes the table form only: Spark runs no Arrow UDTF on the right of a LATERAL join, which is
+    what parse_udtf is for.
     """
     require_spark()
     from pyspark.sql.functions import arrow_udtf
 
     from . import native
+    from .capture.native_path import capture_batches
 
     protocol, mode = _check(protocol, direction, mode)
     return_type = arrow.spark_schema(protocol, corrupt_record_column)
 
     def batches(path: str, content):
-        if is_capture(content[:4]):
-            items = iter_capture_frames(content, protocol, mode)
-            while chunk := list(islice(items, native.BATCH_ROWS)):
-                yield arrow.frames_to_batch(path, [item.frame for item in chunk], protocol,
-                                            [arrow.capture_value(item) for item in chunk])
+        if is_capture(content[:4]):  # the file is in memory whole: the compiled capture path (or the pure one)
+            yield from capture_batches(content, protocol, mode, path)
             return
         yield from native.iter_batches(content, protocol, path, direction, mode)
 

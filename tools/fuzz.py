@@ -1,6 +1,7 @@
 """Coverage-guided fuzzing of every decoder (issue 11, "fuzzing as a habit"): `make fuzz`.
 
-One target per protocol, plus EventMesh HTTP and the capture reader. Every input goes through all the ways
+One target per protocol, plus EventMesh HTTP, the capture reader and its compiled fast path (capture-native:
+capture.native_path against the pure path, row for row). Every input goes through all the ways
 a user meets the bytes: decode + to_dict + json.dumps, iter_frames in FAILFAST and PERMISSIVE, the stream
 decoder fed in uneven pieces, and the payload layer (TubeMQ RPC, EventMesh TCP, DataProxy records). The
 invariants checked per input (the h11 / wsproto habit: state one, fuzz it):
@@ -48,13 +49,13 @@ ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "tests" / "vectors"
 CRASHERS = VECTORS / "fuzz"
 FRAME_TARGETS = ("broadcast", "dataproxy", "eventmesh", "eventmesh-legacy", "tubemq")
-TARGETS = (*FRAME_TARGETS, "eventmesh-http", "capture")
+TARGETS = (*FRAME_TARGETS, "eventmesh-http", "capture", "capture-native")
 TIME_LIMIT = 1.0  # seconds per input
 MEMORY_FACTOR = 64  # bytes of peak Python memory per input byte (snappy expands ~20x, hex and JSON ~3x more)
 MEMORY_CONSTANT = 1024 * 1024  # what the first calls cache, and atheris's own tracing, cost
 MEMORY_EVERY = 32  # the fuzzer traces one input in this many (tracemalloc slows decoding ~10x)
 RSS_JUMP = 32 * 1024 * 1024  # what peak RSS may grow by during one untraced input, plus the limit above
-MAX_LEN = {"eventmesh-http": 2048, "capture": 8192}  # libFuzzer -max_len; the others 1024 (resync work grows with it)
+MAX_LEN = {"eventmesh-http": 2048, "capture": 8192, "capture-native": 8192}  # libFuzzer -max_len; the others 1024 (resync work grows with it)
 PIECES = (1, 7, 2, 64, 3, 500, 13, 4096)  # stream decoders are fed in pieces of these sizes, in turn
 
 
@@ -202,6 +203,41 @@ def capture_target():
     return run
 
 
+def capture_native_target():
+    """The compiled capture path (capture.native_path, C walker and ordering) against the pure one: the same
+    rows in the same order, or the same error, for a named protocol in each mode."""
+    import pyarrow as pa
+
+    from inlong_proto import DecodeError, arrow
+    from inlong_proto.capture import iter_capture_frames, native_path
+
+    def rows(batches, protocol: str):
+        try:
+            return pa.Table.from_batches(list(batches), arrow.frame_schema(protocol)).to_pylist()
+        except DecodeError as exc:
+            return f"{type(exc).__name__}: {exc}"
+
+    def run(data: bytes) -> None:
+        for protocol, mode in (("dataproxy", "PERMISSIVE"), ("broadcast", "DROPMALFORMED"), ("eventmesh", "FAILFAST")):
+            got = rows(native_path.capture_batches(data, protocol, mode, "f"), protocol)
+            try:
+                items = list(iter_capture_frames(data, protocol, mode))
+                want = arrow.frames_to_batch("f", [i.frame for i in items], protocol,
+                                             [arrow.capture_value(i) for i in items]).to_pylist()
+            except DecodeError as exc:
+                want = f"{type(exc).__name__}: {exc}"
+            if got != want:
+                if isinstance(got, list) and isinstance(want, list):
+                    where = next((f"row {i}: {a} compiled, {b} pure" for i, (a, b) in enumerate(zip(got, want))
+                                  if a != b), f"{len(got)} rows compiled, {len(want)} pure")
+                else:
+                    where = f"{str(got)[:300]} compiled, {str(want)[:300]} pure"
+                raise InvariantError("native-differs", f"{protocol} {mode}: the compiled capture path differs from "
+                                                       f"the pure one: {where}")
+    run((VECTORS / "capture" / "broadcast_lo.pcap").read_bytes())  # warm: pyarrow, numpy and the schemas load once
+    return run
+
+
 def target(name: str):
     """The check function of a target: takes one input, raises on a broken invariant."""
     if name in FRAME_TARGETS:
@@ -210,6 +246,8 @@ def target(name: str):
         return http_target()
     if name == "capture":
         return capture_target()
+    if name == "capture-native":
+        return capture_native_target()
     raise SystemExit(f"unknown target {name!r}; known: {', '.join(TARGETS)}")
 
 
@@ -289,7 +327,7 @@ def seeds(name: str) -> list[bytes]:
         for path in sorted((VECTORS / "eventmesh" / "http").glob("*.json")):
             vector = json.loads(path.read_text())
             out.append(bytes.fromhex(vector["hex"]) if "hex" in vector else vector["text"].encode("utf-8"))
-    elif name == "capture":
+    elif name in ("capture", "capture-native"):
         out += [p.read_bytes() for p in sorted((VECTORS / "capture").iterdir()) if p.suffix in (".pcap", ".pcapng")]
     return out + crashers(name)
 

@@ -3,6 +3,7 @@
 * the project's own codecs (tools/ksygen) -> generated/codec/<protocol>/<spec>.py
 * the compiled backend's C source (tools/ksygen/cgen.py) -> generated/native/inlong_native.c
 * the compiled encoders' C source (tools/ksygen/cgen_encode.py) -> generated/native/inlong_native_encode.c
+* the compiled capture walker (tools/ksygen/cgen_capture.py) -> generated/native/inlong_capture.c
 * the official Kaitai Struct compiler (tools/ksc, pinned) -> generated/kaitai, generated/kaitai_debug
   (with field offsets, for `inlong-proto inspect`), generated/construct, generated/diagrams (.dot + .svg)
 * grpcio-tools for every .proto -> generated/protobuf
@@ -26,7 +27,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tools import jsonschema_codegen  # noqa: E402
-from tools.ksygen import cgen, cgen_encode, wireshark  # noqa: E402
+from tools.ksygen import cgen, cgen_capture, cgen_encode, wireshark  # noqa: E402
 from tools.ksygen.emit import emit_module  # noqa: E402
 from tools.ksygen.expr import GenerationError  # noqa: E402
 from tools.ksygen.model import Loader  # noqa: E402
@@ -61,6 +62,7 @@ def own_codecs(specs: Path, out: Path) -> list[str]:
     (out / "codec" / "__init__.py").write_text("\n".join(registry))
     native(loaded, out)
     native_encode(loaded, out)
+    capture_native(loaded, out)
     return list(by_protocol)
 
 
@@ -90,6 +92,12 @@ def native_encode(specs: list, out: Path) -> Path:
     runtime = (ROOT / "tools" / "ksygen" / "native_encode_runtime.c").read_text()
     target.write_text(cgen_encode.emit_extension(specs, runtime))
     return target
+
+
+def capture_native(specs: list, out: Path) -> Path:
+    """The C source of the optional compiled capture walker (tools/ksygen/cgen_capture.py): the capture
+    headers' readers from specs/capture and the walker's runtime, built into inlong_proto._capture_native."""
+    return cgen_capture.write(specs, out, ROOT)
 
 
 def tables(specs: Path, out: Path) -> list[Path]:
