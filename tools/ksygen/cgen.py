@@ -405,6 +405,9 @@ class FrameEmitter:
         item_type = _plain_struct(attr.user_type)
         if any(a.kind == "switch" or a.repeat or a.size_eos for a in item_type.seq):
             raise Unsupported(f"{item_type.where}: an item with a switch, a list or a size-eos field")
+        if not any(a.kind in ("int", "bits", "contents") for a in item_type.seq):
+            # each item then takes at least one byte, so a huge count ends at the frame's end, not in a loop
+            raise Unsupported(f"{item_type.where}: an item that may take no bytes")
         lines, depth = self.lines, self.depth
         self.lines, self.depth = [f"    r->ok[{column.index}] = 1;"], 1
         end_base, end_k = self.seq(CScope(self, item_type, f"i_{attr.id}__"), "at", 0, "end",
