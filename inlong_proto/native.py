@@ -21,6 +21,7 @@ one (RuntimeError if it is not built). pyarrow is imported inside the functions,
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 from functools import cache
@@ -49,19 +50,31 @@ def _extension():
     return _native, json.loads(_native.DESCRIBE)
 
 
+COMPILED_MODULES = ("_native", "_native_encode", "_capture_native")  # scanners, encoders, capture walker
+_BACKEND: dict[str, str] = {}  # INLONG_PROTO_BACKEND's value -> the answer (it is asked once per frame encoded)
+
+
 def backend() -> str:
     """"native" if the compiled scanners are built and not turned off by INLONG_PROTO_BACKEND=python,
-    else "python"."""
-    wanted = os.environ.get(ENV, "").strip().lower()
+    else "python". INLONG_PROTO_BACKEND=native insists: every compiled module must be built."""
+    wanted = os.environ.get(ENV, "")
+    answer = _BACKEND.get(wanted)
+    if answer is None:
+        answer = _BACKEND[wanted] = _choose(wanted.strip().lower())
+    return answer
+
+
+def _choose(wanted: str) -> str:
     if wanted not in ("", "native", "python"):
         raise ValueError(f"{ENV} must be native or python, not {wanted!r}")
     if wanted == "python":
         return "python"
-    built = _extension()[0] is not None
-    if wanted == "native" and not built:
-        raise RuntimeError(f"{ENV}=native, but the compiled backend (inlong_proto._native) is not built: "
-                           f"install with a C compiler present")
-    return "native" if built else "python"
+    if wanted == "native":
+        missing = [name for name in COMPILED_MODULES if importlib.util.find_spec(f"{__package__}.{name}") is None]
+        if missing:
+            raise RuntimeError(f"{ENV}=native, but the compiled backend is not built "
+                               f"(inlong_proto.{', inlong_proto.'.join(missing)}): install with a C compiler present")
+    return "native" if _extension()[0] is not None else "python"
 
 
 def _compiled(proto: protocols.Protocol) -> dict | None:
