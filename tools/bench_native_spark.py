@@ -156,7 +156,7 @@ def sync_points(files: dict) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", type=int, default=48, help="MiB per dump (binaryFile holds it in one row)")
+    parser.add_argument("--size", type=int, default=32, help="MiB per dump (binaryFile holds it in one row; at 48 the JVM of a default local session died)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--protocols", default=",".join(name for name, _ in PROTOCOLS))
     parser.add_argument("--measure", help=argparse.SUPPRESS)  # a child: JSON of the files to time
