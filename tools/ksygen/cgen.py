@@ -125,26 +125,41 @@ class CScope:
         raise Unsupported(f"{self.type_spec.where}: name {'.'.join(chain)!r} in an expression")
 
     def enum_member(self, enum_path: str, member: str) -> str:
-        enum = self.type_spec.find_enum(enum_path)
-        for value, (member_id, _) in enum.members.items():
-            if member_id == member:
-                return f"INT64_C({value})"
-        raise GenerationError(f"{self.type_spec.where}: enum {enum_path} has no member {member!r}")
+        return f"INT64_C({enum_value(self.type_spec, enum_path, member)})"
 
     def sizeof(self, name: str) -> int:
-        size = self.type_spec.find_type(name).fixed_size
-        if size is None:
-            raise GenerationError(f"{self.type_spec.where}: sizeof<{name}> is not a fixed size")
-        return size
+        return fixed_sizeof(self.type_spec, name)
 
 
-def _chain(node: Node) -> tuple[str, ...] | None:
+# Shared by the three C emitters (scanners here, cgen_encode, cgen_capture): names and constants of the
+# Kaitai expression language, looked up in the model.
+
+
+def name_chain(node: Node) -> tuple[str, ...] | None:
+    """a.b.c as ("a", "b", "c"); None for any other expression."""
     if node.kind == "name":
         return (node.value,)
     if node.kind == "attr":
-        base = _chain(node.args[0])
+        base = name_chain(node.args[0])
         return None if base is None else base + (node.value,)
     return None
+
+
+def enum_value(type_spec: TypeSpec, enum_path: str, member: str) -> int:
+    """The value of enum_path::member as seen from type_spec."""
+    enum = type_spec.find_enum(enum_path)
+    for value, (member_id, _) in enum.members.items():
+        if member_id == member:
+            return value
+    raise GenerationError(f"{type_spec.where}: enum {enum_path} has no member {member!r}")
+
+
+def fixed_sizeof(type_spec: TypeSpec, name: str) -> int:
+    """sizeof<name>, which only a fixed-size type has."""
+    size = type_spec.find_type(name).fixed_size
+    if size is None:
+        raise GenerationError(f"{type_spec.where}: sizeof<{name}> is not a fixed size")
+    return size
 
 
 _C_OPS = {"and": "&&", "or": "||"}
@@ -165,7 +180,7 @@ def to_c(node: Node, scope: CScope) -> str:
     if kind == "sizeof":
         return f"INT64_C({scope.sizeof(node.value)})"
     if kind in ("name", "attr"):
-        chain = _chain(node)
+        chain = name_chain(node)
         if chain is None or chain[-1] in ("to_i", "length", "size") and len(chain) > 1 and chain[0] != "_io":
             raise Unsupported(f"method .{node.value} in an expression")
         return scope.resolve(chain)
@@ -509,7 +524,7 @@ class FrameEmitter:
             if key.kind == "num":
                 keys.add(key.value)
             elif key.kind == "enum":
-                keys.add(int(scope.enum_member(*key.value)[len("INT64_C("):-1]))
+                keys.add(enum_value(scope.type_spec, *key.value))
             else:
                 return False
         if target.valid.get("in-enum") and target.enum is not None and set(target.enum.members) <= keys:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .cgen import enum_value
 from .expr import GenerationError, Node, parse
 from .model import Attr, SpecFile, TypeSpec, specialize
 
@@ -89,11 +90,7 @@ class _Ctx:
         raise Unsupported(f"{self.type_spec.where}: name {'.'.join(chain)!r} in an expression")
 
     def enum_value(self, path: str, member: str) -> int:
-        enum = self.type_spec.find_enum(path)
-        for value, (member_id, _) in enum.members.items():
-            if member_id == member:
-                return value
-        raise GenerationError(f"{self.type_spec.where}: enum {path} has no member {member!r}")
+        return enum_value(self.type_spec, path, member)
 
     def c(self, node: Node) -> str:
         """A Kaitai expression as C over int64_t (Python's floor division and modulo, overflow-free for the

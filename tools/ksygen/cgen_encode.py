@@ -31,6 +31,7 @@ same specs lives beside it (cgen.py, inlong_proto._native); the two share no cod
 """
 from __future__ import annotations
 
+from .cgen import enum_value, fixed_sizeof, name_chain
 from .emit import _DATETIME_PARTS, _derived_fields, _first_key_per_case
 from .expr import GenerationError, Node, names_used, parse
 from .model import INT_RANGE, Attr, SpecFile, TypeSpec
@@ -103,26 +104,10 @@ class EScope:
         raise Unsupported(f"{self.type_spec.where}: name {'.'.join(chain)!r} in an expression")
 
     def enum_member(self, enum_path: str, member: str) -> str:
-        enum = self.type_spec.find_enum(enum_path)
-        for value, (member_id, _) in enum.members.items():
-            if member_id == member:
-                return _int_const(value)
-        raise GenerationError(f"{self.type_spec.where}: enum {enum_path} has no member {member!r}")
+        return _int_const(enum_value(self.type_spec, enum_path, member))
 
     def sizeof(self, name: str) -> int:
-        size = self.type_spec.find_type(name).fixed_size
-        if size is None:
-            raise GenerationError(f"{self.type_spec.where}: sizeof<{name}> is not a fixed size")
-        return size
-
-
-def _chain(node: Node) -> tuple[str, ...] | None:
-    if node.kind == "name":
-        return (node.value,)
-    if node.kind == "attr":
-        base = _chain(node.args[0])
-        return None if base is None else base + (node.value,)
-    return None
+        return fixed_sizeof(self.type_spec, name)
 
 
 _CHECKED = {"+": "ip_add", "-": "ip_sub", "*": "ip_mul", "/": "ip_fdiv", "%": "ip_fmod", "<<": "ip_shl",
@@ -144,7 +129,7 @@ def to_c(node: Node, scope: EScope) -> str:
     if kind == "sizeof":
         return _int_const(scope.sizeof(node.value))
     if kind in ("name", "attr"):
-        chain = _chain(node)
+        chain = name_chain(node)
         if chain is None or chain[0] in ("_io", "_parent", "_root") or chain[-1] in ("to_i", "length", "size") \
                 and len(chain) > 1:
             raise Unsupported(f"{scope.type_spec.where}: {node.value} in an expression")
