@@ -83,7 +83,8 @@ the scan is iter_frames' own over the same indices, so they do, by construction.
 Cost of a sync point: the back window is walked cheaply. Only positions that the scanner's own
 candidate filter accepts can start a frame (``frames._Starts``: a regex generated from each spec's
 leading fields, searched in C over the rest), and only a frame whose structural size (no payload
-layer) reaches past S is decoded fully. Forward, the entry S steps through at most the rest of one
+layer) reaches past S is decoded fully. With the compiled backend each position is first put to the
+generated C decoder (``native.frame_verdict``), and Python decodes only where C cannot tell. Forward, the entry S steps through at most the rest of one
 frame the same way. A split that begins inside a
 malformed run longer than the search bound has no sync point: the split where the run begins walks
 through it, at read_dumps' speed.
