@@ -145,6 +145,24 @@ def name_chain(node: Node) -> tuple[str, ...] | None:
     return None
 
 
+def failed_checks(valid: dict, attr: Attr, plain, expr, const) -> list[str]:
+    """C conditions, each true when the value fails one of its `valid` checks in-enum, eq, any-of, min and
+    max (in that order; expr is the caller's, as its scope must see the value). plain() is the value's C
+    expression, expr(source) a Kaitai expression in C, const(n) an integer constant in C."""
+    failed = []
+    if attr.enum is not None and valid.get("in-enum"):
+        failed.append(f"!({' || '.join(f'{plain()} == {const(v)}' for v in attr.enum.members) or '0'})")
+    if "eq" in valid:
+        failed.append(f"{plain()} != {expr(valid['eq'])}")
+    if "any-of" in valid:
+        failed.append(f"!({' || '.join(f'{plain()} == {expr(v)}' for v in valid['any-of'])})")
+    if "min" in valid:
+        failed.append(f"{plain()} < {expr(valid['min'])}")
+    if "max" in valid:
+        failed.append(f"{plain()} > {expr(valid['max'])}")
+    return failed
+
+
 def enum_value(type_spec: TypeSpec, enum_path: str, member: str) -> int:
     """The value of enum_path::member as seen from type_spec."""
     enum = type_spec.find_enum(enum_path)
@@ -302,18 +320,9 @@ class FrameEmitter:
         elif phase == "post" and expr_first:
             valid.pop("expr")
         plain = value if isinstance(value, str) else None
-        if attr.enum is not None and valid.get("in-enum"):
-            known = " || ".join(f"{self.need_plain(plain, attr)} == INT64_C({v})" for v in attr.enum.members)
-            self.add(f"if (!({known})) return {INVALID};")
-        if "eq" in valid:
-            self.add(f"if ({self.need_plain(plain, attr)} != {to_c(parse(valid['eq']), scope)}) return {INVALID};")
-        if "any-of" in valid:
-            options = " || ".join(f"{self.need_plain(plain, attr)} == {to_c(parse(v), scope)}" for v in valid["any-of"])
-            self.add(f"if (!({options})) return {INVALID};")
-        if "min" in valid:
-            self.add(f"if ({self.need_plain(plain, attr)} < {to_c(parse(valid['min']), scope)}) return {INVALID};")
-        if "max" in valid:
-            self.add(f"if ({self.need_plain(plain, attr)} > {to_c(parse(valid['max']), scope)}) return {INVALID};")
+        for failed in failed_checks(valid, attr, lambda: self.need_plain(plain, attr),
+                                    lambda expr: to_c(parse(expr), scope), lambda v: f"INT64_C({v})"):
+            self.add(f"if ({failed}) return {INVALID};")
         if "expr" in valid:
             scope.current = value
             self.add(f"if (!({to_c(parse(valid['expr']), scope)})) return {INVALID};")

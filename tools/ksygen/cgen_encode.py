@@ -31,7 +31,7 @@ same specs lives beside it (cgen.py, inlong_proto._native); the two share no cod
 """
 from __future__ import annotations
 
-from .cgen import enum_value, fixed_sizeof, name_chain
+from .cgen import enum_value, failed_checks, fixed_sizeof, name_chain
 from .emit import _DATETIME_PARTS, _derived_fields, _first_key_per_case
 from .expr import GenerationError, Node, names_used, parse
 from .model import INT_RANGE, Attr, SpecFile, TypeSpec
@@ -200,18 +200,9 @@ class TypeEncoder:
         valid = attr.valid or {}
         plain = value if isinstance(value, str) else \
             value.prefix[:-2] if value.type_spec.python_type == "value" else None
-        if attr.enum is not None and valid.get("in-enum"):
-            known = " || ".join(f"{self.plain(plain, attr)} == {_int_const(v)}" for v in attr.enum.members)
-            self.later(f"if (!({known or '0'})) return 0;")
-        if "eq" in valid:
-            self.later(f"if ({self.plain(plain, attr)} != {to_c(_node(valid['eq']), scope)}) return 0;")
-        if "any-of" in valid:
-            options = " || ".join(f"{self.plain(plain, attr)} == {to_c(_node(v), scope)}" for v in valid["any-of"])
-            self.later(f"if (!({options})) return 0;")
-        if "min" in valid:
-            self.later(f"if ({self.plain(plain, attr)} < {to_c(_node(valid['min']), scope)}) return 0;")
-        if "max" in valid:
-            self.later(f"if ({self.plain(plain, attr)} > {to_c(_node(valid['max']), scope)}) return 0;")
+        for failed in failed_checks(valid, attr, lambda: self.plain(plain, attr),
+                                    lambda expr: to_c(_node(expr), scope), _int_const):
+            self.later(f"if ({failed}) return 0;")
         if attr.kind == "int":  # the wire type's range: always (the pure encoder's struct.pack refuses past it)
             low, high = INT_RANGE[attr.fmt[1]]
             self.later(f"if ({plain} < {_int_const(low)} || {plain} > {_int_const(min(high, 2**63 - 1))}) return 0;")
