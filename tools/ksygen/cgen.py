@@ -682,7 +682,7 @@ class ProtocolEmitter:
     def combined(self, emitters: list[FrameEmitter]) -> list[str]:
         """frames._decode_at over the layouts: the first that decodes gives the size and the row; when
         another decodes too, the direction is left null (ambiguous). Any IP_UNKNOWN leaves it to Python."""
-        out = [f"/* The protocol's frame at b[0:end) as frames._decode_at decides it, each layout's size at most limit. */",
+        out = ["/* The protocol's frame at b[0:end) as frames._decode_at decides it, each layout's size at most limit. */",
                f"static Py_ssize_t decode_{self.name}(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, "
                f"{self.row} *r, {self.row} *spare)", "{"]
         if len(emitters) == 1:
