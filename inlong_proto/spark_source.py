@@ -624,10 +624,13 @@ class InlongPartition(InputPartition):
 
 
 class InlongReader(DataSourceReader):
-    """Plans tasks on the driver (files listed, cut into splits, small ones packed); reads them in workers."""
+    """Plans tasks on the driver (files listed, cut into splits, small ones packed); reads them in workers.
+    columns: the columns a user schema selects (in its order), or None for every column; names: the user
+    schema's spelling of them."""
 
-    def __init__(self, options: Options):
+    def __init__(self, options: Options, columns: list[str] | None = None, names: list[str] | None = None):
         self.options = options
+        self.columns, self.names = columns, names
 
     def partitions(self):
         files = list_files(self.options.paths, self.options.fs_options)
@@ -636,7 +639,8 @@ class InlongReader(DataSourceReader):
         return [InlongPartition(task) for task in tasks]
 
     def read(self, partition):
-        yield from read_partition(self.options, partition.pieces)
+        for batch in read_partition(self.options, partition.pieces):
+            yield batch if self.columns is None else batch.select(self.columns).rename_columns(self.names)
 
 
 class InlongDataSource(DataSource):
@@ -676,7 +680,33 @@ class InlongDataSource(DataSource):
         return spark_schema(options.protocol, options.corrupt_record)
 
     def reader(self, schema):
-        return InlongReader(Options(self.options))
+        options = Options(self.options)
+        columns = selected_columns(schema, spark_schema(options.protocol, options.corrupt_record))
+        return InlongReader(options, columns, schema.fieldNames())
+
+
+def selected_columns(wanted, full) -> list[str] | None:
+    """The columns a user schema (``.schema("offset BIGINT, message_type STRING")``) selects, or None when it
+    is the whole schema. Spark's Python data source API cannot prune columns itself, and every column of a
+    row crosses from the Python worker to the JVM: a schema naming only the columns a query needs is what
+    makes a read cheaper. Each must be one of the format's columns (names case-insensitive, as Spark's)
+    with its type; else a ValueError names the columns there are."""
+    if [(f.name, f.dataType) for f in wanted.fields] == [(f.name, f.dataType) for f in full.fields]:
+        return None
+    by_name = {f.name.lower(): f for f in full.fields}
+    selected = []
+    for field in wanted.fields:
+        own = by_name.get(field.name.lower())
+        if own is None:
+            raise ValueError(f"format {FORMAT!r} has no column {field.name!r}; its columns are "
+                             f"{', '.join(f.name for f in full.fields)}")
+        if own.dataType != field.dataType:
+            raise ValueError(f"format {FORMAT!r}: column {own.name!r} is {own.dataType.simpleString()}, "
+                             f"not {field.dataType.simpleString()}")
+        selected.append(own.name)
+    if len(set(selected)) != len(selected):
+        raise ValueError(f"format {FORMAT!r}: the schema names a column twice: {', '.join(selected)}")
+    return selected
 
 
 def read_partition(options: Options, pieces, rows: int = BATCH_ROWS):

@@ -399,3 +399,21 @@ def test_spark_failfast_names_file_and_offset(spark, tmp_path):
     with pytest.raises(Exception, match=rf"calls\.bin: offset {bad['offset'] + 8} in list_size"):
         df.collect()
     assert os.path.getsize(tmp_path / "calls.bin") == len(data)
+
+
+def test_a_user_schema_selects_columns(spark, tmp_path):
+    """.schema(...) names the columns a query needs (the Python data source API prunes none itself): the
+    rows are the full read's, in those columns, spelt as the user schema spells them."""
+    data = dump("dataproxy", 30, 6) + b"junk" + dump("dataproxy", 10, 7)
+    (tmp_path / "d.bin").write_bytes(data)
+    full = _spark_rows(spark, tmp_path, protocol="dataproxy", splitSize="700")
+    picked = spark.read.format("inlong").schema("Length BIGINT, message_type STRING, offset BIGINT, error STRING") \
+        .option("protocol", "dataproxy").option("splitSize", "700").load(str(tmp_path))
+    assert picked.columns == ["Length", "message_type", "offset", "error"]
+    assert sorted(picked.collect()) == sorted(full.select("length", "message_type", "offset", "error").collect())
+    assert picked.selectExpr("sum(Length)").collect()[0][0] == len(data)
+    for schema, message in (("offset BIGINT, nope STRING", "has no column 'nope'; its columns are path, offset"),
+                            ("offset INT", "column 'offset' is bigint, not int"),
+                            ("offset BIGINT, OFFSET BIGINT", "names a column twice")):
+        with pytest.raises(Exception, match=message):
+            spark.read.format("inlong").schema(schema).option("protocol", "dataproxy").load(str(tmp_path)).collect()

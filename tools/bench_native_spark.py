@@ -4,10 +4,16 @@ For each protocol a dump of --size MiB (valid frames from the test vectors, repe
 read on one core, each reader summing the `length` column so that every row is produced:
 
 * floor: the file through Spark's own binaryFile source with its length summed, nothing parsed;
-* format("inlong") and read_dumps, once with INLONG_PROTO_BACKEND=native and once with =python;
+* format("inlong") and read_dumps, once with INLONG_PROTO_BACKEND=native and once with =python; and
+  format("inlong") with a user schema of the one column summed (`inlong [length]`): Spark's Python data
+  source API prunes no column, so that is how a query that needs few columns reads less;
 * replay: the same rows, parsed beforehand and stored as an Arrow IPC file, handed to Spark by a Python
   data source that only reads them back: what Spark's Python data source path costs for this table with
   no parsing at all, the bound of any parser behind format("inlong").
+
+Then the same for a small-packet pcap of broadcast and of DataProxy traffic (bench_native_capture's, many
+connections interleaved): format("inlong") reads a capture of at most CAPTURE_WHOLE bytes whole through the
+compiled capture walker, read_dumps through the same walker.
 
 Then the cost of one sync point (a split boundary: spark_source._Walker.sync) on each dump, every 4 MiB,
 with each backend: DataProxy's has no magic to search for.
@@ -78,17 +84,19 @@ def replay_source():
 
 
 def store_rows(path: str, protocol: str, direction: str | None) -> str:
-    """The dump's rows in Spark's Arrow form, written to an Arrow IPC file beside it."""
+    """The dump's (or capture's) rows in Spark's Arrow form, written to an Arrow IPC file beside it."""
     import pyarrow as pa
 
     from inlong_proto.sources import FileSource
     from inlong_proto.spark import spark_batch
-    from inlong_proto.spark_source import read_split_batches, spark_arrow_schema
+    from inlong_proto.spark_source import capture_batches, is_capture_file, read_split_batches, spark_arrow_schema
 
     target = path + ".arrow"
     with FileSource(path) as src, pa.OSFile(target, "wb") as sink, \
             pa.ipc.new_file(sink, spark_arrow_schema(protocol)) as writer:
-        for batch in read_split_batches(src, "file:" + path, protocol, direction, "PERMISSIVE", src.size + 1, 0):
+        batches = (capture_batches(src, "file:" + path, protocol, "PERMISSIVE") if is_capture_file(path) else
+                   read_split_batches(src, "file:" + path, protocol, direction, "PERMISSIVE", src.size + 1, 0))
+        for batch in batches:
             writer.write_batch(spark_batch(batch, protocol))
     return target
 
@@ -103,11 +111,16 @@ def measure(files: dict, repeat: int) -> dict:
     spark.dataSource.register(replay_source())
     out = {}
     try:
-        for name, (path, _, direction) in files.items():
+        for label, (path, _, direction) in files.items():
+            name = label.split(" ")[0]
             options = {"protocol": name, **({"direction": direction} if direction else {})}
 
             def inlong():
                 return spark.read.format("inlong").options(**options).load(path) \
+                    .selectExpr("sum(length)").collect()[0][0]
+
+            def selected():  # a user schema of one column: what the Python data source hands the JVM shrinks
+                return spark.read.format("inlong").schema("length BIGINT").options(**options).load(path) \
                     .selectExpr("sum(length)").collect()[0][0]
 
             def dumps():
@@ -122,9 +135,11 @@ def measure(files: dict, repeat: int) -> dict:
                 return spark.read.format("arrow_replay").option("path", stored).option("protocol", name).load() \
                     .selectExpr("sum(length)").collect()[0][0]
 
-            size = os.path.getsize(path)
-            assert inlong() == size and dumps() == size == replay(), f"{name}: the rows do not tile the file"
-            out[name] = {"floor": best(floor, repeat), "format(inlong)": best(inlong, repeat),
+            size = os.path.getsize(path) if " " not in label else inlong()  # a capture's frames: the flows' bytes
+            assert inlong() == size == selected() and dumps() == size == replay(), \
+                f"{label}: the rows do not tile the file"
+            out[label] = {"floor": best(floor, repeat), "format(inlong)": best(inlong, repeat),
+                          "inlong [length]": best(selected, repeat),
                          "read_dumps": best(dumps, repeat), "replay": best(replay, repeat)}
     finally:
         spark.stop()
@@ -139,6 +154,8 @@ def sync_points(files: dict) -> None:
 
     print(f"{'protocol':10} {'sync point':10} {'backend':8} {'median ms':>10} {'worst ms':>9}")
     for name, (path, _, direction) in files.items():
+        if " " in name:  # a capture: one task reads it whole, no split boundaries
+            continue
         for backend in ("native", "python"):
             os.environ["INLONG_PROTO_BACKEND"] = backend
             with FileSource(path) as src, memoryview(src.buffer) as view:
@@ -158,6 +175,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=32, help="MiB per dump (binaryFile holds it in one row; at 48 the JVM of a default local session died)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--capture-frames", type=int, default=100_000, help="frames in each bench pcap")
     parser.add_argument("--protocols", default=",".join(name for name, _ in PROTOCOLS))
     parser.add_argument("--measure", help=argparse.SUPPRESS)  # a child: JSON of the files to time
     args = parser.parse_args()
@@ -165,6 +183,7 @@ def main() -> int:
         print(json.dumps(measure(json.loads(args.measure), args.repeat)))
         return 0
 
+    from bench_native_capture import broadcast_frames, capture, dataproxy_frames
     from bench_spark import build_dump
 
     from inlong_proto import native
@@ -175,6 +194,12 @@ def main() -> int:
         if name in args.protocols.split(","):
             path, frames = build_dump(folder, name, direction, args.size << 20)
             files[name] = (str(path), frames, direction)
+    for name, make, port in (("broadcast", broadcast_frames, 9000), ("dataproxy", dataproxy_frames, 46801)):
+        if name in args.protocols.split(","):
+            data, _ = capture(make(args.capture_frames), 16, port)
+            path = folder / f"{name}.pcap"
+            path.write_bytes(data)
+            files[f"{name} pcap"] = (str(path), args.capture_frames, None)
     print(f"Spark local[1], dumps of {args.size} MiB (the vectors' valid frames repeated), best of {args.repeat}; "
           f"compiled backend built: {native._extension()[0] is not None}", flush=True)
     results = {}
@@ -186,19 +211,19 @@ def main() -> int:
             print(child.stderr[-3000:], file=sys.stderr)
             return child.returncode
         results[backend] = json.loads(child.stdout.strip().splitlines()[-1])
-    print(f"{'protocol':10} {'reader':15} {'backend':8} {'MB/s':>8} {'frames/s':>11} {'x floor':>8} {'x pure':>7}")
+    print(f"{'protocol':14} {'reader':15} {'backend':8} {'MB/s':>8} {'frames/s':>11} {'x floor':>8} {'x pure':>7}")
     for name, (path, frames, _) in files.items():
         size = os.path.getsize(path)
         floor = results["native"][name]["floor"]
-        print(f"{name:10} {'binaryFile':15} {'-':8} {size / floor / 1e6:8.1f} {'':>11} {1:8.2f} {'':>7}")
+        print(f"{name:14} {'binaryFile':15} {'-':8} {size / floor / 1e6:8.1f} {'':>11} {1:8.2f} {'':>7}")
         replay = results["native"][name]["replay"]
-        print(f"{name:10} {'replay (Arrow)':15} {'-':8} {size / replay / 1e6:8.1f} {frames / replay:11,.0f} "
+        print(f"{name:14} {'replay (Arrow)':15} {'-':8} {size / replay / 1e6:8.1f} {frames / replay:11,.0f} "
               f"{replay / floor:8.2f} {'':>7}")
-        for reader in ("format(inlong)", "read_dumps"):
+        for reader in ("format(inlong)", "inlong [length]", "read_dumps"):
             pure = results["python"][name][reader]
             for backend in ("native", "python"):
                 seconds = results[backend][name][reader]
-                print(f"{name:10} {reader:15} {backend:8} {size / seconds / 1e6:8.1f} {frames / seconds:11,.0f} "
+                print(f"{name:14} {reader:15} {backend:8} {size / seconds / 1e6:8.1f} {frames / seconds:11,.0f} "
                       f"{seconds / floor:8.2f} {pure / seconds:7.2f}")
     sync_points(files)
     return 0
