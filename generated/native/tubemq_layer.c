@@ -35,7 +35,7 @@ typedef struct { uint8_t kind, repeated; int8_t required_bit; int16_t sub, enum_
 typedef struct { const tq_field *fields; uint32_t count; uint64_t required_mask; } tq_message;
 typedef struct { const int32_t *values; size_t count; } tq_enum;
 
-/* ---- tables generated from specs/tubemq/*.proto and methods.yaml (tools/ksygen/cgen_protobuf.py) ---- */
+/* ---- tables generated from the .proto files and methods.yaml of specs/tubemq (tools/ksygen/cgen_protobuf.py) ---- */
 static const int32_t tq_enum_0[] = {0, 1, 2};  /* ResponseHeader.Status */
 static const tq_enum tq_enums[] = {{tq_enum_0, sizeof tq_enum_0 / sizeof tq_enum_0[0]}};
 static const tq_field tq_fields_0[5] = {  /* RpcConnHeader */
