@@ -9,13 +9,17 @@ the frame; the runtime (tools/ksygen/tubemq_layer_runtime.c, hand-written) says 
 Everything protocol-specific comes from here: per message (every envelope message, every business message
 of the method table, and the messages they nest) a table indexed by field number with the wire type its
 kind expects, whether it is required (a bit in the message's required mask), the nested message's index,
-the enum's known values; the envelope's message and field numbers, looked up by name in the descriptors;
+the enum's known values (for a closed enum), whether a string is checked for UTF-8 (as upb checks it:
+where the resolved feature utf8_validation is VERIFY, i.e. proto3; a proto2 string is kept as sent, and
+describe accepts it); the envelope's message and field numbers, looked up by name in the descriptors;
 and the method ids with their request and response messages and message-type names, in the order of
 MESSAGE_TYPES. A field kind the runtime does not validate (groups, sint, ...) is a generation error.
 """
 from __future__ import annotations
 
 from pathlib import Path
+
+from google.protobuf import descriptor_pb2
 
 from .expr import GenerationError
 
@@ -40,6 +44,20 @@ _MAX_REQUIRED = 64  # required fields per message: one bit each in a uint64_t ma
 def _type_name(field) -> str:
     return next(name for name, number in field.__class__.__dict__.items()
                 if name.startswith("TYPE_") and number == field.type)
+
+
+def _kind(field) -> str:
+    """The runtime's kind of a field, from its type and the resolved features upb parses it by (editions'
+    _GetFeatures: the one place the descriptor API gives utf8_validation and message_encoding)."""
+    features = field._GetFeatures()
+    kind = _KINDS.get(_type_name(field))
+    if kind is None or features.message_encoding == descriptor_pb2.FeatureSet.DELIMITED:
+        raise GenerationError(f"{field.full_name}: {_type_name(field)} is not validated by the compiled TubeMQ layer")
+    if kind == "TQ_K_STRING" and features.utf8_validation != descriptor_pb2.FeatureSet.VERIFY:
+        return "TQ_K_BYTES"
+    if kind == "TQ_K_ENUM" and features.enum_type != descriptor_pb2.FeatureSet.CLOSED:
+        return "TQ_K_INT32"
+    return kind
 
 
 def _messages(names: list[str], find) -> list:
@@ -96,12 +114,9 @@ def emit_tables(table: dict, find) -> str:
             raise GenerationError(f"{descriptor.full_name}: more than {_MAX_REQUIRED} required fields")
         rows = []
         for field in fields:
-            kind = _KINDS.get(_type_name(field))
-            if kind is None:
-                raise GenerationError(f"{descriptor.full_name}.{field.name}: {_type_name(field)} is not validated "
-                                      "by the compiled TubeMQ layer")
+            kind = _kind(field)
             enum_set = -1
-            if field.enum_type is not None:
+            if kind == "TQ_K_ENUM":
                 enum = field.enum_type
                 if enum.full_name not in enums:
                     enums[enum.full_name] = len(enums)

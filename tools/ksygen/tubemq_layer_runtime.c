@@ -11,8 +11,9 @@
  *    well-formed fields: tags of at most 5 bytes below 2^32 with a field number > 0, varints of at most
  *    10 bytes (the 10th 0 or 1), lengths of at most 5 bytes below 2^31 inside the message, no groups,
  *  - every known field has the wire type its kind expects (a packed repeated scalar asks Python), an int32
- *    or enum value is an int32, an enum value is a known one (proto2 enums are closed: upb would move
- *    another to the unknown fields), a bool is 0 or 1, a string is strict UTF-8 (what Python decodes),
+ *    or enum value is an int32, a closed enum's value is a known one (upb would move another to the
+ *    unknown fields), a bool is 0 or 1, a string upb checks (proto3) is strict UTF-8 as Python decodes it
+ *    (a proto2 string, unchecked by upb, is bytes here),
  *  - every required field of every message instance is present (merging two occurrences of a singular
  *    message could complete it; that case asks Python),
  *  - nesting is at most TQ_MAX_DEPTH deep, and the method id has a message type here.
