@@ -247,12 +247,11 @@ def varint(value: int) -> bytes:
 
 
 def wrong_wire_type(field, rng) -> bytes:
-    """The field's number with a wire type its kind does not have, and a value of that wire type."""
-    if field.type in LENGTH_DELIMITED:
-        return tag(field.number, rng.choice((0, 1, 5))) + rng.choice((b"\x01", bytes(8)))[:1 if rng.random() < 0.5 else 8]
-    wire_type = rng.choice((1, 2, 5, 3))
-    value = {1: bytes(8), 2: b"\x01\x01", 5: bytes(4), 3: b""}[wire_type]
-    return tag(field.number, wire_type) + value
+    """The field's number with a wire type its kind does not have, and a value of that wire type (3 starts
+    a group)."""
+    expected = 2 if field.type in LENGTH_DELIMITED else 0
+    wire_type = rng.choice([wire_type for wire_type in (0, 1, 2, 3, 5) if wire_type != expected])
+    return tag(field.number, wire_type) + {0: b"\x01", 1: bytes(8), 2: b"\x01\x01", 3: b"", 5: bytes(4)}[wire_type]
 
 
 def mutate_message(data: bytes, descriptor_, rng: random.Random) -> bytes:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from google.protobuf import descriptor_pb2
+from google.protobuf import descriptor as descriptor_module, descriptor_pb2
 
 from .expr import GenerationError
 
@@ -31,28 +31,25 @@ ENVELOPE_FIELDS = (("TQ_CONN_FLAG", "RpcConnHeader", "flag"), ("TQ_REQUEST_METHO
                    ("TQ_RESPONSE_STATUS", "ResponseHeader", "status"),
                    ("TQ_RESPONSE_METHOD", "RspResponseBody", "method"))
 EXCEPTION_TYPE = "exception"  # rpc.RpcMessage.message_type of an RspExceptionBody answer
+FD = descriptor_module.FieldDescriptor
 # descriptor field type -> the runtime's kind (TQ_K_*), which fixes the wire type and the value check
-_KINDS = {"TYPE_INT32": "TQ_K_INT32", "TYPE_INT64": "TQ_K_VARINT", "TYPE_UINT64": "TQ_K_VARINT",
-          "TYPE_UINT32": "TQ_K_UINT32", "TYPE_BOOL": "TQ_K_BOOL", "TYPE_ENUM": "TQ_K_ENUM",
-          "TYPE_STRING": "TQ_K_STRING", "TYPE_BYTES": "TQ_K_BYTES", "TYPE_MESSAGE": "TQ_K_MESSAGE",
-          "TYPE_FIXED32": "TQ_K_FIXED32", "TYPE_SFIXED32": "TQ_K_FIXED32", "TYPE_FLOAT": "TQ_K_FIXED32",
-          "TYPE_FIXED64": "TQ_K_FIXED64", "TYPE_SFIXED64": "TQ_K_FIXED64", "TYPE_DOUBLE": "TQ_K_FIXED64"}
+_KINDS = {FD.TYPE_INT32: "TQ_K_INT32", FD.TYPE_INT64: "TQ_K_VARINT", FD.TYPE_UINT64: "TQ_K_VARINT",
+          FD.TYPE_UINT32: "TQ_K_UINT32", FD.TYPE_BOOL: "TQ_K_BOOL", FD.TYPE_ENUM: "TQ_K_ENUM",
+          FD.TYPE_STRING: "TQ_K_STRING", FD.TYPE_BYTES: "TQ_K_BYTES", FD.TYPE_MESSAGE: "TQ_K_MESSAGE",
+          FD.TYPE_FIXED32: "TQ_K_FIXED32", FD.TYPE_SFIXED32: "TQ_K_FIXED32", FD.TYPE_FLOAT: "TQ_K_FIXED32",
+          FD.TYPE_FIXED64: "TQ_K_FIXED64", FD.TYPE_SFIXED64: "TQ_K_FIXED64", FD.TYPE_DOUBLE: "TQ_K_FIXED64"}
 _MAX_FIELD_NUMBER = 4096  # tables are dense by field number; a larger one would need a sparse table
 _MAX_REQUIRED = 64  # required fields per message: one bit each in a uint64_t mask
-
-
-def _type_name(field) -> str:
-    return next(name for name, number in field.__class__.__dict__.items()
-                if name.startswith("TYPE_") and number == field.type)
 
 
 def _kind(field) -> str:
     """The runtime's kind of a field, from its type and the resolved features upb parses it by (editions'
     _GetFeatures: the one place the descriptor API gives utf8_validation and message_encoding)."""
     features = field._GetFeatures()
-    kind = _KINDS.get(_type_name(field))
+    kind = _KINDS.get(field.type)
     if kind is None or features.message_encoding == descriptor_pb2.FeatureSet.DELIMITED:
-        raise GenerationError(f"{field.full_name}: {_type_name(field)} is not validated by the compiled TubeMQ layer")
+        raise GenerationError(f"{field.full_name}: field type {field.type} (a group, sint32 or sint64) is not "
+                              "validated by the compiled TubeMQ layer")
     if kind == "TQ_K_STRING" and features.utf8_validation != descriptor_pb2.FeatureSet.VERIFY:
         return "TQ_K_BYTES"
     if kind == "TQ_K_ENUM" and features.enum_type != descriptor_pb2.FeatureSet.CLOSED:
@@ -102,7 +99,8 @@ def emit_tables(table: dict, find) -> str:
     descriptors = _messages(list(ENVELOPE_MESSAGES) + business, find)
     index = {descriptor.full_name: position for position, descriptor in enumerate(descriptors)}
     enums: dict[str, int] = {}
-    lines = ["/* ---- tables generated from the .proto files and methods.yaml of specs/tubemq (tools/ksygen/cgen_protobuf.py) ---- */"]
+    lines = ["/* ---- tables generated from the .proto files and methods.yaml of specs/tubemq "
+             "(tools/ksygen/cgen_protobuf.py) ---- */"]
     enum_lines, field_lines, message_lines = [], [], []
     for position, descriptor in enumerate(descriptors):
         fields = sorted(descriptor.fields, key=lambda f: f.number)
@@ -133,7 +131,8 @@ def emit_tables(table: dict, find) -> str:
         field_lines += rows or ["    {0},"]
         field_lines += ["};"]
         mask = (1 << len(required)) - 1
-        message_lines.append(f"    {{tq_fields_{position}, {size}, UINT64_C({mask:#x})}},  /* {descriptor.full_name} */")
+        message_lines.append(f"    {{tq_fields_{position}, {size}, UINT64_C({mask:#x})}},"
+                             f"  /* {descriptor.full_name} */")
     lines += enum_lines
     lines.append("static const tq_enum tq_enums[] = {" + ", ".join(
         f"{{tq_enum_{n}, sizeof tq_enum_{n} / sizeof tq_enum_{n}[0]}}" for n in range(len(enums))) + "};")

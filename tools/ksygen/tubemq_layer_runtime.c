@@ -234,6 +234,18 @@ static int tq_offset(const uint8_t *offsets, Py_ssize_t at)
     return (int)(int32_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
 }
 
+/* Where row's stream lies in the data buffer, or why the offsets cannot say. */
+static const char *tq_row(const uint8_t *list_offsets, const uint8_t *item_offsets, Py_ssize_t item_count,
+                          Py_ssize_t data_len, Py_ssize_t row, int *start, int *stop)
+{
+    int first = tq_offset(list_offsets, row), last = tq_offset(list_offsets, row + 1);
+    if (first < 0 || last < first || last >= item_count) return "a list offset is outside item_offsets";
+    *start = tq_offset(item_offsets, first);
+    *stop = tq_offset(item_offsets, last);
+    if (*start < 0 || *stop < *start || *stop > data_len) return "an item offset is outside item_data";
+    return NULL;
+}
+
 static PyObject *verdicts(PyObject *self, PyObject *args)
 {
     Py_ssize_t rows;
@@ -254,10 +266,9 @@ static PyObject *verdicts(PyObject *self, PyObject *args)
         Py_ssize_t item_count = items.len / 4;
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t row = 0; row < rows; row++) {
-            int first = tq_offset(list_offsets, row), last = tq_offset(list_offsets, row + 1);
-            if (first < 0 || last < first || last >= item_count) { bad = "a list offset is outside item_offsets"; bad_row = row; break; }
-            int start = tq_offset(item_offsets, first), stop = tq_offset(item_offsets, last);
-            if (start < 0 || stop < start || stop > data.len) { bad = "an item offset is outside item_data"; bad_row = row; break; }
+            int start, stop;
+            bad = tq_row(list_offsets, item_offsets, item_count, data.len, row, &start, &stop);
+            if (bad != NULL) { bad_row = row; break; }
             uint32_t code = (uint32_t)tq_verdict(bytes + start, bytes + stop, want);
             codes[4 * row] = (uint8_t)code;
             codes[4 * row + 1] = (uint8_t)(code >> 8);
