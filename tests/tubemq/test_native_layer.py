@@ -5,9 +5,12 @@ type and direction; -1 leaves the decision to Python. Every frame here is checke
 (None, "request", "response"): the TubeMQ vectors, frames built from the descriptors for every method
 (hypothesis), more than 100,000 mutated RPC streams, and the bench's traffic, where -1 must not occur.
 """
+import ctypes
 import json
+import mmap
 import random
 import struct
+import sys
 from pathlib import Path
 
 import pytest
@@ -32,6 +35,7 @@ VARINT_RANGES = {FD.TYPE_INT32: INT32, FD.TYPE_INT64: (-2**63, 2**63 - 1), FD.TY
 LENGTH_DELIMITED = (FD.TYPE_STRING, FD.TYPE_BYTES, FD.TYPE_MESSAGE)
 INVALID_UTF8 = (b"\xff", b"\xc0\x80", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"ab\xe2\x82", b"\x80", b"\xf8\x88")
 SPECIAL_VARINTS = (0, 1, 2, 3, 127, 128, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**63 - 1, 2**63, 2**64 - 1)
+PROT_NONE = 0  # mprotect: no access (the mmap module names only PROT_READ and PROT_WRITE)
 
 
 # ------------------------------------------------------------------------------------------ the comparison
@@ -369,3 +373,30 @@ def test_inconsistent_buffers_are_refused():
         layer.verdicts(1, lists, items, data, 3)
     with pytest.raises(ValueError):
         layer.verdicts(-1, lists, items, data, 0)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mprotect through ctypes")
+def test_reads_stay_inside_the_stream():
+    """Each mutated stream placed so that its last byte is the last readable one (an unreadable page follows):
+    a read past a stream's end would crash the test."""
+    rng = random.Random(77)
+    streams = [mutated_stream(rng) for _ in range(20_000)]
+    page = mmap.PAGESIZE
+    readable = -(-max(map(len, streams)) // page) * page
+    area = mmap.mmap(-1, readable + page)
+    anchor = ctypes.c_char.from_buffer(area)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    assert libc.mprotect(ctypes.addressof(anchor) + readable, page, PROT_NONE) == 0
+    data = memoryview(area)[:readable]
+    try:
+        for stream in streams:
+            start = readable - len(stream)
+            data[start:] = stream
+            for want in (0, 1, 2):
+                layer.verdicts(1, struct.pack("<2i", 0, 1), struct.pack("<2i", start, readable), data, want)
+    finally:
+        data.release()
+        libc.mprotect(ctypes.addressof(anchor) + readable, page, mmap.PROT_READ | mmap.PROT_WRITE)
+        del anchor
+        area.close()
