@@ -118,8 +118,13 @@ static int tq_wire_type(uint8_t kind)
     }
 }
 
-/* Whether message `index` parses from [p, end) and is initialized, as certainly as the rules above say. */
-static int tq_valid(int index, const uint8_t *p, const uint8_t *end, int depth)
+/* A field whose last occurrence the caller wants from a message (the envelope's flag, status, method and
+ * payload): its varint value, or a length-delimited field's length and where its bytes start. */
+typedef struct { uint64_t number, value; const uint8_t *data; int found; } tq_pick;
+
+/* Whether message `index` parses from [p, end) and is initialized, as certainly as the rules above say;
+ * it fills the picks (top-level fields of this message) on the way. */
+static int tq_valid(int index, const uint8_t *p, const uint8_t *end, int depth, tq_pick *picks, int pick_count)
 {
     if (depth > TQ_MAX_DEPTH) return 0;
     const tq_message *message = &tq_messages[index];
@@ -135,6 +140,7 @@ static int tq_valid(int index, const uint8_t *p, const uint8_t *end, int depth)
             continue;
         }
         if ((int)wire_type != tq_wire_type(field->kind)) return 0;
+        const uint8_t *data = NULL;
         switch (field->kind) {
         case TQ_K_INT32:
         case TQ_K_ENUM:
@@ -153,78 +159,66 @@ static int tq_valid(int index, const uint8_t *p, const uint8_t *end, int depth)
         case TQ_K_FIXED32:
         case TQ_K_FIXED64:
             if (!tq_skip(&p, end, wire_type)) return 0;
+            value = 0;
             break;
         default:  /* string, bytes, message */
             if (!tq_length(&p, end, &value)) return 0;
             if (field->kind == TQ_K_STRING && !tq_utf8(p, p + value)) return 0;
-            if (field->kind == TQ_K_MESSAGE && !tq_valid(field->sub, p, p + value, depth + 1)) return 0;
+            if (field->kind == TQ_K_MESSAGE && !tq_valid(field->sub, p, p + value, depth + 1, NULL, 0)) return 0;
+            data = p;
             p += value;
         }
         if (field->required_bit >= 0) seen |= UINT64_C(1) << field->required_bit;
+        for (int i = 0; i < pick_count; i++)
+            if (picks[i].number == number) {
+                picks[i].value = value;
+                picks[i].data = data;
+                picks[i].found = 1;
+            }
     }
     return (seen & message->required_mask) == message->required_mask;
 }
 
-/* The last occurrence of field `number` in a message tq_valid accepted: a varint's value, or a length-
- * delimited field's length and (if data is not NULL) where its bytes start. Returns whether there is one. */
-static int tq_last(const uint8_t *p, const uint8_t *end, uint64_t number, uint64_t *value,
-                   const uint8_t **data)
-{
-    int found = 0;
-    while (p < end) {
-        uint64_t tag;
-        if (!tq_varint(&p, end, 5, &tag)) return 0;
-        unsigned wire_type = (unsigned)(tag & 7);
-        const uint8_t *at = p;
-        if (!tq_skip(&p, end, wire_type)) return 0;
-        if ((tag >> 3) != number) continue;
-        found = 1;
-        if (wire_type != TQ_WT_LEN) tq_varint(&at, end, 10, value);
-        else if (tq_length(&at, end, value) && data != NULL) *data = at;
-    }
-    return found;
-}
-
 /* The next delimited message of the stream, as rpc._Stream.read reads it, validated as message `index`. */
-static int tq_read(const uint8_t **pos, const uint8_t *end, int index, const uint8_t **start,
-                   const uint8_t **stop)
+static int tq_read(const uint8_t **pos, const uint8_t *end, int index, tq_pick *picks, int pick_count)
 {
     uint64_t size;
     if (!tq_varint(pos, end, 5, &size) || size > UINT32_MAX || size > (uint64_t)(end - *pos)) return 0;
-    *start = *pos;
-    *stop = *pos + size;
-    *pos = *stop;
-    return tq_valid(index, *start, *stop, 0);
+    const uint8_t *start = *pos;
+    *pos += size;
+    return tq_valid(index, start, *pos, 0, picks, pick_count);
 }
 
 /* describe's answer on one RPC stream; want: 0 the flag decides, 1 request, 2 response. */
 static int32_t tq_verdict(const uint8_t *stream, const uint8_t *end, int want)
 {
-    const uint8_t *pos = stream, *start, *stop, *payload = end;  /* an absent bytes field is empty */
-    uint64_t flag, method, status, payload_size = 0;
-    if (!tq_read(&pos, end, TQ_MSG_RpcConnHeader, &start, &stop)
-        || !tq_last(start, stop, TQ_CONN_FLAG, &flag, NULL)) return TQ_ASK_PYTHON;
-    int response = want == 0 ? (int64_t)flag == TQ_FLAG_RESPONSE : want == 2;
+    const uint8_t *pos = stream;
+    tq_pick flag = {TQ_CONN_FLAG, 0, NULL, 0};
+    if (!tq_read(&pos, end, TQ_MSG_RpcConnHeader, &flag, 1) || !flag.found) return TQ_ASK_PYTHON;
+    int response = want == 0 ? (int64_t)flag.value == TQ_FLAG_RESPONSE : want == 2;
+    tq_pick body[2];  /* method, payload (an absent payload field is empty bytes) */
     if (!response) {
-        if (!tq_read(&pos, end, TQ_MSG_RequestHeader, &start, &stop)
-            || !tq_read(&pos, end, TQ_MSG_RequestBody, &start, &stop)
-            || !tq_last(start, stop, TQ_REQUEST_METHOD, &method, NULL)) return TQ_ASK_PYTHON;
-        tq_last(start, stop, TQ_REQUEST_PAYLOAD, &payload_size, &payload);
+        body[0] = (tq_pick){TQ_REQUEST_METHOD, 0, NULL, 0};
+        body[1] = (tq_pick){TQ_REQUEST_PAYLOAD, 0, NULL, 0};
+        if (!tq_read(&pos, end, TQ_MSG_RequestHeader, NULL, 0) || !tq_read(&pos, end, TQ_MSG_RequestBody, body, 2))
+            return TQ_ASK_PYTHON;
     } else {
-        if (!tq_read(&pos, end, TQ_MSG_ResponseHeader, &start, &stop)
-            || !tq_last(start, stop, TQ_RESPONSE_STATUS, &status, NULL)) return TQ_ASK_PYTHON;
-        if ((int64_t)status != TQ_STATUS_SUCCESS)
-            return tq_read(&pos, end, TQ_MSG_RspExceptionBody, &start, &stop)
-                ? (TQ_EXCEPTION_TYPE << 1) | 1 : TQ_ASK_PYTHON;
-        if (!tq_read(&pos, end, TQ_MSG_RspResponseBody, &start, &stop)
-            || !tq_last(start, stop, TQ_RESPONSE_METHOD, &method, NULL)
-            || !tq_last(start, stop, TQ_RESPONSE_PAYLOAD, &payload_size, &payload)) return TQ_ASK_PYTHON;
+        tq_pick status = {TQ_RESPONSE_STATUS, 0, NULL, 0};
+        if (!tq_read(&pos, end, TQ_MSG_ResponseHeader, &status, 1) || !status.found) return TQ_ASK_PYTHON;
+        if ((int64_t)status.value != TQ_STATUS_SUCCESS)
+            return tq_read(&pos, end, TQ_MSG_RspExceptionBody, NULL, 0) ? (TQ_EXCEPTION_TYPE << 1) | 1 : TQ_ASK_PYTHON;
+        body[0] = (tq_pick){TQ_RESPONSE_METHOD, 0, NULL, 0};
+        body[1] = (tq_pick){TQ_RESPONSE_PAYLOAD, 0, NULL, 0};
+        if (!tq_read(&pos, end, TQ_MSG_RspResponseBody, body, 2)) return TQ_ASK_PYTHON;
     }
+    if (!body[0].found) return TQ_ASK_PYTHON;
     int request_message, response_message;
-    int type = tq_method((int64_t)method, &request_message, &response_message);
+    int type = tq_method((int64_t)body[0].value, &request_message, &response_message);
     if (type < 0) return TQ_ASK_PYTHON;
     int business = response ? response_message : request_message;
-    if (business >= 0 && !tq_valid(business, payload, payload + payload_size, 0)) return TQ_ASK_PYTHON;
+    const uint8_t *payload = body[1].found ? body[1].data : end;
+    if (business >= 0 && !tq_valid(business, payload, payload + (body[1].found ? body[1].value : 0), 0, NULL, 0))
+        return TQ_ASK_PYTHON;
     return (type << 1) | response;
 }
 
