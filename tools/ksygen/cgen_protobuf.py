@@ -124,7 +124,7 @@ def emit_tables(table: dict, find) -> str:
                 enum_set = enums[enum.full_name]
             sub = index[field.message_type.full_name] if field.message_type is not None else -1
             bit = required.index(field) if field.is_required else -1
-            rows.append(f"    [{field.number}] = {{{kind}, {int(field.is_repeated)}, {bit}, {sub}, {enum_set}}},"
+            rows.append(f"    [{field.number}] = {{{kind}, {bit}, {sub}, {enum_set}}},"
                         f"  /* {field.name} */")
         size = fields[-1].number + 1 if fields else 1
         field_lines += [f"static const tq_field tq_fields_{position}[{size}] = {{  /* {descriptor.full_name} */"]

@@ -31,7 +31,7 @@ enum { TQ_WT_VARINT = 0, TQ_WT_FIXED64 = 1, TQ_WT_LEN = 2, TQ_WT_FIXED32 = 5 };
 #define TQ_MAX_DEPTH 32
 #define TQ_ASK_PYTHON (-1)
 
-typedef struct { uint8_t kind, repeated; int8_t required_bit; int16_t sub, enum_set; } tq_field;
+typedef struct { uint8_t kind; int8_t required_bit; int16_t sub, enum_set; } tq_field;
 typedef struct { const tq_field *fields; uint32_t count; uint64_t required_mask; } tq_message;
 typedef struct { const int32_t *values; size_t count; } tq_enum;
 
