@@ -400,3 +400,13 @@ def test_reads_stay_inside_the_stream():
         libc.mprotect(ctypes.addressof(anchor) + readable, page, mmap.PROT_READ | mmap.PROT_WRITE)
         del anchor
         area.close()
+
+
+def test_generated_source_is_current():
+    """generated/native/tubemq_layer.c is what the generator writes from the descriptors and the method table
+    (make check-generated too)."""
+    from tools.generate import ROOT
+    from tools.ksygen import cgen_protobuf
+
+    runtime = (ROOT / "tools" / "ksygen" / "tubemq_layer_runtime.c").read_text()
+    assert cgen_protobuf.emit_extension(runtime) == (ROOT / "generated" / "native" / "tubemq_layer.c").read_text()
