@@ -51,7 +51,8 @@ def _extension():
     return _native, json.loads(_native.DESCRIBE)
 
 
-COMPILED_MODULES = ("_native", "_native_encode", "_capture_native")  # scanners, encoders, capture walker
+COMPILED_MODULES = ("_native", "_native_encode", "_capture_native", "_tubemq_layer")  # scanners, encoders,
+# capture walker, TubeMQ payload layer
 _BACKEND: dict[str, str] = {}  # INLONG_PROTO_BACKEND's value -> the answer (it is asked once per frame encoded)
 
 
@@ -294,8 +295,11 @@ def _layer_codes(proto: protocols.Protocol, batch, direction: str | None):
         return None
 
     def binary(array):  # (offsets, data) of a string or binary array, its slice offset applied
-        data = array.buffers()[2]
-        return np.asarray(array.offsets), b"" if data is None else data
+        _, offsets, data = array.buffers()  # pyarrow gives a BinaryArray no .offsets (26.0)
+        if offsets is None:
+            return np.zeros(1, np.int32), b""
+        return np.frombuffer(offsets, "<i4")[array.offset:array.offset + len(array) + 1], \
+            b"" if data is None else data
 
     if proto.name == "tubemq":
         blocks = batch.column("blocks")

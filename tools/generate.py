@@ -4,6 +4,8 @@
 * the compiled backend's C source (tools/ksygen/cgen.py) -> generated/native/inlong_native.c
 * the compiled encoders' C source (tools/ksygen/cgen_encode.py) -> generated/native/inlong_native_encode.c
 * the compiled capture walker (tools/ksygen/cgen_capture.py) -> generated/native/inlong_capture.c
+* the compiled TubeMQ payload layer (tools/ksygen/cgen_protobuf.py), from the protobuf descriptors and the method
+  table -> generated/native/tubemq_layer.c
 * the official Kaitai Struct compiler (tools/ksc, pinned) -> generated/kaitai, generated/kaitai_debug
   (with field offsets, for `inlong-proto inspect`), generated/construct, generated/diagrams (.dot + .svg)
 * grpcio-tools for every .proto -> generated/protobuf
@@ -27,7 +29,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tools import jsonschema_codegen  # noqa: E402
-from tools.ksygen import cgen, cgen_capture, cgen_encode, wireshark  # noqa: E402
+from tools.ksygen import cgen, cgen_capture, cgen_encode, cgen_protobuf, wireshark  # noqa: E402
 from tools.ksygen.emit import emit_module  # noqa: E402
 from tools.ksygen.expr import GenerationError  # noqa: E402
 from tools.ksygen.model import Loader  # noqa: E402
@@ -98,6 +100,14 @@ def capture_native(specs: list, out: Path) -> Path:
     """The C source of the optional compiled capture walker (tools/ksygen/cgen_capture.py): the capture
     headers' readers from specs/capture and the walker's runtime, built into inlong_proto._capture_native."""
     return cgen_capture.write(specs, out, ROOT)
+
+
+def tubemq_layer(out: Path) -> Path:
+    """The C source of the optional compiled TubeMQ payload layer (tools/ksygen/cgen_protobuf.py): protobuf
+    validation tables of every message the method table reaches, built into inlong_proto._tubemq_layer. It
+    reads the descriptors of inlong_proto.generated (the modules rpc.py runs on), so after a change to a
+    .proto file or methods.yaml the second run of make generate brings it up to date."""
+    return cgen_protobuf.write(out, ROOT)
 
 
 def tables(specs: Path, out: Path) -> list[Path]:
@@ -215,6 +225,7 @@ def generate(specs: Path, out: Path, with_official: bool = True) -> None:
         if with_official:
             official(specs, staging)
         protobuf(specs, staging)
+        tubemq_layer(staging)
         sync(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
