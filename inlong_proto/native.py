@@ -50,7 +50,8 @@ def _extension():
     return _native, json.loads(_native.DESCRIBE)
 
 
-COMPILED_MODULES = ("_native", "_native_encode", "_capture_native")  # scanners, encoders, capture walker
+# scanners, encoders, capture walker, EventMesh TCP payload layer
+COMPILED_MODULES = ("_native", "_native_encode", "_capture_native", "_eventmesh_layer")
 _BACKEND: dict[str, str] = {}  # INLONG_PROTO_BACKEND's value -> the answer (it is asked once per frame encoded)
 
 

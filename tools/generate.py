@@ -4,6 +4,8 @@
 * the compiled backend's C source (tools/ksygen/cgen.py) -> generated/native/inlong_native.c
 * the compiled encoders' C source (tools/ksygen/cgen_encode.py) -> generated/native/inlong_native_encode.c
 * the compiled capture walker (tools/ksygen/cgen_capture.py) -> generated/native/inlong_capture.c
+* the compiled EventMesh TCP payload layer (tools/ksygen/cgen_json.py, from the JSON Schemas and commands.yaml)
+  -> generated/native/eventmesh_layer.c
 * the official Kaitai Struct compiler (tools/ksc, pinned) -> generated/kaitai, generated/kaitai_debug
   (with field offsets, for `inlong-proto inspect`), generated/construct, generated/diagrams (.dot + .svg)
 * grpcio-tools for every .proto -> generated/protobuf
@@ -27,7 +29,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tools import jsonschema_codegen  # noqa: E402
-from tools.ksygen import cgen, cgen_capture, cgen_encode, wireshark  # noqa: E402
+from tools.ksygen import cgen, cgen_capture, cgen_encode, cgen_json, wireshark  # noqa: E402
 from tools.ksygen.emit import emit_module  # noqa: E402
 from tools.ksygen.expr import GenerationError  # noqa: E402
 from tools.ksygen.model import Loader  # noqa: E402
@@ -98,6 +100,12 @@ def capture_native(specs: list, out: Path) -> Path:
     """The C source of the optional compiled capture walker (tools/ksygen/cgen_capture.py): the capture
     headers' readers from specs/capture and the walker's runtime, built into inlong_proto._capture_native."""
     return cgen_capture.write(specs, out, ROOT)
+
+
+def eventmesh_layer(specs: Path, out: Path) -> Path:
+    """The C source of the optional compiled EventMesh TCP payload layer (tools/ksygen/cgen_json.py): binding
+    rules from the header and body schemas and the command table, built into inlong_proto._eventmesh_layer."""
+    return cgen_json.write(specs, out, ROOT)
 
 
 def tables(specs: Path, out: Path) -> list[Path]:
@@ -209,6 +217,7 @@ def generate(specs: Path, out: Path, with_official: bool = True) -> None:
         (staging / "__init__.py").write_text(
             '"""Everything `make generate` writes from specs/. Never edited by hand."""\n')
         own_codecs(specs, staging)
+        eventmesh_layer(specs, staging)
         tables(specs, staging)
         jsonschema_codegen.generate(specs, staging)
         wireshark.generate(specs, staging, ROOT)
