@@ -6,9 +6,9 @@ and direction inlong_proto.eventmesh.tcp.describe gives it, or -1 where Python m
 
 The rules come from the schemas as tools/jsonschema_codegen.py loads them (the same Shapes its generated
 from_json are written from): per object its keys with what each accepts (kinds, Jackson coercion, null,
-required, integer ranges, enum names), what unknown keys may hold, array items and map values; string
-checks the scanner does not model (patterns, formats other than uri-reference, maxLength) become a rule
-that answers -1. The command table (commands.yaml) gives each command's ordinal, direction and body kind,
+required, integer ranges, enum names, the string formats), what unknown keys may hold, array items and map
+values; string checks the scanner does not model (patterns, maxLength, minLength past 1) become a rule that
+answers -1. The command table (commands.yaml) gives each command's ordinal, direction and body kind,
 and the protocol types the message bodies. The scanner and the verdict are hand-written C
 (tools/ksygen/eventmesh_layer_runtime.c); the tables are spliced in at its marker.
 """
@@ -106,10 +106,12 @@ class Rules:
             checks.append("STRING_ENUM")
         if schema.get("minLength", 0) == 1:
             checks.append("STRING_NONEMPTY")
-        if schema.get("format") == "uri-reference":
-            checks.append("STRING_NO_SPACE")
-        if schema.get("minLength", 0) > 1 or {"maxLength", "pattern", "contentEncoding"} & set(schema) or \
-                schema.get("format") in ("date-time", "uri"):
+        formats = {"uri-reference": "STRING_NO_SPACE", "uri": "STRING_URI", "date-time": "STRING_DATE_TIME"}
+        if schema.get("format") in formats:
+            checks.append(formats[schema["format"]])
+        if schema.get("contentEncoding") == "base64":
+            checks.append("STRING_BASE64")
+        if schema.get("minLength", 0) > 1 or {"maxLength", "pattern"} & set(schema):
             checks.append("STRING_UNMODELLED")
         array = ("NULL", 0)
         if values is not None:

@@ -28,9 +28,11 @@ enum { KIND_NULL = 1, KIND_BOOLEAN = 2, KIND_INTEGER = 4, KIND_FRACTION = 8, KIN
 enum { CHECK_ANY, CHECK_STRING, CHECK_INTEGER, CHECK_NUMBER, CHECK_BOOLEAN, CHECK_UNION, CHECK_OBJECT, CHECK_MAP,
        CHECK_ARRAY, CHECK_COMMAND, CHECK_UNMODELLED };
 
-/* checks on a string's text: one of `values`, at least one character, printable ASCII only (no whitespace),
- * or a check this scanner does not model (pattern, formats, maxLength...) */
-enum { STRING_ENUM = 1, STRING_NONEMPTY = 2, STRING_NO_SPACE = 4, STRING_UNMODELLED = 8 };
+/* checks on a string's text (schema_checks): one of `values`, at least one character, printable ASCII only
+ * (uri-reference), an absolute URI, an RFC 3339 date-time, base64, or a check this scanner does not model
+ * (pattern, maxLength...). All but the first two answer -1 for a string with escapes. */
+enum { STRING_ENUM = 1, STRING_NONEMPTY = 2, STRING_NO_SPACE = 4, STRING_URI = 8, STRING_DATE_TIME = 16,
+       STRING_BASE64 = 32, STRING_UNMODELLED = 64 };
 
 /* unknown keys of an object: kept as they are, refused, or checked against `item` */
 enum { EXTRA_ANY, EXTRA_REFUSED, EXTRA_RULE };
@@ -214,16 +216,86 @@ static int text_is(const Token *t, const char *text)
     return !t->escaped && (size_t)(t->stop - t->start) == length && memcmp(t->start, text, length) == 0;
 }
 
+static int fixed_digits(const uint8_t *p, int count, int *out)
+{
+    int value = 0;
+    for (int i = 0; i < count; i++) {
+        if (!is_digit(p[i])) return 0;
+        value = value * 10 + (p[i] - '0');
+    }
+    *out = value;
+    return 1;
+}
+
+/* schema_checks.date_time: its regex, then datetime.fromisoformat of the date, time (seconds up to 60) and
+ * zone; hours and zone offsets past 23 are left to Python. */
+static int date_time_ok(const uint8_t *p, const uint8_t *end)
+{
+    static const int days[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int year, month, day, hour, minute, second, zone_hour, zone_minute;
+    if (end - p < 20 || !fixed_digits(p, 4, &year) || p[4] != '-' || !fixed_digits(p + 5, 2, &month) ||
+        p[7] != '-' || !fixed_digits(p + 8, 2, &day) || (p[10] != 'T' && p[10] != 't') ||
+        !fixed_digits(p + 11, 2, &hour) || p[13] != ':' || !fixed_digits(p + 14, 2, &minute) || p[16] != ':' ||
+        !fixed_digits(p + 17, 2, &second))
+        return 0;
+    p += 19;
+    if (p < end && *p == '.') {
+        p++;
+        if (p >= end || !is_digit(*p)) return 0;
+        while (p < end && is_digit(*p)) p++;
+    }
+    if (end - p == 1 && (*p == 'Z' || *p == 'z')) {
+        p++;
+    } else if (end - p == 6 && (*p == '+' || *p == '-') && fixed_digits(p + 1, 2, &zone_hour) && p[3] == ':' &&
+               fixed_digits(p + 4, 2, &zone_minute)) {
+        if (zone_hour > 23 || zone_minute > 59) return 0;
+        p += 6;
+    } else {
+        return 0;
+    }
+    if (year < 1 || month < 1 || month > 12 || day < 1 || day > days[month - 1] || hour > 23 || minute > 59 ||
+        second > 60)
+        return 0;
+    return !(month == 2 && day == 29 && (year % 4 != 0 || (year % 100 == 0 && year % 400 != 0)));
+}
+
+static int is_alpha(uint8_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+/* schema_checks.uri: a scheme, ':', then no white space (here: printable ASCII only). */
+static int uri_ok(const uint8_t *p, const uint8_t *end)
+{
+    if (p >= end || !is_alpha(*p)) return 0;
+    while (p < end && (is_alpha(*p) || is_digit(*p) || *p == '+' || *p == '.' || *p == '-')) p++;
+    if (p >= end || *p != ':') return 0;
+    for (; p < end; p++)
+        if (*p <= 0x20 || *p >= 0x7f) return 0;
+    return 1;
+}
+
+/* schema_checks.base64_text: the alphabet, at most two '=' at the end, a length that is a multiple of 4. */
+static int base64_ok(const uint8_t *p, const uint8_t *end)
+{
+    const uint8_t *data_end = end;
+    if ((end - p) % 4 != 0) return 0;
+    while (data_end > p && end - data_end < 2 && data_end[-1] == '=') data_end--;
+    for (; p < data_end; p++)
+        if (!is_alpha(*p) && !is_digit(*p) && *p != '+' && *p != '/') return 0;
+    return 1;
+}
+
 static int string_text_ok(const Rule *r, const Token *t)
 {
     int checks = r->string_checks;
     if (checks & STRING_UNMODELLED) return 0;
     if ((checks & STRING_NONEMPTY) && t->stop == t->start) return 0;
+    if ((checks & (STRING_NO_SPACE | STRING_URI | STRING_DATE_TIME | STRING_BASE64)) && t->escaped) return 0;
     if (checks & STRING_NO_SPACE) {
-        if (t->escaped) return 0;
         for (const uint8_t *p = t->start; p < t->stop; p++)
             if (*p <= 0x20 || *p >= 0x7f) return 0;
     }
+    if ((checks & STRING_URI) && !uri_ok(t->start, t->stop)) return 0;
+    if ((checks & STRING_DATE_TIME) && !date_time_ok(t->start, t->stop)) return 0;
+    if ((checks & STRING_BASE64) && !base64_ok(t->start, t->stop)) return 0;
     if (checks & STRING_ENUM) {
         for (int i = 0; i < r->value_count; i++)
             if (text_is(t, r->values[i])) return 1;
