@@ -9,7 +9,8 @@ That stretch goes to the pure-Python scanner (frames._Scanner), which reports it
 exactly as iter_frames does; the C scan resumes after RESUME_AFTER valid frames in a row. So error rows
 are the pure path's by construction, and each batch equals
 ``arrow.frames_to_batch(path, iter_frames(data, ...), protocol)``. A protocol with a payload layer
-(EventMesh, TubeMQ) runs it in Python on each frame the scan accepts (_payload). ``range_batches`` does the
+(EventMesh, TubeMQ) has it answered for each frame the scan accepts by its compiled layer (LAYERS), or in
+Python where that is unsure or not built (_payload). ``range_batches`` does the
 same for a range of a view read window by window (the Spark readers' splits).
 
 ``frame_verdict`` gives the same compiled decode one position at a time (a size, "no frame" or "ask
@@ -270,34 +271,93 @@ def scan_batch(data, protocol: str, path: str = "", direction: str | None = None
                                        for column in table.columns], schema=schema)
 
 
+# The compiled payload layers (generated from the payload specs: TubeMQ's .proto files, EventMesh's JSON
+# schemas): verdicts over a batch's columns, one int32 a row, (message type index << 1 | response), or
+# -1 where Python must decide. Which columns each reads is its verdicts() signature.
+LAYERS = {"tubemq": "_tubemq_layer", "eventmesh": "_eventmesh_layer", "eventmesh-legacy": "_eventmesh_layer"}
+
+
+@cache
+def _layer(protocol: str):
+    """The compiled payload layer of a protocol, or None (not built, or none exists)."""
+    name = LAYERS.get(protocol)
+    if name is None or importlib.util.find_spec(f"{__package__}.{name}") is None:
+        return None
+    return importlib.import_module(f"{__package__}.{name}")
+
+
+def _layer_codes(proto: protocols.Protocol, batch, direction: str | None):
+    """The compiled layer's codes for a batch's rows (numpy int32), or None when it has none."""
+    import numpy as np
+
+    layer = _layer(proto.name)
+    if layer is None:
+        return None
+
+    def binary(array):  # (offsets, data) of a string or binary array, its slice offset applied
+        data = array.buffers()[2]
+        return np.asarray(array.offsets), b"" if data is None else data
+
+    if proto.name == "tubemq":
+        blocks = batch.column("blocks")
+        item_offsets, item_data = binary(blocks.values.field("data"))
+        answer = layer.verdicts(len(blocks), np.asarray(blocks.offsets), item_offsets, item_data, _WANT[direction])
+    else:
+        package = batch.column("package")
+        header, body = package.field("header"), package.field("body")
+        if package.offset:
+            header, body = (child.slice(package.offset, len(package)) for child in (header, body))
+        answer = layer.verdicts(len(package), *binary(header), *binary(body), _WANT[direction])
+    return np.frombuffer(answer, "<i4")
+
+
 def _payload(proto: protocols.Protocol, view, batch, direction: str | None, stop: int, limit: int):
-    """(batch, stop) with each frame's message_type and direction from the protocol's payload layer, run
-    exactly as the pure path runs it (frames._build over the generated codec's decode of the frame). At
-    the first frame the layer refuses, the batch is cut and stop moved there: the pure scanner then makes
-    that frame's error row (and resynchronises), so the error is the pure path's by construction."""
+    """(batch, stop) with each frame's message_type and direction from the protocol's payload layer. The
+    compiled layer answers the frames it is sure of; the rest run exactly as the pure path runs them
+    (frames._build over the generated codec's decode of the frame). At the first frame the layer refuses,
+    the batch is cut and stop moved there: the pure scanner then makes that frame's error row (and
+    resynchronises), so the error is the pure path's by construction."""
+    import numpy as np
     import pyarrow as pa
 
-    codec = proto.codecs[0]
-    decode, end = codec.module.decode, len(view)
-    buffer = memoryview(view)
-    offsets, lengths = batch.column(1).to_pylist(), batch.column(2).to_pylist()
-    message_types, directions = [], []
-    for offset, length in zip(offsets, lengths):
-        message, _ = decode(buffer, offset, min(end, offset + limit + 1))
-        try:
-            frame = _build(proto, codec, message, offset, length, direction, False, offset)
-        except DecodeError:
-            stop = offset
-            break
-        message_types.append(frame.message_type)
-        directions.append(frame.direction)
-    kept = len(message_types)
-    if kept < batch.num_rows:
-        batch = batch.slice(0, kept)
+    rows = batch.num_rows
+    codes = _layer_codes(proto, batch, direction)
+    if codes is None:
+        codes, type_names = np.full(rows, -1, np.int32), []
+    else:
+        type_names = list(_layer(proto.name).MESSAGE_TYPES)
+    types, directions = (codes >> 1).astype(np.int32), (codes & 1).astype(np.int32)
+    direction_names = ["request", "response"]
+    asked = np.flatnonzero(codes < 0)
+    if len(asked):
+        codec = proto.codecs[0]
+        decode, end = codec.module.decode, len(view)
+        buffer = memoryview(view)
+        offsets, lengths = batch.column("offset").to_numpy(), batch.column("length").to_numpy()
+        for row in asked.tolist():
+            offset, length = int(offsets[row]), int(lengths[row])
+            message, _ = decode(buffer, offset, min(end, offset + limit + 1))
+            try:
+                frame = _build(proto, codec, message, offset, length, direction, False, offset)
+            except DecodeError:
+                stop = offset
+                batch, types, directions = batch.slice(0, row), types[:row], directions[:row]
+                break
+            types[row] = _index(type_names, frame.message_type)
+            directions[row] = _index(direction_names, frame.direction)
     columns = batch.columns
-    columns[batch.schema.get_field_index("direction")] = pa.array(directions, pa.string())
-    columns[batch.schema.get_field_index("message_type")] = pa.array(message_types, pa.string())
+    columns[batch.schema.get_field_index("direction")] = pa.array(direction_names, pa.string()).take(directions)
+    columns[batch.schema.get_field_index("message_type")] = pa.array(type_names, pa.string()).take(types)
     return pa.RecordBatch.from_arrays(columns, schema=batch.schema), stop
+
+
+def _index(names: list, name) -> int:
+    """name's place in names, appended when new (names a dictionary's values)."""
+    try:
+        return names.index(name)
+    except ValueError:
+        names.append(name)
+        return len(names) - 1
 
 
 def _python_batches(path: str, frames, protocol: str, batch_rows: int):
