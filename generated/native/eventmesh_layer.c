@@ -9,7 +9,8 @@
  * against binding rules generated from the JSON Schemas (spliced in below: what each key accepts, the
  * command table, the protocol types), and anything it does not model exactly as Python's json decoder and
  * the generated from_json do (escapes where the text matters, fractions where an integer is wanted, digits
- * beyond 18, nesting deeper than MAX_DEPTH, text after the value) makes the row -1.
+ * beyond 18, nesting deeper than MAX_DEPTH, text after the value) makes the row -1, and so does a frame whose
+ * direction is not the one the caller asked for (frames._build refuses it).
  * Memory: the output only; nesting is bounded by MAX_DEPTH (C recursion, a fixed stack).
  */
 #define PY_SSIZE_T_CLEAN
@@ -762,7 +763,8 @@ static int body_ok(int kind, const Rule *rule, const uint8_t *body, Py_ssize_t l
     return kind == BODY_TEXT || document(body, length, rule, NULL);
 }
 
-/* The verdict of one frame: (command index << 1) | response, or -1. want: 0 none, 1 request, 2 response. */
+/* The verdict of one frame: (command index << 1) | response, or -1. want: 0 none, 1 request, 2 response; a
+ * frame of the other direction is -1 too, since frames._build refuses it (the pure path's error row). */
 static int32_t verdict(const uint8_t *header, Py_ssize_t header_length, const uint8_t *body,
                        Py_ssize_t body_length, int want)
 {
@@ -784,7 +786,7 @@ static int32_t verdict(const uint8_t *header, Py_ssize_t header_length, const ui
             rule = PROTOCOL_TYPES[protocol].rule;
         }
     }
-    if (!body_ok(kind, rule, body, body_length)) return -1;
+    if ((want != 0 && response != want - 1) || !body_ok(kind, rule, body, body_length)) return -1;
     return (int32_t)((facts.command << 1) | response);
 }
 
