@@ -295,8 +295,8 @@ def _layer_codes(proto: protocols.Protocol, batch, direction: str | None):
         return None
 
     def binary(array):  # (offsets, data) of a string or binary array, its slice offset applied
-        data = array.buffers()[2]
-        return np.asarray(array.offsets), b"" if data is None else data
+        _, offsets, data = array.buffers()
+        return np.frombuffer(offsets, "<i4", len(array) + 1, array.offset * 4), b"" if data is None else data
 
     if proto.name == "tubemq":
         blocks = batch.column("blocks")
