@@ -77,6 +77,7 @@ struct Rule {
 
 typedef struct CommandEntry {
     const char *name;
+    size_t length;
     unsigned char response; /* sent by the server */
     unsigned char body;
     const Rule *rule;       /* BODY_JSON */
@@ -84,6 +85,7 @@ typedef struct CommandEntry {
 
 typedef struct ProtocolTypeEntry {
     const char *name;
+    size_t length;
     unsigned char body; /* BODY_TEXT or BODY_JSON */
     const Rule *rule;
 } ProtocolTypeEntry;
@@ -257,49 +259,49 @@ static const Rule rule_42 = {CHECK_OBJECT, 0, 0, 0, 0, 0LL, 0LL, NULL, EXTRA_ANY
 
 /* in ordinal order (Jackson's ordinals, Command's declaration order) */
 static const CommandEntry COMMANDS[COMMAND_COUNT] = {
-    {"HEARTBEAT_REQUEST", 0, BODY_NONE, NULL},
-    {"HEARTBEAT_RESPONSE", 1, BODY_TEXT, NULL},
-    {"HELLO_REQUEST", 0, BODY_JSON, &rule_6},
-    {"HELLO_RESPONSE", 1, BODY_TEXT, NULL},
-    {"CLIENT_GOODBYE_REQUEST", 0, BODY_TEXT, NULL},
-    {"CLIENT_GOODBYE_RESPONSE", 1, BODY_TEXT, NULL},
-    {"SERVER_GOODBYE_REQUEST", 1, BODY_TEXT, NULL},
-    {"SERVER_GOODBYE_RESPONSE", 0, BODY_TEXT, NULL},
-    {"SUBSCRIBE_REQUEST", 0, BODY_JSON, &rule_21},
-    {"SUBSCRIBE_RESPONSE", 1, BODY_TEXT, NULL},
-    {"UNSUBSCRIBE_REQUEST", 0, BODY_JSON, &rule_21},
-    {"UNSUBSCRIBE_RESPONSE", 1, BODY_TEXT, NULL},
-    {"LISTEN_REQUEST", 0, BODY_NONE, NULL},
-    {"LISTEN_RESPONSE", 1, BODY_TEXT, NULL},
-    {"REQUEST_TO_SERVER", 0, BODY_MESSAGE, NULL},
-    {"REQUEST_TO_CLIENT", 1, BODY_MESSAGE, NULL},
-    {"REQUEST_TO_CLIENT_ACK", 0, BODY_JSON, &rule_27},
-    {"RESPONSE_TO_SERVER", 0, BODY_MESSAGE, NULL},
-    {"RESPONSE_TO_CLIENT", 1, BODY_MESSAGE, NULL},
-    {"RESPONSE_TO_CLIENT_ACK", 0, BODY_JSON, &rule_27},
-    {"ASYNC_MESSAGE_TO_SERVER", 0, BODY_MESSAGE, NULL},
-    {"ASYNC_MESSAGE_TO_SERVER_ACK", 1, BODY_TEXT, NULL},
-    {"ASYNC_MESSAGE_TO_CLIENT", 1, BODY_MESSAGE, NULL},
-    {"ASYNC_MESSAGE_TO_CLIENT_ACK", 0, BODY_JSON, &rule_27},
-    {"BROADCAST_MESSAGE_TO_SERVER", 0, BODY_MESSAGE, NULL},
-    {"BROADCAST_MESSAGE_TO_SERVER_ACK", 1, BODY_TEXT, NULL},
-    {"BROADCAST_MESSAGE_TO_CLIENT", 1, BODY_MESSAGE, NULL},
-    {"BROADCAST_MESSAGE_TO_CLIENT_ACK", 0, BODY_JSON, &rule_27},
-    {"SYS_LOG_TO_LOGSERVER", 0, BODY_NONE, NULL},
-    {"TRACE_LOG_TO_LOGSERVER", 0, BODY_NONE, NULL},
-    {"REDIRECT_TO_CLIENT", 1, BODY_JSON, &rule_28},
-    {"REGISTER_REQUEST", 0, BODY_NONE, NULL},
-    {"REGISTER_RESPONSE", 1, BODY_NONE, NULL},
-    {"UNREGISTER_REQUEST", 0, BODY_NONE, NULL},
-    {"UNREGISTER_RESPONSE", 1, BODY_NONE, NULL},
-    {"RECOMMEND_REQUEST", 0, BODY_JSON, &rule_6},
-    {"RECOMMEND_RESPONSE", 1, BODY_JSON, &rule_27},
+    {"HEARTBEAT_REQUEST", 17, 0, BODY_NONE, NULL},
+    {"HEARTBEAT_RESPONSE", 18, 1, BODY_TEXT, NULL},
+    {"HELLO_REQUEST", 13, 0, BODY_JSON, &rule_6},
+    {"HELLO_RESPONSE", 14, 1, BODY_TEXT, NULL},
+    {"CLIENT_GOODBYE_REQUEST", 22, 0, BODY_TEXT, NULL},
+    {"CLIENT_GOODBYE_RESPONSE", 23, 1, BODY_TEXT, NULL},
+    {"SERVER_GOODBYE_REQUEST", 22, 1, BODY_TEXT, NULL},
+    {"SERVER_GOODBYE_RESPONSE", 23, 0, BODY_TEXT, NULL},
+    {"SUBSCRIBE_REQUEST", 17, 0, BODY_JSON, &rule_21},
+    {"SUBSCRIBE_RESPONSE", 18, 1, BODY_TEXT, NULL},
+    {"UNSUBSCRIBE_REQUEST", 19, 0, BODY_JSON, &rule_21},
+    {"UNSUBSCRIBE_RESPONSE", 20, 1, BODY_TEXT, NULL},
+    {"LISTEN_REQUEST", 14, 0, BODY_NONE, NULL},
+    {"LISTEN_RESPONSE", 15, 1, BODY_TEXT, NULL},
+    {"REQUEST_TO_SERVER", 17, 0, BODY_MESSAGE, NULL},
+    {"REQUEST_TO_CLIENT", 17, 1, BODY_MESSAGE, NULL},
+    {"REQUEST_TO_CLIENT_ACK", 21, 0, BODY_JSON, &rule_27},
+    {"RESPONSE_TO_SERVER", 18, 0, BODY_MESSAGE, NULL},
+    {"RESPONSE_TO_CLIENT", 18, 1, BODY_MESSAGE, NULL},
+    {"RESPONSE_TO_CLIENT_ACK", 22, 0, BODY_JSON, &rule_27},
+    {"ASYNC_MESSAGE_TO_SERVER", 23, 0, BODY_MESSAGE, NULL},
+    {"ASYNC_MESSAGE_TO_SERVER_ACK", 27, 1, BODY_TEXT, NULL},
+    {"ASYNC_MESSAGE_TO_CLIENT", 23, 1, BODY_MESSAGE, NULL},
+    {"ASYNC_MESSAGE_TO_CLIENT_ACK", 27, 0, BODY_JSON, &rule_27},
+    {"BROADCAST_MESSAGE_TO_SERVER", 27, 0, BODY_MESSAGE, NULL},
+    {"BROADCAST_MESSAGE_TO_SERVER_ACK", 31, 1, BODY_TEXT, NULL},
+    {"BROADCAST_MESSAGE_TO_CLIENT", 27, 1, BODY_MESSAGE, NULL},
+    {"BROADCAST_MESSAGE_TO_CLIENT_ACK", 31, 0, BODY_JSON, &rule_27},
+    {"SYS_LOG_TO_LOGSERVER", 20, 0, BODY_NONE, NULL},
+    {"TRACE_LOG_TO_LOGSERVER", 22, 0, BODY_NONE, NULL},
+    {"REDIRECT_TO_CLIENT", 18, 1, BODY_JSON, &rule_28},
+    {"REGISTER_REQUEST", 16, 0, BODY_NONE, NULL},
+    {"REGISTER_RESPONSE", 17, 1, BODY_NONE, NULL},
+    {"UNREGISTER_REQUEST", 18, 0, BODY_NONE, NULL},
+    {"UNREGISTER_RESPONSE", 19, 1, BODY_NONE, NULL},
+    {"RECOMMEND_REQUEST", 17, 0, BODY_JSON, &rule_6},
+    {"RECOMMEND_RESPONSE", 18, 1, BODY_JSON, &rule_27},
 };
 
 static const ProtocolTypeEntry PROTOCOL_TYPES[PROTOCOL_TYPE_COUNT] = {
-    {"cloudevents", BODY_JSON, &rule_31},
-    {"eventmeshmessage", BODY_JSON, &rule_42},
-    {"openmessage", BODY_TEXT, NULL},
+    {"cloudevents", 11, BODY_JSON, &rule_31},
+    {"eventmeshmessage", 16, BODY_JSON, &rule_42},
+    {"openmessage", 11, BODY_TEXT, NULL},
 };
 
 
@@ -331,6 +333,34 @@ static int is_hex(uint8_t c)
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
+/* Eight bytes at a time: whether any is '"', '\\' or a control character (below 0x20), or not ASCII. */
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+#define ANY_BELOW(w, n) (((w) - ONES * (n)) & ~(w) & HIGHS) /* exact for n <= 128 */
+#define ANY_EQUAL(w, c) ANY_BELOW((w) ^ (ONES * (c)), 1)
+
+static uint64_t word_at(const uint8_t *p)
+{
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    return w;
+}
+
+/* The first '"', '\\' or control character at or after p, or end. A word's lowest flagged byte is exact
+ * (the borrows of the tests only reach later bytes), so on little-endian machines it is found directly. */
+static const uint8_t *string_stop(const uint8_t *p, const uint8_t *end)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    while (end - p >= 8) {
+        uint64_t w = word_at(p), flagged = ANY_EQUAL(w, '"') | ANY_EQUAL(w, '\\') | ANY_BELOW(w, 0x20);
+        if (flagged) return p + (__builtin_ctzll(flagged) >> 3);
+        p += 8;
+    }
+#endif
+    while (p < end && *p != '"' && *p != '\\' && *p >= 0x20) p++;
+    return p;
+}
+
 /* A string as Python's strict decoder reads it: no raw control characters, every escape complete. */
 static int scan_string(Scan *s, Token *t)
 {
@@ -338,32 +368,28 @@ static int scan_string(Scan *s, Token *t)
     t->kind = KIND_STRING;
     t->escaped = 0;
     t->start = p;
-    while (p < s->end) {
+    for (;;) {
+        p = string_stop(p, s->end);
+        if (p >= s->end) return 0;
         uint8_t c = *p;
         if (c == '"') {
             t->stop = p;
             s->at = p + 1;
             return 1;
         }
-        if (c < 0x20) return 0;
-        if (c == '\\') {
-            t->escaped = 1;
-            if (p + 1 >= s->end) return 0;
-            c = p[1];
-            if (c == 'u') {
-                if (s->end - p < 6 || !is_hex(p[2]) || !is_hex(p[3]) || !is_hex(p[4]) || !is_hex(p[5])) return 0;
-                p += 6;
-            } else if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' ||
-                       c == 't') {
-                p += 2;
-            } else {
-                return 0;
-            }
+        if (c != '\\') return 0; /* a raw control character */
+        t->escaped = 1;
+        if (p + 1 >= s->end) return 0;
+        c = p[1];
+        if (c == 'u') {
+            if (s->end - p < 6 || !is_hex(p[2]) || !is_hex(p[3]) || !is_hex(p[4]) || !is_hex(p[5])) return 0;
+            p += 6;
+        } else if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't') {
+            p += 2;
         } else {
-            p++;
+            return 0;
         }
     }
-    return 0;
 }
 
 static int is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
@@ -423,11 +449,12 @@ static int read_integer(const uint8_t *p, const uint8_t *end, int signs, int64_t
     return 1;
 }
 
-static int text_is(const Token *t, const char *text)
+static int text_equals(const Token *t, const char *text, size_t length)
 {
-    size_t length = strlen(text);
     return !t->escaped && (size_t)(t->stop - t->start) == length && memcmp(t->start, text, length) == 0;
 }
+
+static int text_is(const Token *t, const char *text) { return text_equals(t, text, strlen(text)); }
 
 static int fixed_digits(const uint8_t *p, int count, int *out)
 {
@@ -524,7 +551,7 @@ static int command_index(const Token *t)
     if (t->kind == KIND_STRING) {
         if (t->escaped) return -1;
         for (int i = 0; i < COMMAND_COUNT; i++)
-            if (text_is(t, COMMANDS[i].name)) return i;
+            if (text_equals(t, COMMANDS[i].name, COMMANDS[i].length)) return i;
         if (!read_integer(t->start, t->stop, 0, &ordinal)) return -1;
     } else if (t->kind == KIND_INTEGER) {
         if (!read_integer(t->start, t->stop, 1, &ordinal)) return -1;
@@ -582,7 +609,7 @@ static int scalar_ok(Scan *s, const Rule *r, const Token *t, int capture)
         if (t->kind == KIND_STRING && !t->escaped) {
             s->facts->protocol = PROTOCOL_UNKNOWN;
             for (int i = 0; i < PROTOCOL_TYPE_COUNT; i++)
-                if (text_is(t, PROTOCOL_TYPES[i].name)) s->facts->protocol = i;
+                if (text_equals(t, PROTOCOL_TYPES[i].name, PROTOCOL_TYPES[i].length)) s->facts->protocol = i;
         }
     }
     return 1;
@@ -633,7 +660,8 @@ static int object(Scan *s, const Rule *r, int capture)
             null_ok = member->nullable;
             if (capture == CAPTURE_PROPERTIES) {
                 if (key.escaped) return 0;
-                if (text_is(&key, PROTOCOL_TYPE_PROPERTY)) member_capture = CAPTURE_PROTOCOL_TYPE;
+                if (text_equals(&key, PROTOCOL_TYPE_PROPERTY, sizeof PROTOCOL_TYPE_PROPERTY - 1))
+                    member_capture = CAPTURE_PROTOCOL_TYPE;
             }
         }
         skip_space(s);
@@ -728,6 +756,8 @@ static int utf8_valid(const uint8_t *p, Py_ssize_t length)
 {
     const uint8_t *end = p + length;
     while (p < end) {
+        while (end - p >= 8 && !(word_at(p) & HIGHS)) p += 8;
+        if (p >= end) break;
         uint8_t c = *p;
         if (c < 0x80) {
             p++;

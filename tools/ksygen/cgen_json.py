@@ -180,14 +180,14 @@ def emit_tables(specs: Path) -> str:
         return f"{RULE_BODIES.get(kind, 'BODY_TEXT')}, NULL"
 
     kinds = table.data["body-kinds"]
-    commands = [f"    {{{_c_string(entry['name'])}, {int(entry['sender'] == 'server')}, "
+    commands = [f"    {{{_c_string(entry['name'])}, {len(entry['name'])}, {int(entry['sender'] == 'server')}, "
                 f"{body(kinds[entry['body']], entry['body'])}}}," for entry in table.data["commands"]]
     types = table.data["protocol-types"]
     protocols = []
     for name, entry in types["types"].items():
         if entry.get("kind", "text") != "text":
             raise GenerationError(f"protocol type {name}: only kind text is modelled besides a schema")
-        protocols.append(f"    {{{_c_string(name)}, {body(entry, 'text')}}},")
+        protocols.append(f"    {{{_c_string(name)}, {len(name)}, {body(entry, 'text')}}},")
     default = list(types["types"]).index(types["default"])
     out = ["/* ---- binding rules generated from specs/eventmesh (tools/ksygen/cgen_json.py) ---- */"]
     out += rules.declared + [""] + rules.arrays + [""] + rules.defined + [""]
