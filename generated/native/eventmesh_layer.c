@@ -862,7 +862,8 @@ static PyObject *layer_verdicts(PyObject *self, PyObject *args)
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t i = 0; i < rows; i++) {
             Py_ssize_t h0, h1, b0, b1;
-            if (!row_range(&buffers[0], &buffers[1], i, &h0, &h1) || !row_range(&buffers[2], &buffers[3], i, &b0, &b1)) {
+            if (!row_range(&buffers[0], &buffers[1], i, &h0, &h1) ||
+                !row_range(&buffers[2], &buffers[3], i, &b0, &b1)) {
                 bad_row = i;
                 break;
             }

@@ -127,7 +127,7 @@ class Rules:
         for index, prop in enumerate(obj.props):
             shape = prop.shape
             # as from_json reads a present null: allowed when nullable or any, or a Jackson primitive's default
-            null_ok = shape.nullable or shape.kind == "any" or (shape.coerce and not shape.nullable and prop.has_default)
+            null_ok = shape.nullable or shape.kind == "any" or (shape.coerce and prop.has_default)
             required_mask |= prop.required << index
             fields.append(f"    {{{_c_string(prop.name)}, {len(prop.name)}, {int(prop.required)}, {int(null_ok)}, "
                           f"{captures.get(prop.name, 'CAPTURE_NONE')}, &{self.rule(shape)}}},")
