@@ -29,12 +29,12 @@ CODE_KEY, PROPERTIES_KEY = "code", "properties"
 RULE_BODIES = {"none": "BODY_NONE", "message": "BODY_MESSAGE"}
 _UNION_KINDS = {"string": "KIND_STRING", "integer": "KIND_INTEGER", "number": "KIND_INTEGER | KIND_FRACTION",
                 "boolean": "KIND_BOOLEAN"}
-_SCALARS = {"string": "CHECK_STRING", "integer": "CHECK_INTEGER", "number": "CHECK_NUMBER",
-            "boolean": "CHECK_BOOLEAN"}
-_INT_TEXT = 10**18 - 1  # the scanner reads integers exactly up to 18 digits (MAX_EXACT_DIGITS)
+_SCALARS = {"number": "CHECK_NUMBER", "boolean": "CHECK_BOOLEAN"}
+_UNBOUNDED = 10**18 - 1  # an integer without bounds: the scanner reads up to 18 digits exactly (MAX_EXACT_DIGITS)
 
 
 def _c_string(text: str) -> str:
+    """A name from the specs as a C literal (names needing escapes are not expected, so they are refused)."""
     if not text.isascii() or any(c in text for c in '"\\') or not text.isprintable():
         raise GenerationError(f"{text!r} cannot be a plain C string literal here")
     return f'"{text}"'
@@ -80,7 +80,7 @@ class Rules:
             return self._define(name, "CHECK_STRING", nullable, coerce=shape.coerce, string_checks=checks,
                                 values=values[0], value_count=values[1])
         if shape.kind == "integer":
-            low, high = shape.schema.get("minimum", -_INT_TEXT), shape.schema.get("maximum", _INT_TEXT)
+            low, high = shape.schema.get("minimum", -_UNBOUNDED), shape.schema.get("maximum", _UNBOUNDED)
             if shape.schema.get("format") == "int32":
                 low, high = max(low, -2**31), min(high, 2**31 - 1)
             return self._define(name, "CHECK_INTEGER", nullable, coerce=shape.coerce, low=low, high=high)

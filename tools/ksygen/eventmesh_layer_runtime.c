@@ -497,7 +497,7 @@ static int array(Scan *s, const Rule *r, int capture)
 /* One JSON value at s->at (no leading space) against rule r. 1: Python accepts it; 0: refused or not sure. */
 static int value(Scan *s, const Rule *r, int null_ok, int capture)
 {
-    Token t;
+    Token t = {0, NULL, NULL, 0};
     int ok;
     if (s->at >= s->end) return 0;
     switch (*s->at) {
@@ -525,7 +525,6 @@ static int value(Scan *s, const Rule *r, int null_ok, int capture)
     default:
         if (!scan_number(s, &t)) return 0;
     }
-    t.escaped = t.kind == KIND_STRING ? t.escaped : 0;
     return scalar_ok(s, r, &t, capture);
 }
 
