@@ -111,7 +111,7 @@ typedef struct Token {
     int escaped;                 /* a string holds a backslash escape */
 } Token;
 
-static void skip_space(Scan *s)
+static inline void skip_space(Scan *s)
 {
     while (s->at < s->end && (*s->at == ' ' || *s->at == '\t' || *s->at == '\n' || *s->at == '\r')) s->at++;
 }
@@ -136,7 +136,7 @@ static uint64_t word_at(const uint8_t *p)
 
 /* The first '"', '\\' or control character at or after p, or end. A word's lowest flagged byte is exact
  * (the borrows of the tests only reach later bytes), so on little-endian machines it is found directly. */
-static const uint8_t *string_stop(const uint8_t *p, const uint8_t *end)
+static inline const uint8_t *string_stop(const uint8_t *p, const uint8_t *end)
 {
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     while (end - p >= 8) {
@@ -150,7 +150,7 @@ static const uint8_t *string_stop(const uint8_t *p, const uint8_t *end)
 }
 
 /* A string as Python's strict decoder reads it: no raw control characters, every escape complete. */
-static int scan_string(Scan *s, Token *t)
+static inline int scan_string(Scan *s, Token *t)
 {
     const uint8_t *p = s->at + 1;
     t->kind = KIND_STRING;
@@ -311,7 +311,7 @@ static int base64_ok(const uint8_t *p, const uint8_t *end)
     return 1;
 }
 
-static int string_text_ok(const Rule *r, const Token *t)
+static inline int string_text_ok(const Rule *r, const Token *t)
 {
     int checks = r->string_checks;
     if (checks & STRING_UNMODELLED) return 0;
@@ -350,7 +350,7 @@ static int command_index(const Token *t)
 }
 
 /* A scalar against its rule (null is decided by the caller); captures what the verdict needs. */
-static int scalar_ok(Scan *s, const Rule *r, const Token *t, int capture)
+static inline int scalar_ok(Scan *s, const Rule *r, const Token *t, int capture)
 {
     int64_t number;
     switch (r->check) {
