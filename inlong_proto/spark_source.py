@@ -30,7 +30,8 @@ covering the whole file (PERMISSIVE), is dropped (DROPMALFORMED) or fails the jo
 
 A pcap / pcapng file (found by its magic when the tasks are planned) is read by one task, since TCP
 reassembly is sequential: its task streams it through ``capture.CaptureDecoder`` (capture_batches), and
-its rows fill the ``capture`` column. With protocol=auto a capture mixes protocols in one batch, so every
+its rows fill the ``capture`` column. A capture of at most CAPTURE_WHOLE bytes (the usual rotated file)
+is read whole instead and walked by the compiled capture path (capture.native_path), when it is built. With protocol=auto a capture mixes protocols in one batch, so every
 frame's columns go into its own protocol's struct (auto_batch). ``spark_capture.read_captures`` gives
 the same rows from one capture parsed by many tasks (packets by byte range, then flows after a shuffle).
 
@@ -119,6 +120,7 @@ SYNC_SLACK = 64 << 10
 BATCH_ROWS = 4096
 BATCH_BYTES = 16 << 20
 CAPTURE_CHUNK = 1 << 20  # bytes of a capture file fed to its decoder at a time
+CAPTURE_WHOLE = 128 << 20  # a capture up to this size is read whole, for the compiled walker (memory: ~2x that)
 ERROR = 0  # _Walker.step's result for a malformed position
 
 
@@ -523,13 +525,20 @@ def is_capture_file(path: str, fs_options=None) -> bool:
 
 
 def capture_batches(src, path: str, protocol: str, mode: str, rows: int = BATCH_ROWS):
-    """The batches of one capture file: its packets fed to a CaptureDecoder a chunk at a time.
+    """The batches of one capture file: its packets fed to a CaptureDecoder a chunk at a time, or, for a
+    capture of at most CAPTURE_WHOLE bytes and a named protocol, the compiled walker's over the whole file.
 
     With a protocol every flow is parsed as that protocol; with auto each flow is classified (see
     inlong_proto.capture). The direction option does not apply: a frame's TCP direction decides.
     """
-    from .capture import CaptureDecoder
+    from .capture import CaptureDecoder, native_path
 
+    if protocol != AUTO and src.size <= CAPTURE_WHOLE and native_path.backend() == "native":
+        try:  # the compiled walker takes the whole file (and hands it to the pure path when it must)
+            yield from native_path.capture_batches(src.read(0, src.size), protocol, mode, path, batch_rows=rows)
+        except DecodeError as exc:
+            raise DumpDecodeError.of(path, exc) from None
+        return
     decoder = CaptureDecoder(protocol if protocol != AUTO else "auto", mode, keep_flows=False)
 
     def items():

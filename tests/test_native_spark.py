@@ -155,3 +155,32 @@ def test_structural_verdict_is_the_frame_layouts_own(protocol):
                 assert not sizes, pos
             else:
                 assert sizes and sizes[0] == size, pos
+
+
+@pytest.mark.parametrize("mode", ["PERMISSIVE", "DROPMALFORMED", "FAILFAST"])
+def test_small_captures_take_the_compiled_walker_with_the_chunked_readers_rows(mode, monkeypatch):
+    """format("inlong") reads a capture of at most CAPTURE_WHOLE bytes whole, through capture.native_path:
+    its rows (and FAILFAST's error) are those of the chunked CaptureDecoder path it replaces."""
+    from inlong_proto import spark_source
+    from inlong_proto.capture import native_path
+    from tests.capture.test_native_capture import many_flows
+    from inlong_proto.capture.writer import pcap_file
+
+    walked = []
+    real = native_path.capture_batches
+    monkeypatch.setattr(native_path, "capture_batches", lambda *a, **kw: walked.append(a[1]) or real(*a, **kw))
+
+    def read(data: bytes, protocol: str, whole: int):
+        monkeypatch.setattr(spark_source, "CAPTURE_WHOLE", whole)
+        try:
+            return batches_rows(spark_source.capture_batches(BytesSource(data), "c.pcap", protocol, mode, rows=50))
+        except DumpDecodeError as exc:
+            return str(exc)
+
+    for protocol in ("broadcast", "dataproxy", "tubemq", "eventmesh"):
+        data = pcap_file(many_flows(protocol, 8, seed=3))
+        chunked = read(data, protocol, whole=-1)
+        assert not walked
+        assert read(data, protocol, whole=len(data)) == chunked
+        assert walked == ([protocol] if native_path.backend() == "native" else [])
+        walked.clear()

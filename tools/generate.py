@@ -81,7 +81,7 @@ def native(specs: list, out: Path) -> Path:
     specs it supports, built into inlong_proto._native by setup.py when a C compiler is present."""
     target = out / "native" / "inlong_native.c"
     target.parent.mkdir(parents=True, exist_ok=True)
-    runtime = (ROOT / "tools" / "ksygen" / "native_runtime.c").read_text()
+    runtime = cgen.runtime_source(ROOT / "tools" / "ksygen" / "native_runtime.c")
     target.write_text(cgen.emit_extension(specs, runtime, payload_layers()))
     return target
 
@@ -91,7 +91,7 @@ def native_encode(specs: list, out: Path) -> Path:
     for the frame specs it supports, built into inlong_proto._native_encode by setup.py with the scanners."""
     target = out / "native" / "inlong_native_encode.c"
     target.parent.mkdir(parents=True, exist_ok=True)
-    runtime = (ROOT / "tools" / "ksygen" / "native_encode_runtime.c").read_text()
+    runtime = cgen.runtime_source(ROOT / "tools" / "ksygen" / "native_encode_runtime.c")
     target.write_text(cgen_encode.emit_extension(specs, runtime))
     return target
 

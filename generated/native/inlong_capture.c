@@ -26,8 +26,50 @@ static inline uint32_t cap_rd4le(const uint8_t *p)
 static inline uint64_t cap_rd8be(const uint8_t *p) { return ((uint64_t)cap_rd4be(p) << 32) | cap_rd4be(p + 4); }
 static inline uint64_t cap_rd8le(const uint8_t *p) { return ((uint64_t)cap_rd4le(p + 4) << 32) | cap_rd4le(p); }
 
-/* Python's floor division and modulo; *bad on division by zero or overflow. */
-static inline int64_t cap_fdiv(int64_t a, int64_t b, int *bad)
+/* ---- checked int64 arithmetic (tools/ksygen/checked_int64.c, put into each runtime at its marker): Python's
+ * ints never overflow, so an overflow, a division by zero or a negative shift sets *bad, and the value is
+ * left to Python. Division and modulo floor, as Python's (and the Kaitai expression language's) do. ---- */
+static inline int64_t ip_add(int64_t a, int64_t b, int *bad)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r)) { *bad = 1; return 0; }
+    return r;
+}
+
+static inline int64_t ip_sub(int64_t a, int64_t b, int *bad)
+{
+    int64_t r;
+    if (__builtin_sub_overflow(a, b, &r)) { *bad = 1; return 0; }
+    return r;
+}
+
+static inline int64_t ip_mul(int64_t a, int64_t b, int *bad)
+{
+    int64_t r;
+    if (__builtin_mul_overflow(a, b, &r)) { *bad = 1; return 0; }
+    return r;
+}
+
+static inline int64_t ip_neg(int64_t a, int *bad)
+{
+    if (a == INT64_MIN) { *bad = 1; return 0; }
+    return -a;
+}
+
+static inline int64_t ip_shl(int64_t a, int64_t b, int *bad)
+{
+    if (a < 0 || b < 0 || b > 62 || a > (INT64_MAX >> b)) { *bad = 1; return 0; }
+    return a << b;
+}
+
+static inline int64_t ip_shr(int64_t a, int64_t b, int *bad)
+{
+    if (b < 0) { *bad = 1; return 0; }
+    if (b > 63) return a < 0 ? -1 : 0;
+    return a >= 0 ? a >> b : ~((~a) >> b);
+}
+
+static inline int64_t ip_fdiv(int64_t a, int64_t b, int *bad)
 {
     if (b == 0 || (a == INT64_MIN && b == -1)) { *bad = 1; return 0; }
     int64_t q = a / b;
@@ -35,7 +77,7 @@ static inline int64_t cap_fdiv(int64_t a, int64_t b, int *bad)
     return q;
 }
 
-static inline int64_t cap_fmod(int64_t a, int64_t b, int *bad)
+static inline int64_t ip_fmod(int64_t a, int64_t b, int *bad)
 {
     if (b == 0 || (a == INT64_MIN && b == -1)) { *bad = 1; return 0; }
     int64_t m = a % b;
@@ -227,7 +269,7 @@ static inline Py_ssize_t cap_pcapng_section_header_block(const uint8_t *b, Py_ss
         if (bad || size < 0 || size > end - pos) return -1;
         r->body_at = pos; r->body_len = (Py_ssize_t)size;
     }
-    if (!(((((((r->byte_order_magic == INT64_C(439041101)) ? (((((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 0])) << 24)) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 1])) << 16))) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 2])) << 8))) | ((int64_t)b[r->block_total_length_bytes_at + 3])) : (((((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 3])) << 24)) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 2])) << 16))) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 1])) << 8))) | ((int64_t)b[r->block_total_length_bytes_at + 0])))) >= INT64_C(28)) && (cap_fmod((((r->byte_order_magic == INT64_C(439041101)) ? (((((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 0])) << 24)) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 1])) << 16))) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 2])) << 8))) | ((int64_t)b[r->block_total_length_bytes_at + 3])) : (((((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 3])) << 24)) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 2])) << 16))) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 1])) << 8))) | ((int64_t)b[r->block_total_length_bytes_at + 0])))), INT64_C(4), &bad) == INT64_C(0))) && ((((r->byte_order_magic == INT64_C(439041101)) ? (((((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 0])) << 24)) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 1])) << 16))) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 2])) << 8))) | ((int64_t)b[r->block_total_length_bytes_at + 3])) : (((((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 3])) << 24)) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 2])) << 16))) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 1])) << 8))) | ((int64_t)b[r->block_total_length_bytes_at + 0])))) <= INT64_C(16777216))))) return -1;
+    if (!(((((((r->byte_order_magic == INT64_C(439041101)) ? (((((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 0])) << 24)) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 1])) << 16))) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 2])) << 8))) | ((int64_t)b[r->block_total_length_bytes_at + 3])) : (((((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 3])) << 24)) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 2])) << 16))) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 1])) << 8))) | ((int64_t)b[r->block_total_length_bytes_at + 0])))) >= INT64_C(28)) && (ip_fmod((((r->byte_order_magic == INT64_C(439041101)) ? (((((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 0])) << 24)) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 1])) << 16))) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 2])) << 8))) | ((int64_t)b[r->block_total_length_bytes_at + 3])) : (((((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 3])) << 24)) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 2])) << 16))) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 1])) << 8))) | ((int64_t)b[r->block_total_length_bytes_at + 0])))), INT64_C(4), &bad) == INT64_C(0))) && ((((r->byte_order_magic == INT64_C(439041101)) ? (((((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 0])) << 24)) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 1])) << 16))) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 2])) << 8))) | ((int64_t)b[r->block_total_length_bytes_at + 3])) : (((((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 3])) << 24)) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 2])) << 16))) | ((int64_t)((uint64_t)(((int64_t)b[r->block_total_length_bytes_at + 1])) << 8))) | ((int64_t)b[r->block_total_length_bytes_at + 0])))) <= INT64_C(16777216))))) return -1;
     {
         cap_pcapng_section_header_body_t item;
         if (r->byte_order_magic == INT64_C(439041101)) { if (cap_pcapng_section_header_body__be(b, r->body_at, r->body_at + r->body_len, &item) < 0) return -1; }
@@ -296,7 +338,7 @@ static inline Py_ssize_t cap_pcapng_block__le(const uint8_t *b, Py_ssize_t pos, 
     if (end - pos < 4) return -1;
     r->block_total_length = (int64_t)cap_rd4le(b + pos);
     pos += 4;
-    if (!((((r->block_total_length >= INT64_C(12)) && (r->block_total_length <= INT64_C(16777216))) && (cap_fmod(r->block_total_length, INT64_C(4), &bad) == INT64_C(0))))) return -1;
+    if (!((((r->block_total_length >= INT64_C(12)) && (r->block_total_length <= INT64_C(16777216))) && (ip_fmod(r->block_total_length, INT64_C(4), &bad) == INT64_C(0))))) return -1;
     {
         int64_t size = (r->block_total_length - INT64_C(12));
         if (bad || size < 0 || size > end - pos) return -1;
@@ -325,7 +367,7 @@ static inline Py_ssize_t cap_pcapng_block__be(const uint8_t *b, Py_ssize_t pos, 
     if (end - pos < 4) return -1;
     r->block_total_length = (int64_t)cap_rd4be(b + pos);
     pos += 4;
-    if (!((((r->block_total_length >= INT64_C(12)) && (r->block_total_length <= INT64_C(16777216))) && (cap_fmod(r->block_total_length, INT64_C(4), &bad) == INT64_C(0))))) return -1;
+    if (!((((r->block_total_length >= INT64_C(12)) && (r->block_total_length <= INT64_C(16777216))) && (ip_fmod(r->block_total_length, INT64_C(4), &bad) == INT64_C(0))))) return -1;
     {
         int64_t size = (r->block_total_length - INT64_C(12));
         if (bad || size < 0 || size > end - pos) return -1;
@@ -416,7 +458,7 @@ static inline Py_ssize_t cap_pcapng_enhanced_packet_block__le(const uint8_t *b, 
     }
     pos = r->packet_data_at + r->packet_data_len;
     {
-        int64_t size = cap_fmod((INT64_C(4) - cap_fmod(r->captured_packet_length, INT64_C(4), &bad)), INT64_C(4), &bad);
+        int64_t size = ip_fmod((INT64_C(4) - ip_fmod(r->captured_packet_length, INT64_C(4), &bad)), INT64_C(4), &bad);
         if (bad || size < 0 || size > end - pos) return -1;
         r->padding_at = pos; r->padding_len = (Py_ssize_t)size;
     }
@@ -457,7 +499,7 @@ static inline Py_ssize_t cap_pcapng_enhanced_packet_block__be(const uint8_t *b, 
     }
     pos = r->packet_data_at + r->packet_data_len;
     {
-        int64_t size = cap_fmod((INT64_C(4) - cap_fmod(r->captured_packet_length, INT64_C(4), &bad)), INT64_C(4), &bad);
+        int64_t size = ip_fmod((INT64_C(4) - ip_fmod(r->captured_packet_length, INT64_C(4), &bad)), INT64_C(4), &bad);
         if (bad || size < 0 || size > end - pos) return -1;
         r->padding_at = pos; r->padding_len = (Py_ssize_t)size;
     }
@@ -515,7 +557,7 @@ static inline Py_ssize_t cap_pcapng_option__le(const uint8_t *b, Py_ssize_t pos,
     }
     pos = r->value_at + r->value_len;
     {
-        int64_t size = cap_fmod((INT64_C(4) - cap_fmod(r->length, INT64_C(4), &bad)), INT64_C(4), &bad);
+        int64_t size = ip_fmod((INT64_C(4) - ip_fmod(r->length, INT64_C(4), &bad)), INT64_C(4), &bad);
         if (bad || size < 0 || size > end - pos) return -1;
         r->padding_at = pos; r->padding_len = (Py_ssize_t)size;
     }
@@ -541,7 +583,7 @@ static inline Py_ssize_t cap_pcapng_option__be(const uint8_t *b, Py_ssize_t pos,
     }
     pos = r->value_at + r->value_len;
     {
-        int64_t size = cap_fmod((INT64_C(4) - cap_fmod(r->length, INT64_C(4), &bad)), INT64_C(4), &bad);
+        int64_t size = ip_fmod((INT64_C(4) - ip_fmod(r->length, INT64_C(4), &bad)), INT64_C(4), &bad);
         if (bad || size < 0 || size > end - pos) return -1;
         r->padding_at = pos; r->padding_len = (Py_ssize_t)size;
     }

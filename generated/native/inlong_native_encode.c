@@ -68,7 +68,9 @@ static inline Py_ssize_t ipw_hole(ipw *w, int size)
     return at;
 }
 
-/* Checked int64 arithmetic: Python's ints never overflow, so an overflow here is a value to leave to it. */
+/* ---- checked int64 arithmetic (tools/ksygen/checked_int64.c, put into each runtime at its marker): Python's
+ * ints never overflow, so an overflow, a division by zero or a negative shift sets *bad, and the value is
+ * left to Python. Division and modulo floor, as Python's (and the Kaitai expression language's) do. ---- */
 static inline int64_t ip_add(int64_t a, int64_t b, int *bad)
 {
     int64_t r;
@@ -109,7 +111,6 @@ static inline int64_t ip_shr(int64_t a, int64_t b, int *bad)
     return a >= 0 ? a >> b : ~((~a) >> b);
 }
 
-/* Python's floor division and modulo. */
 static inline int64_t ip_fdiv(int64_t a, int64_t b, int *bad)
 {
     if (b == 0 || (a == INT64_MIN && b == -1)) { *bad = 1; return 0; }

@@ -25,22 +25,7 @@ static inline uint32_t cap_rd4le(const uint8_t *p)
 static inline uint64_t cap_rd8be(const uint8_t *p) { return ((uint64_t)cap_rd4be(p) << 32) | cap_rd4be(p + 4); }
 static inline uint64_t cap_rd8le(const uint8_t *p) { return ((uint64_t)cap_rd4le(p + 4) << 32) | cap_rd4le(p); }
 
-/* Python's floor division and modulo; *bad on division by zero or overflow. */
-static inline int64_t cap_fdiv(int64_t a, int64_t b, int *bad)
-{
-    if (b == 0 || (a == INT64_MIN && b == -1)) { *bad = 1; return 0; }
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
-    return q;
-}
-
-static inline int64_t cap_fmod(int64_t a, int64_t b, int *bad)
-{
-    if (b == 0 || (a == INT64_MIN && b == -1)) { *bad = 1; return 0; }
-    int64_t m = a % b;
-    if (m != 0 && ((m < 0) != (b < 0))) m += b;
-    return m;
-}
+/* @@CHECKED INT64@@ */
 
 /* @@GENERATED READERS@@ */
 

@@ -34,10 +34,22 @@ frames._decode_at does. Every offset and size comes from the model.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from dataclasses import dataclass, field
 
 from .expr import GenerationError, Node, names_used, parse
 from .model import ARROW_INT, Attr, SpecFile, TypeSpec
+
+CHECKED_INT64_MARK = "/* @@CHECKED INT64@@ */"
+
+
+def runtime_source(path: Path) -> str:
+    """A hand-written C runtime with the checked int64 arithmetic all three share (checked_int64.c) put in
+    at its marker, so that one copy is kept."""
+    text = path.read_text()
+    if CHECKED_INT64_MARK not in text:
+        raise GenerationError(f"{path.name} has no {CHECKED_INT64_MARK} line")
+    return text.replace(CHECKED_INT64_MARK, (path.parent / "checked_int64.c").read_text().rstrip("\n"))
 
 _DATETIME_PARTS = ("year", "month", "day", "hour", "minute", "second", "millisecond")
 _WIDTH = {"int8": 1, "int16": 2, "int32": 4, "int64": 8}

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .cgen import enum_value
+from .cgen import enum_value, runtime_source
 from .expr import GenerationError, Node, parse
 from .model import Attr, SpecFile, TypeSpec, specialize
 
@@ -125,9 +125,9 @@ class _Ctx:
         if kind == "binary":
             left, right = (self.c(a) for a in node.args)
             if node.value == "/":
-                return f"cap_fdiv({left}, {right}, &bad)"
+                return f"ip_fdiv({left}, {right}, &bad)"
             if node.value == "%":
-                return f"cap_fmod({left}, {right}, &bad)"
+                return f"ip_fmod({left}, {right}, &bad)"
             if node.value in ("<<", ">>"):
                 amount = node.args[1]
                 if amount.kind != "num" or not 0 <= amount.value < 63:
@@ -413,6 +413,6 @@ def emit_extension(specs: list[SpecFile], runtime: str) -> str:
 def write(specs: list[SpecFile], out: Path, root: Path) -> Path:
     target = out / "native" / "inlong_capture.c"
     target.parent.mkdir(parents=True, exist_ok=True)
-    runtime = (root / "tools" / "ksygen" / "capture_runtime.c").read_text()
+    runtime = runtime_source(root / "tools" / "ksygen" / "capture_runtime.c")
     target.write_text(emit_extension(specs, runtime))
     return target

@@ -155,22 +155,7 @@ static inline int ip_ascii_ok(const uint8_t *s, Py_ssize_t n)
     return 1;
 }
 
-/* Python's floor division and modulo (the Kaitai expression language's); division by zero is a bad frame. */
-static inline int64_t ip_fdiv(int64_t a, int64_t b, int *bad)
-{
-    if (b == 0 || (a == INT64_MIN && b == -1)) { *bad = 1; return 0; }
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
-    return q;
-}
-
-static inline int64_t ip_fmod(int64_t a, int64_t b, int *bad)
-{
-    if (b == 0 || (a == INT64_MIN && b == -1)) { *bad = 1; return 0; }
-    int64_t m = a % b;
-    if (m != 0 && ((m < 0) != (b < 0))) m += b;
-    return m;
-}
+/* @@CHECKED INT64@@ */
 
 /* Milliseconds since 1970-01-01 of a zone-less wall-clock time, or 0 where Python's datetime() would
  * refuse it (then the frame is left to the Python codec). */
