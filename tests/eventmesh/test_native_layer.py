@@ -114,6 +114,15 @@ def test_message_types_are_the_commands_in_ordinal_order():
     assert native.COMPILED_MODULES[-1] == "_eventmesh_layer"
 
 
+def test_generated_source_is_current():
+    """generated/native/eventmesh_layer.c is what cgen_json writes from the specs and the runtime."""
+    from tools.ksygen import cgen_json
+
+    runtime = (ROOT / "tools" / "ksygen" / "eventmesh_layer_runtime.c").read_text()
+    assert cgen_json.emit_extension(ROOT / "specs", runtime) == (ROOT / "generated" / "native" /
+                                                                 "eventmesh_layer.c").read_text()
+
+
 def test_inconsistent_input_is_refused_not_read():
     headers = pa.array(['{"cmd":"HEARTBEAT_REQUEST"}'], pa.string())
     offsets, data = column_buffers(headers)
