@@ -136,7 +136,7 @@ def test_inconsistent_input_is_refused_not_read():
         layer.verdicts(1, struct.pack("<2i", 5, 2), data, empty, b"", 0)  # backwards
     with pytest.raises(ValueError):
         layer.verdicts(1, offsets, data, empty, b"", 3)
-    assert layer.verdicts(0, b"\0\0\0\0", b"", b"\0\0\0\0", b"", 0) == b""
+    assert layer.verdicts(0, b"", b"", b"", b"", 0) == b""  # an empty Arrow array may have no offsets
 
 
 # ------------------------------------------------------------------------------------------ vectors

@@ -636,7 +636,7 @@ static PyObject *layer_verdicts(PyObject *self, PyObject *args)
     }
     for (; held < 4; held++)
         if (PyObject_GetBuffer(objects[held], &buffers[held], PyBUF_SIMPLE) < 0) goto done;
-    if (buffers[0].len / 4 < rows + 1 || buffers[2].len / 4 < rows + 1) {
+    if (rows > 0 && (buffers[0].len / 4 < rows + 1 || buffers[2].len / 4 < rows + 1)) { /* Arrow may give none */
         PyErr_SetString(PyExc_ValueError, "an offsets buffer is shorter than rows + 1 int32s");
         goto done;
     }
