@@ -2,8 +2,9 @@
 `make generate` writes from the specs into generated/native: the frame scanners (inlong_native.c,
 tools/ksygen/cgen.py) built as inlong_proto._native, the encoders (inlong_native_encode.c, cgen_encode.py)
 as inlong_proto._native_encode, the capture walker (inlong_capture.c, cgen_capture.py) as
-inlong_proto._capture_native and the TubeMQ payload layer (tubemq_layer.c, cgen_protobuf.py) as
-inlong_proto._tubemq_layer, when a C compiler is present. If a build fails, or there is no compiler,
+inlong_proto._capture_native, the TubeMQ payload layer (tubemq_layer.c, cgen_protobuf.py) as
+inlong_proto._tubemq_layer and the EventMesh TCP payload layer (eventmesh_layer.c, cgen_json.py) as
+inlong_proto._eventmesh_layer, when a C compiler is present. If a build fails, or there is no compiler,
 the package installs without it and runs on the pure-Python codecs (inlong_proto.backend() says which)."""
 import os
 import sys
@@ -12,7 +13,8 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 EXTENSIONS = {"inlong_proto._native": "inlong_native.c", "inlong_proto._native_encode": "inlong_native_encode.c",
-              "inlong_proto._capture_native": "inlong_capture.c", "inlong_proto._tubemq_layer": "tubemq_layer.c"}
+              "inlong_proto._capture_native": "inlong_capture.c", "inlong_proto._tubemq_layer": "tubemq_layer.c",
+              "inlong_proto._eventmesh_layer": "eventmesh_layer.c"}
 
 
 class OptionalBuildExt(build_ext):

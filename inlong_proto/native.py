@@ -51,8 +51,8 @@ def _extension():
     return _native, json.loads(_native.DESCRIBE)
 
 
-COMPILED_MODULES = ("_native", "_native_encode", "_capture_native", "_tubemq_layer")  # scanners, encoders,
-# capture walker, TubeMQ payload layer
+# scanners, encoders, capture walker, the TubeMQ and EventMesh TCP payload layers
+COMPILED_MODULES = ("_native", "_native_encode", "_capture_native", "_tubemq_layer", "_eventmesh_layer")
 _BACKEND: dict[str, str] = {}  # INLONG_PROTO_BACKEND's value -> the answer (it is asked once per frame encoded)
 
 
@@ -295,11 +295,10 @@ def _layer_codes(proto: protocols.Protocol, batch, direction: str | None):
         return None
 
     def binary(array):  # (offsets, data) of a string or binary array, its slice offset applied
-        _, offsets, data = array.buffers()  # pyarrow gives a BinaryArray no .offsets (26.0)
-        if offsets is None:
+        _, offsets, data = array.buffers()  # pyarrow (26) gives a string or binary array no .offsets
+        if offsets is None:  # an empty array
             return np.zeros(1, np.int32), b""
-        return np.frombuffer(offsets, "<i4")[array.offset:array.offset + len(array) + 1], \
-            b"" if data is None else data
+        return np.frombuffer(offsets, "<i4", len(array) + 1, array.offset * 4), b"" if data is None else data
 
     if proto.name == "tubemq":
         blocks = batch.column("blocks")

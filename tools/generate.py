@@ -6,6 +6,8 @@
 * the compiled capture walker (tools/ksygen/cgen_capture.py) -> generated/native/inlong_capture.c
 * the compiled TubeMQ payload layer (tools/ksygen/cgen_protobuf.py), from the protobuf descriptors and the method
   table -> generated/native/tubemq_layer.c
+* the compiled EventMesh TCP payload layer (tools/ksygen/cgen_json.py, from the JSON Schemas and commands.yaml)
+  -> generated/native/eventmesh_layer.c
 * the official Kaitai Struct compiler (tools/ksc, pinned) -> generated/kaitai, generated/kaitai_debug
   (with field offsets, for `inlong-proto inspect`), generated/construct, generated/diagrams (.dot + .svg)
 * grpcio-tools for every .proto -> generated/protobuf
@@ -29,7 +31,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tools import jsonschema_codegen  # noqa: E402
-from tools.ksygen import cgen, cgen_capture, cgen_encode, cgen_protobuf, wireshark  # noqa: E402
+from tools.ksygen import cgen, cgen_capture, cgen_encode, cgen_json, cgen_protobuf, wireshark  # noqa: E402
 from tools.ksygen.emit import emit_module  # noqa: E402
 from tools.ksygen.expr import GenerationError  # noqa: E402
 from tools.ksygen.model import Loader  # noqa: E402
@@ -108,6 +110,12 @@ def tubemq_layer(out: Path) -> Path:
     reads the descriptors of inlong_proto.generated (the modules rpc.py runs on), so after a change to a
     .proto file or methods.yaml the second run of make generate brings it up to date."""
     return cgen_protobuf.write(out, ROOT)
+
+
+def eventmesh_layer(specs: Path, out: Path) -> Path:
+    """The C source of the optional compiled EventMesh TCP payload layer (tools/ksygen/cgen_json.py): binding
+    rules from the header and body schemas and the command table, built into inlong_proto._eventmesh_layer."""
+    return cgen_json.write(specs, out, ROOT)
 
 
 def tables(specs: Path, out: Path) -> list[Path]:
@@ -219,6 +227,7 @@ def generate(specs: Path, out: Path, with_official: bool = True) -> None:
         (staging / "__init__.py").write_text(
             '"""Everything `make generate` writes from specs/. Never edited by hand."""\n')
         own_codecs(specs, staging)
+        eventmesh_layer(specs, staging)
         tables(specs, staging)
         jsonschema_codegen.generate(specs, staging)
         wireshark.generate(specs, staging, ROOT)
