@@ -43,6 +43,15 @@ from .model import ARROW_INT, Attr, SpecFile, TypeSpec
 CHECKED_INT64_MARK = "/* @@CHECKED INT64@@ */"
 
 
+def splice(runtime: str, marker: str, generated: str, header: str, runtime_name: str) -> str:
+    """A hand-written C runtime with the generated C put in at its one marker line, under the generator's
+    do-not-edit header (the capture walker and the payload layers are written so)."""
+    if runtime.count(marker) != 1:
+        raise GenerationError(f"{runtime_name} must hold the marker {marker} once")
+    before, after = runtime.split(marker)
+    return header + before + generated + after
+
+
 def runtime_source(path: Path) -> str:
     """A hand-written C runtime with the checked int64 arithmetic all three share (checked_int64.c) put in
     at its marker, so that one copy is kept."""
