@@ -103,9 +103,10 @@ def _first_difference(got: list, expected: list) -> str:
 
 
 def frame_target(protocol: str):
-    """decode, iter_frames FAILFAST / PERMISSIVE, StreamDecoder in pieces and the payload layers."""
+    """decode, iter_frames FAILFAST / PERMISSIVE, StreamDecoder in pieces and the payload layers; with the
+    compiled backend, its batches (C scanners and compiled payload layers) against the pure rows."""
     import inlong_proto
-    from inlong_proto import DecodeError, protocols
+    from inlong_proto import DecodeError, arrow, native, protocols
 
     proto = protocols.get(protocol)
     reader = None
@@ -126,8 +127,9 @@ def frame_target(protocol: str):
                 _render(frame)
         except DecodeError:
             pass
-        spans, end = [], 0
+        spans, end, frames = [], 0, []
         for frame in inlong_proto.iter_frames(data, protocol, direction, mode="PERMISSIVE"):
+            frames.append(frame)
             if frame.offset != end or frame.length <= 0:
                 raise InvariantError("tiling", f"PERMISSIVE spans do not tile the input: "
                                                f"{frame.offset}+{frame.length} after {end}")
@@ -141,6 +143,9 @@ def frame_target(protocol: str):
             spans.append(_span(frame))
         if end != len(data):
             raise InvariantError("tiling", f"PERMISSIVE spans cover {end} of {len(data)} bytes")
+        if native.backend() == "native" and not native.scan_batch(data, protocol, "f", direction).equals(
+                arrow.frames_to_batch("f", frames, protocol)):
+            raise InvariantError("native-differs", f"{protocol}: the compiled batch differs from the pure rows")
         decoder = inlong_proto.StreamDecoder(protocol, direction, mode="PERMISSIVE")
         got = [_span(frame) for piece in _pieces(data) for frame in decoder.feed(piece)]
         got += [_span(frame) for frame in decoder.close()]
