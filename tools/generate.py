@@ -107,8 +107,8 @@ def capture_native(specs: list, out: Path) -> Path:
 def tubemq_layer(out: Path) -> Path:
     """The C source of the optional compiled TubeMQ payload layer (tools/ksygen/cgen_protobuf.py): protobuf
     validation tables of every message the method table reaches, built into inlong_proto._tubemq_layer. It
-    reads the descriptors of inlong_proto.generated (the modules rpc.py runs on), so after a change to a
-    .proto file or methods.yaml the second run of make generate brings it up to date."""
+    reads the descriptors of inlong_proto.generated (the modules rpc.py runs on), so when a run changes
+    those, main() runs once more in a fresh interpreter to bring it up to date."""
     return cgen_protobuf.write(out, ROOT)
 
 
@@ -221,7 +221,8 @@ def _relative_imports(module: Path, root: Path) -> None:
         module.write_text(new)
 
 
-def generate(specs: Path, out: Path, with_official: bool = True) -> None:
+def generate(specs: Path, out: Path, with_official: bool = True) -> set[Path]:
+    """Everything into out; the files that changed (relative to out)."""
     staging = Path(tempfile.mkdtemp(prefix="inlong-generate-"))
     try:
         (staging / "__init__.py").write_text(
@@ -235,27 +236,32 @@ def generate(specs: Path, out: Path, with_official: bool = True) -> None:
             official(specs, staging)
         protobuf(specs, staging)
         tubemq_layer(staging)
-        sync(staging, out)
+        return sync(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def sync(staging: Path, out: Path) -> None:
+def sync(staging: Path, out: Path) -> set[Path]:
     """Make out hold exactly what staging holds, rewriting only the files whose bytes change (an unchanged
-    module keeps its time, so tools that look at times, make and editors, see no change)."""
+    module keeps its time, so tools that look at times, make and editors, see no change); the files that
+    changed or went."""
     wanted = {path.relative_to(staging) for path in staging.rglob("*") if path.is_file()}
+    changed = set()
     for relative in sorted(wanted):
         target = out / relative
         data = (staging / relative).read_bytes()
         if not target.is_file() or target.read_bytes() != data:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
+            changed.add(relative)
     for path in sorted(out.rglob("*"), reverse=True):
         if path.is_dir():
             if not any(path.iterdir()):
                 path.rmdir()
         elif path.relative_to(out) not in wanted:
             path.unlink()
+            changed.add(path.relative_to(out))
+    return changed
 
 
 def main() -> int:
@@ -264,10 +270,17 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "generated")
     args = parser.parse_args()
     try:
-        generate(args.specs, args.out)
+        changed = generate(args.specs, args.out)
     except GenerationError as exc:
         print(f"generate: {exc}", file=sys.stderr)
         return 1
+    if args.out.resolve() == (ROOT / "generated").resolve() and any(
+            path.parts[0] in ("protobuf", "tables") for path in changed):
+        # The TubeMQ layer was written from the protobuf modules and tables this run has just replaced (it
+        # reads inlong_proto.generated): once more, in a fresh interpreter that imports the new ones.
+        import subprocess
+
+        return subprocess.call([sys.executable, __file__, "--specs", str(args.specs), "--out", str(args.out)])
     return 0
 
 
