@@ -18,9 +18,10 @@ compiled capture walker, read_dumps through the same walker.
 Then the cost of one sync point (a split boundary: spark_source._Walker.sync) on each dump, every 4 MiB,
 with each backend: DataProxy's has no magic to search for.
 
-Each backend runs in its own process (its Spark workers inherit the variable when the session starts), best
-of --repeat after one warm-up. Printed: MB/s, frames/s, the time as a multiple of the floor, and the speed-up
-of the compiled backend over the pure one.
+Each backend and file runs in its own process (its Spark workers inherit the variable when the session
+starts; one session for every file ran its local JVM out of memory), best of --repeat after one warm-up.
+Printed: MB/s, frames/s, the time as a multiple of the floor, and the speed-up of the compiled backend over
+the pure one.
 """
 from __future__ import annotations
 
@@ -202,15 +203,16 @@ def main() -> int:
             files[f"{name} pcap"] = (str(path), args.capture_frames, None)
     print(f"Spark local[1], dumps of {args.size} MiB (the vectors' valid frames repeated), best of {args.repeat}; "
           f"compiled backend built: {native._extension()[0] is not None}", flush=True)
-    results = {}
-    for backend in ("native", "python"):
-        env = {**os.environ, "INLONG_PROTO_BACKEND": backend}
-        child = subprocess.run([sys.executable, __file__, "--repeat", str(args.repeat), "--measure", json.dumps(files)],
-                               env=env, capture_output=True, text=True)
-        if child.returncode:
-            print(child.stderr[-3000:], file=sys.stderr)
-            return child.returncode
-        results[backend] = json.loads(child.stdout.strip().splitlines()[-1])
+    results: dict = {"native": {}, "python": {}}
+    for backend in ("native", "python"):  # a session per file and backend: one local JVM for all of them ran
+        env = {**os.environ, "INLONG_PROTO_BACKEND": backend}  # out of memory
+        for label, entry in files.items():
+            child = subprocess.run([sys.executable, __file__, "--repeat", str(args.repeat), "--measure",
+                                    json.dumps({label: entry})], env=env, capture_output=True, text=True)
+            if child.returncode:
+                print(child.stderr[-3000:], file=sys.stderr)
+                return child.returncode
+            results[backend].update(json.loads(child.stdout.strip().splitlines()[-1]))
     print(f"{'protocol':14} {'reader':15} {'backend':8} {'MB/s':>8} {'frames/s':>11} {'x floor':>8} {'x pure':>7}")
     for name, (path, frames, _) in files.items():
         size = os.path.getsize(path)
