@@ -750,37 +750,42 @@ static int document(const uint8_t *data, Py_ssize_t length, const Rule *r, Facts
     return s.at == s.end;
 }
 
-/* Strict UTF-8, as bytes.decode("utf-8"): no overlong forms, surrogates or code points past U+10FFFF. */
-static int utf8_valid(const uint8_t *p, Py_ssize_t length)
+/* ---- strict UTF-8 (tools/ksygen/strict_utf8.c, put into each runtime that checks text at its marker) ---- */
+/* Whether s[0:n) is what Python's strict bytes.decode("utf-8") accepts: no overlong forms, no surrogates,
+ * nothing above U+10FFFF, no truncated sequence. */
+static inline int ip_utf8_ok(const uint8_t *s, Py_ssize_t n)
 {
-    const uint8_t *end = p + length;
-    while (p < end) {
-        while (end - p >= 8 && !(word_at(p) & HIGHS)) p += 8;
-        if (p >= end) break;
-        uint8_t c = *p;
-        if (c < 0x80) {
-            p++;
+    Py_ssize_t i = 0;
+    while (i < n) {
+        uint8_t c = s[i];
+        if (c < 0x80) {  /* ASCII, eight bytes at a time where it can */
+            uint64_t word;
+            i++;
+            while (n - i >= 8) {
+                memcpy(&word, s + i, 8);
+                if (word & UINT64_C(0x8080808080808080)) break;
+                i += 8;
+            }
             continue;
         }
-        int more;
-        uint8_t low = 0x80, high = 0xBF;
-        if (c >= 0xC2 && c <= 0xDF) more = 1;
-        else if (c >= 0xE0 && c <= 0xEF) {
-            more = 2;
-            if (c == 0xE0) low = 0xA0;
-            if (c == 0xED) high = 0x9F;
+        if (c >= 0xC2 && c <= 0xDF) {
+            if (n - i < 2 || (s[i + 1] & 0xC0) != 0x80) return 0;
+            i += 2;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            if (n - i < 3) return 0;
+            uint8_t c1 = s[i + 1];
+            if (c == 0xE0 ? (c1 < 0xA0 || c1 > 0xBF) : c == 0xED ? (c1 < 0x80 || c1 > 0x9F) : (c1 & 0xC0) != 0x80)
+                return 0;
+            if ((s[i + 2] & 0xC0) != 0x80) return 0;
+            i += 3;
         } else if (c >= 0xF0 && c <= 0xF4) {
-            more = 3;
-            if (c == 0xF0) low = 0x90;
-            if (c == 0xF4) high = 0x8F;
-        } else {
-            return 0;
-        }
-        if (end - p <= more) return 0;
-        if (p[1] < low || p[1] > high) return 0;
-        for (int i = 2; i <= more; i++)
-            if (p[i] < 0x80 || p[i] > 0xBF) return 0;
-        p += more + 1;
+            if (n - i < 4) return 0;
+            uint8_t c1 = s[i + 1];
+            if (c == 0xF0 ? (c1 < 0x90 || c1 > 0xBF) : c == 0xF4 ? (c1 < 0x80 || c1 > 0x8F) : (c1 & 0xC0) != 0x80)
+                return 0;
+            if ((s[i + 2] & 0xC0) != 0x80 || (s[i + 3] & 0xC0) != 0x80) return 0;
+            i += 4;
+        } else return 0;
     }
     return 1;
 }
@@ -788,7 +793,7 @@ static int utf8_valid(const uint8_t *p, Py_ssize_t length)
 static int body_ok(int kind, const Rule *rule, const uint8_t *body, Py_ssize_t length)
 {
     if (length == 0 || kind == BODY_NONE) return 1;
-    if (!utf8_valid(body, length)) return 0;
+    if (!ip_utf8_ok(body, length)) return 0;
     return kind == BODY_TEXT || document(body, length, rule, NULL);
 }
 

@@ -123,6 +123,7 @@ static inline uint32_t ip_rd4le(const uint8_t *p)
 static inline uint64_t ip_rd8be(const uint8_t *p) { return ((uint64_t)ip_rd4be(p) << 32) | ip_rd4be(p + 4); }
 static inline uint64_t ip_rd8le(const uint8_t *p) { return ((uint64_t)ip_rd4le(p + 4) << 32) | ip_rd4le(p); }
 
+/* ---- strict UTF-8 (tools/ksygen/strict_utf8.c, put into each runtime that checks text at its marker) ---- */
 /* Whether s[0:n) is what Python's strict bytes.decode("utf-8") accepts: no overlong forms, no surrogates,
  * nothing above U+10FFFF, no truncated sequence. */
 static inline int ip_utf8_ok(const uint8_t *s, Py_ssize_t n)

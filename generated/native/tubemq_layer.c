@@ -611,27 +611,42 @@ static inline int tq_length(const uint8_t **p, const uint8_t *end, uint64_t *len
     return tq_varint(p, end, 5, length) && *length <= INT32_MAX && *length <= (uint64_t)(end - *p);
 }
 
-/* Strict UTF-8 as Python's decode checks it: no overlong forms, no surrogates, nothing past U+10FFFF. */
-static int tq_utf8(const uint8_t *p, const uint8_t *end)
+/* ---- strict UTF-8 (tools/ksygen/strict_utf8.c, put into each runtime that checks text at its marker) ---- */
+/* Whether s[0:n) is what Python's strict bytes.decode("utf-8") accepts: no overlong forms, no surrogates,
+ * nothing above U+10FFFF, no truncated sequence. */
+static inline int ip_utf8_ok(const uint8_t *s, Py_ssize_t n)
 {
-    while (p < end) {
-        if (end - p >= 8) {
+    Py_ssize_t i = 0;
+    while (i < n) {
+        uint8_t c = s[i];
+        if (c < 0x80) {  /* ASCII, eight bytes at a time where it can */
             uint64_t word;
-            memcpy(&word, p, 8);
-            if (!(word & UINT64_C(0x8080808080808080))) { p += 8; continue; }
+            i++;
+            while (n - i >= 8) {
+                memcpy(&word, s + i, 8);
+                if (word & UINT64_C(0x8080808080808080)) break;
+                i += 8;
+            }
+            continue;
         }
-        uint8_t c = *p;
-        if (c < 0x80) { p++; continue; }
-        int more;
-        uint8_t low = 0x80, high = 0xBF;
-        if (c >= 0xC2 && c <= 0xDF) more = 1;
-        else if (c >= 0xE0 && c <= 0xEF) { more = 2; if (c == 0xE0) low = 0xA0; else if (c == 0xED) high = 0x9F; }
-        else if (c >= 0xF0 && c <= 0xF4) { more = 3; if (c == 0xF0) low = 0x90; else if (c == 0xF4) high = 0x8F; }
-        else return 0;
-        if (end - p <= more || p[1] < low || p[1] > high) return 0;
-        for (int i = 2; i <= more; i++)
-            if ((p[i] & 0xC0) != 0x80) return 0;
-        p += more + 1;
+        if (c >= 0xC2 && c <= 0xDF) {
+            if (n - i < 2 || (s[i + 1] & 0xC0) != 0x80) return 0;
+            i += 2;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            if (n - i < 3) return 0;
+            uint8_t c1 = s[i + 1];
+            if (c == 0xE0 ? (c1 < 0xA0 || c1 > 0xBF) : c == 0xED ? (c1 < 0x80 || c1 > 0x9F) : (c1 & 0xC0) != 0x80)
+                return 0;
+            if ((s[i + 2] & 0xC0) != 0x80) return 0;
+            i += 3;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            if (n - i < 4) return 0;
+            uint8_t c1 = s[i + 1];
+            if (c == 0xF0 ? (c1 < 0x90 || c1 > 0xBF) : c == 0xF4 ? (c1 < 0x80 || c1 > 0x8F) : (c1 & 0xC0) != 0x80)
+                return 0;
+            if ((s[i + 2] & 0xC0) != 0x80 || (s[i + 3] & 0xC0) != 0x80) return 0;
+            i += 4;
+        } else return 0;
     }
     return 1;
 }
@@ -712,7 +727,7 @@ static int tq_valid(int index, const uint8_t *p, const uint8_t *end, int depth, 
             break;
         default:  /* string, bytes, message */
             if (!tq_length(&p, end, &value)) return 0;
-            if (field->kind == TQ_K_STRING && !tq_utf8(p, p + value)) return 0;
+            if (field->kind == TQ_K_STRING && !ip_utf8_ok(p, (Py_ssize_t)value)) return 0;
             if (field->kind == TQ_K_MESSAGE && !tq_valid(field->sub, p, p + value, depth + 1, NULL, 0)) return 0;
             data = p;
             p += value;

@@ -408,6 +408,7 @@ def test_generated_source_is_current():
     (make check-generated too)."""
     from tools.generate import ROOT
     from tools.ksygen import cgen_protobuf
+    from tools.ksygen.cgen import runtime_source
 
-    runtime = (ROOT / "tools" / "ksygen" / "tubemq_layer_runtime.c").read_text()
+    runtime = runtime_source(ROOT / "tools" / "ksygen" / "tubemq_layer_runtime.c")
     assert cgen_protobuf.emit_extension(runtime) == (ROOT / "generated" / "native" / "tubemq_layer.c").read_text()

@@ -25,7 +25,7 @@ static inline uint32_t cap_rd4le(const uint8_t *p)
 static inline uint64_t cap_rd8be(const uint8_t *p) { return ((uint64_t)cap_rd4be(p) << 32) | cap_rd4be(p + 4); }
 static inline uint64_t cap_rd8le(const uint8_t *p) { return ((uint64_t)cap_rd4le(p + 4) << 32) | cap_rd4le(p); }
 
-/* @@CHECKED INT64@@ */
+/* @@SHARED checked_int64.c@@ */
 
 /* @@GENERATED READERS@@ */
 

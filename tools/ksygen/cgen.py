@@ -34,13 +34,16 @@ frames._decode_at does. Every offset and size comes from the model.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from dataclasses import dataclass, field
 
 from .expr import GenerationError, Node, names_used, parse
 from .model import ARROW_INT, Attr, SpecFile, TypeSpec
 
-CHECKED_INT64_MARK = "/* @@CHECKED INT64@@ */"
+# A line "/* @@SHARED name@@ */" in a hand-written runtime stands for tools/ksygen/<name>: C that several
+# runtimes need (checked int64 arithmetic, strict UTF-8), kept in one copy.
+_SHARED = re.compile(r"/\* @@SHARED ([\w.]+)@@ \*/")
 
 
 def splice(runtime: str, marker: str, generated: str, header: str, runtime_name: str) -> str:
@@ -53,12 +56,14 @@ def splice(runtime: str, marker: str, generated: str, header: str, runtime_name:
 
 
 def runtime_source(path: Path) -> str:
-    """A hand-written C runtime with the checked int64 arithmetic all three share (checked_int64.c) put in
-    at its marker, so that one copy is kept."""
-    text = path.read_text()
-    if CHECKED_INT64_MARK not in text:
-        raise GenerationError(f"{path.name} has no {CHECKED_INT64_MARK} line")
-    return text.replace(CHECKED_INT64_MARK, (path.parent / "checked_int64.c").read_text().rstrip("\n"))
+    """A hand-written C runtime with the shared C it names (its @@SHARED lines) put in."""
+    def shared(match) -> str:
+        piece = path.parent / match.group(1)
+        if not piece.is_file():
+            raise GenerationError(f"{path.name} names {piece.name}, which tools/ksygen does not hold")
+        return piece.read_text().rstrip("\n")
+
+    return _SHARED.sub(shared, path.read_text())
 
 _DATETIME_PARTS = ("year", "month", "day", "hour", "minute", "second", "millisecond")
 _WIDTH = {"int8": 1, "int16": 2, "int32": 4, "int64": 8}

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tools import jsonschema_codegen as schemas
 
-from .cgen import splice
+from .cgen import runtime_source, splice
 from .expr import GenerationError
 
 MARKER = "/* @@GENERATED TABLES@@ */"
@@ -211,6 +211,6 @@ def emit_extension(specs: Path, runtime: str) -> str:
 def write(specs: Path, out: Path, root: Path) -> Path:
     target = out / "native" / "eventmesh_layer.c"
     target.parent.mkdir(parents=True, exist_ok=True)
-    runtime = (root / "tools" / "ksygen" / "eventmesh_layer_runtime.c").read_text()
+    runtime = runtime_source(root / "tools" / "ksygen" / "eventmesh_layer_runtime.c")
     target.write_text(emit_extension(specs, runtime))
     return target

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from google.protobuf import descriptor as descriptor_module, descriptor_pb2
 
-from .cgen import splice
+from .cgen import runtime_source, splice
 from .expr import GenerationError
 
 MARKER = "/* @@GENERATED TABLES@@ */"
@@ -187,6 +187,6 @@ def emit_extension(runtime: str) -> str:
 def write(out: Path, root: Path) -> Path:
     target = out / "native" / "tubemq_layer.c"
     target.parent.mkdir(parents=True, exist_ok=True)
-    runtime = (root / "tools" / "ksygen" / "tubemq_layer_runtime.c").read_text()
+    runtime = runtime_source(root / "tools" / "ksygen" / "tubemq_layer_runtime.c")
     target.write_text(emit_extension(runtime))
     return target

@@ -538,45 +538,12 @@ static int document(const uint8_t *data, Py_ssize_t length, const Rule *r, Facts
     return s.at == s.end;
 }
 
-/* Strict UTF-8, as bytes.decode("utf-8"): no overlong forms, surrogates or code points past U+10FFFF. */
-static int utf8_valid(const uint8_t *p, Py_ssize_t length)
-{
-    const uint8_t *end = p + length;
-    while (p < end) {
-        while (end - p >= 8 && !(word_at(p) & HIGHS)) p += 8;
-        if (p >= end) break;
-        uint8_t c = *p;
-        if (c < 0x80) {
-            p++;
-            continue;
-        }
-        int more;
-        uint8_t low = 0x80, high = 0xBF;
-        if (c >= 0xC2 && c <= 0xDF) more = 1;
-        else if (c >= 0xE0 && c <= 0xEF) {
-            more = 2;
-            if (c == 0xE0) low = 0xA0;
-            if (c == 0xED) high = 0x9F;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            more = 3;
-            if (c == 0xF0) low = 0x90;
-            if (c == 0xF4) high = 0x8F;
-        } else {
-            return 0;
-        }
-        if (end - p <= more) return 0;
-        if (p[1] < low || p[1] > high) return 0;
-        for (int i = 2; i <= more; i++)
-            if (p[i] < 0x80 || p[i] > 0xBF) return 0;
-        p += more + 1;
-    }
-    return 1;
-}
+/* @@SHARED strict_utf8.c@@ */
 
 static int body_ok(int kind, const Rule *rule, const uint8_t *body, Py_ssize_t length)
 {
     if (length == 0 || kind == BODY_NONE) return 1;
-    if (!utf8_valid(body, length)) return 0;
+    if (!ip_utf8_ok(body, length)) return 0;
     return kind == BODY_TEXT || document(body, length, rule, NULL);
 }
 

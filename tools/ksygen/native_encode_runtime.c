@@ -62,7 +62,7 @@ static inline Py_ssize_t ipw_hole(ipw *w, int size)
     return at;
 }
 
-/* @@CHECKED INT64@@ */
+/* @@SHARED checked_int64.c@@ */
 
 /* `type(o) is int`, as an int64. */
 static inline int ip_exact_int(PyObject *o, int64_t *v)

@@ -110,44 +110,7 @@ static inline uint32_t ip_rd4le(const uint8_t *p)
 static inline uint64_t ip_rd8be(const uint8_t *p) { return ((uint64_t)ip_rd4be(p) << 32) | ip_rd4be(p + 4); }
 static inline uint64_t ip_rd8le(const uint8_t *p) { return ((uint64_t)ip_rd4le(p + 4) << 32) | ip_rd4le(p); }
 
-/* Whether s[0:n) is what Python's strict bytes.decode("utf-8") accepts: no overlong forms, no surrogates,
- * nothing above U+10FFFF, no truncated sequence. */
-static inline int ip_utf8_ok(const uint8_t *s, Py_ssize_t n)
-{
-    Py_ssize_t i = 0;
-    while (i < n) {
-        uint8_t c = s[i];
-        if (c < 0x80) {  /* ASCII, eight bytes at a time where it can */
-            uint64_t word;
-            i++;
-            while (n - i >= 8) {
-                memcpy(&word, s + i, 8);
-                if (word & UINT64_C(0x8080808080808080)) break;
-                i += 8;
-            }
-            continue;
-        }
-        if (c >= 0xC2 && c <= 0xDF) {
-            if (n - i < 2 || (s[i + 1] & 0xC0) != 0x80) return 0;
-            i += 2;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            if (n - i < 3) return 0;
-            uint8_t c1 = s[i + 1];
-            if (c == 0xE0 ? (c1 < 0xA0 || c1 > 0xBF) : c == 0xED ? (c1 < 0x80 || c1 > 0x9F) : (c1 & 0xC0) != 0x80)
-                return 0;
-            if ((s[i + 2] & 0xC0) != 0x80) return 0;
-            i += 3;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            if (n - i < 4) return 0;
-            uint8_t c1 = s[i + 1];
-            if (c == 0xF0 ? (c1 < 0x90 || c1 > 0xBF) : c == 0xF4 ? (c1 < 0x80 || c1 > 0x8F) : (c1 & 0xC0) != 0x80)
-                return 0;
-            if ((s[i + 2] & 0xC0) != 0x80 || (s[i + 3] & 0xC0) != 0x80) return 0;
-            i += 4;
-        } else return 0;
-    }
-    return 1;
-}
+/* @@SHARED strict_utf8.c@@ */
 
 static inline int ip_ascii_ok(const uint8_t *s, Py_ssize_t n)
 {
@@ -155,7 +118,7 @@ static inline int ip_ascii_ok(const uint8_t *s, Py_ssize_t n)
     return 1;
 }
 
-/* @@CHECKED INT64@@ */
+/* @@SHARED checked_int64.c@@ */
 
 /* Milliseconds since 1970-01-01 of a zone-less wall-clock time, or 0 where Python's datetime() would
  * refuse it (then the frame is left to the Python codec). */
