@@ -31,8 +31,9 @@ covering the whole file (PERMISSIVE), is dropped (DROPMALFORMED) or fails the jo
 A pcap / pcapng file (found by its magic when the tasks are planned) is read by one task, since TCP
 reassembly is sequential: its task streams it through ``capture.CaptureDecoder`` (capture_batches), and
 its rows fill the ``capture`` column. A capture of at most CAPTURE_WHOLE bytes (the usual rotated file)
-is read whole instead and walked by the compiled capture path (capture.native_path), when it is built. With protocol=auto a capture mixes protocols in one batch, so every
-frame's columns go into its own protocol's struct (auto_batch). ``spark_capture.read_captures`` gives
+is read whole instead and walked by the compiled capture path (capture.native_path), when it is built.
+With protocol=auto a capture mixes protocols in one batch, so every frame's columns go into its own
+protocol's struct (auto_batch). ``spark_capture.read_captures`` gives
 the same rows from one capture parsed by many tasks (packets by byte range, then flows after a shuffle).
 
 How splits are stitched exactly once
@@ -75,9 +76,11 @@ Memory
 A task maps a local file read-only (``mmap``; a remote object: an anonymous mapping filled by ranged
 reads, ``sources.RangeSource``): only the pages the task touches are read (its range, max_frame_size
 before it and up to the next sync point after it), the scan hands the pages it has passed back every
-16 MiB (``MADV_DONTNEED``), and the scanner holds one frame at a time; no file is ever read whole. A batch holds at most BATCH_ROWS frames and about BATCH_BYTES of frame bytes.
-``make bench-memory`` parses a 4 GiB dump and prints every process's peak RSS. The scan runs over the mapped file, indexed by absolute offsets, rather than over a
-StreamDecoder fed with read() chunks. (Error texts no longer hold buffer positions, so StreamDecoder
+16 MiB (``MADV_DONTNEED``), and the scanner holds one frame at a time; no dump is ever read whole (a
+capture of at most CAPTURE_WHOLE bytes is, above). A batch holds at most BATCH_ROWS frames and about
+BATCH_BYTES of frame bytes. ``make bench-memory`` parses a 4 GiB dump and prints every process's peak
+RSS. The scan runs over the mapped file, indexed by absolute offsets, rather than over a StreamDecoder
+fed with read() chunks. (Error texts no longer hold buffer positions, so StreamDecoder
 now gives the same rows, tests/test_recovery.py checks it; the map stays for now.) Over the map,
 the scan is iter_frames' own over the same indices, so they do, by construction.
 
@@ -85,8 +88,8 @@ Cost of a sync point: the back window is walked cheaply. Only positions that the
 candidate filter accepts can start a frame (``frames._Starts``: a regex generated from each spec's
 leading fields, searched in C over the rest), and only a frame whose structural size (no payload
 layer) reaches past S is decoded fully. With the compiled backend each position is first put to the
-generated C decoder (``native.frame_verdict``), and Python decodes only where C cannot tell. Forward, the entry S steps through at most the rest of one
-frame the same way. A split that begins inside a
+generated C decoder (``native.frame_verdict``), and Python decodes only where C cannot tell. Forward,
+the entry S steps through at most the rest of one frame the same way. A split that begins inside a
 malformed run longer than the search bound has no sync point: the split where the run begins walks
 through it, at read_dumps' speed.
 """
