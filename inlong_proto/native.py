@@ -382,27 +382,31 @@ def _batch(protocol: str, rows: int, columns: list):
     described = _extension()[1]
     leaves = iter(columns)
     own = {name: (kind, children) for name, kind, children in described[protocol]["columns"]}
-
-    def build(field_type, kind: str, children: list, length: int):
-        buffers = next(leaves)
-        validity = None if buffers[0] is None else pa.py_buffer(buffers[0])
-        if kind == "struct":
-            if [c[0] for c in children] != [f.name for f in field_type]:
-                raise RuntimeError(f"compiled scanner's struct {children} does not match {field_type}")
-            return pa.Array.from_buffers(field_type, length, [validity], children=[
-                build(field_type.field(i).type, c[1], c[2], length) for i, c in enumerate(children)])
-        if kind == "list":  # the items' count is the last offset
-            offsets = buffers[1]
-            items = int.from_bytes(memoryview(offsets)[-4:], "little") if length else 0
-            (_, item_kind, item_children), = children
-            return pa.Array.from_buffers(field_type, length, [validity, pa.py_buffer(offsets)], children=[
-                build(field_type.value_type, item_kind, item_children, items)])
-        return pa.Array.from_buffers(field_type, length, [validity] + [pa.py_buffer(b) for b in buffers[1:]])
-
-    arrays = {name: build(schema.field(name).type, "meta", [], rows) for name in ("path", "offset", "length",
-                                                                                   "protocol", "direction", "message_type")}
+    arrays = {name: _column(leaves, schema.field(name).type, "meta", [], rows)
+              for name in ("path", "offset", "length", "protocol", "direction", "message_type")}
     for name, (kind, children) in own.items():
-        arrays[name] = build(schema.field(name).type, kind, children, rows)
+        arrays[name] = _column(leaves, schema.field(name).type, kind, children, rows)
     return pa.RecordBatch.from_arrays([arrays[f.name] if f.name in arrays else pa.nulls(rows, f.type)
                                        for f in schema], schema=schema)
 
+
+def _column(leaves, field_type, kind: str, children: list, length: int):
+    """One column from the scan's buffers (leaves: their iterator, depth-first). A module function, not a
+    closure: a closure naming itself is a reference cycle that would hold the buffers until the next
+    garbage collection."""
+    import pyarrow as pa
+
+    buffers = next(leaves)
+    validity = None if buffers[0] is None else pa.py_buffer(buffers[0])
+    if kind == "struct":
+        if [c[0] for c in children] != [f.name for f in field_type]:
+            raise RuntimeError(f"compiled scanner's struct {children} does not match {field_type}")
+        return pa.Array.from_buffers(field_type, length, [validity], children=[
+            _column(leaves, field_type.field(i).type, c[1], c[2], length) for i, c in enumerate(children)])
+    if kind == "list":  # the items' count is the last offset
+        offsets = buffers[1]
+        items = int.from_bytes(memoryview(offsets)[-4:], "little") if length else 0
+        (_, item_kind, item_children), = children
+        return pa.Array.from_buffers(field_type, length, [validity, pa.py_buffer(offsets)], children=[
+            _column(leaves, field_type.value_type, item_kind, item_children, items)])
+    return pa.Array.from_buffers(field_type, length, [validity] + [pa.py_buffer(b) for b in buffers[1:]])

@@ -20,26 +20,98 @@
 #include <string.h>
 #include <stdio.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+#define IP_NOINLINE __attribute__((noinline))  /* a slow path kept out of the appends it would bloat */
+#else
+#define IP_NOINLINE
+#endif
+
+/* Column kinds; a fixed-width column's kind also holds its width in bytes: IP_FIXED | width << 4. */
 enum { IP_FIXED = 0, IP_STR = 1, IP_STRUCT = 2, IP_BOOL = 3, IP_LIST = 4 };
+#define IP_KIND(k) ((k) & 15)
+#define IP_KIND_WIDTH(k) ((k) >> 4)
 /* The verdicts of a decode function besides a size (see cgen.py): certainly no frame here, or ask Python. */
 #define IP_INVALID ((Py_ssize_t)-1)
 #define IP_UNKNOWN ((Py_ssize_t)-2)
 /* Row directions: 0 none (or ambiguous), 1 request, 2 response. */
 static const char *const IP_DIRECTIONS[] = {NULL, "request", "response"};
 
-typedef struct { uint8_t *p; Py_ssize_t len, cap; } ipbuf;
-typedef struct { ipbuf data, offs, valid; Py_ssize_t n, nulls, items; int oom; } ipcol;
+/* hint: the capacity to start with (what this column took in the last scan, scaled to this one). */
+typedef struct { uint8_t *p; Py_ssize_t len, cap, hint; } ipbuf;
+/* A column's rows are appended lazily, since most columns of a frame layout are null in another layout's rows
+ * and most others are never null: a null row is only counted (pend), and the validity bitmap is written only
+ * once a row was null (vmat). ip_settle writes what the pending nulls stand for, before the next value or at
+ * the end. */
+typedef struct { ipbuf data, offs, valid; Py_ssize_t n, nulls, items, pend; int vmat, oom; } ipcol;
 
-static int ipbuf_reserve(ipbuf *b, Py_ssize_t more)
+/* Freed column buffers, kept for the next scans: a scan's columns in fresh memory cost it as much again in
+ * the kernel zeroing pages (a third of a DataProxy scan's time). At most IP_POOL_BYTES in IP_POOL_SLOTS
+ * buffers of at least IP_POOL_MIN bytes; the lock is taken with or without the GIL. */
+#define IP_POOL_SLOTS 256
+#define IP_POOL_MIN ((Py_ssize_t)1 << 16)
+#define IP_POOL_BYTES ((Py_ssize_t)64 << 20)
+static struct { uint8_t *p; Py_ssize_t cap; } ip_pool[IP_POOL_SLOTS];
+static int ip_pooled;
+static Py_ssize_t ip_pool_held;
+static PyThread_type_lock ip_pool_lock;
+
+/* The smallest kept buffer of need to 2 * need bytes (its capacity in *cap), or NULL. */
+static uint8_t *ip_pool_take(Py_ssize_t need, Py_ssize_t *cap)
 {
-    if (b->len + more <= b->cap) return 1;
-    Py_ssize_t cap = b->cap ? b->cap : 1024;
+    uint8_t *p = NULL;
+    if (need < IP_POOL_MIN || ip_pool_lock == NULL) return NULL;
+    PyThread_acquire_lock(ip_pool_lock, WAIT_LOCK);
+    int best = -1;
+    for (int i = 0; i < ip_pooled; i++)
+        if (ip_pool[i].cap >= need && ip_pool[i].cap <= 2 * need && (best < 0 || ip_pool[i].cap < ip_pool[best].cap))
+            best = i;
+    if (best >= 0) {
+        p = ip_pool[best].p;
+        *cap = ip_pool[best].cap;
+        ip_pool_held -= *cap;
+        ip_pool[best] = ip_pool[--ip_pooled];
+    }
+    PyThread_release_lock(ip_pool_lock);
+    return p;
+}
+
+/* A buffer given up: kept when there is room, else freed. */
+static void ip_pool_give(uint8_t *p, Py_ssize_t cap)
+{
+    if (p == NULL) return;
+    if (cap >= IP_POOL_MIN && ip_pool_lock != NULL) {
+        PyThread_acquire_lock(ip_pool_lock, WAIT_LOCK);
+        int kept = ip_pooled < IP_POOL_SLOTS && ip_pool_held + cap <= IP_POOL_BYTES;
+        if (kept) {
+            ip_pool[ip_pooled].p = p;
+            ip_pool[ip_pooled++].cap = cap;
+            ip_pool_held += cap;
+        }
+        PyThread_release_lock(ip_pool_lock);
+        if (kept) return;
+    }
+    free(p);
+}
+
+static int IP_NOINLINE ipbuf_grow(ipbuf *b, Py_ssize_t more)
+{
+    Py_ssize_t cap = b->cap ? b->cap * 2 : (b->hint > 1024 ? b->hint : 1024), got;
     while (cap < b->len + more) cap *= 2;
-    uint8_t *p = realloc(b->p, (size_t)cap);
-    if (p == NULL) return 0;
+    uint8_t *p = ip_pool_take(cap, &got);
+    if (p != NULL) {
+        if (b->len) memcpy(p, b->p, (size_t)b->len);
+        ip_pool_give(b->p, b->cap);
+        cap = got;
+    }
+    else if ((p = realloc(b->p, (size_t)cap)) == NULL) return 0;
     b->p = p;
     b->cap = cap;
     return 1;
+}
+
+static inline int ipbuf_reserve(ipbuf *b, Py_ssize_t more)
+{
+    return b->len + more <= b->cap || ipbuf_grow(b, more);
 }
 
 static inline void ip_put(ipcol *c, ipbuf *b, const void *src, Py_ssize_t n)
@@ -49,58 +121,120 @@ static inline void ip_put(ipcol *c, ipbuf *b, const void *src, Py_ssize_t n)
     b->len += n;
 }
 
-/* One validity bit (Arrow: least significant bit first); counts the row. */
+/* A zero byte appended (a new bitmap byte). */
+static inline void ip_zero_byte(ipcol *c, ipbuf *b)
+{
+    if (!ipbuf_reserve(b, 1)) { c->oom = 1; return; }
+    b->p[b->len++] = 0;
+}
+
+/* What the pending null rows stand for: their validity bits (zero; the first nulls of a column also write
+ * the bitmap of the valid rows before them), and their values (zero, or offsets that repeat). */
+static void IP_NOINLINE ip_settle(ipcol *c, int kind)
+{
+    Py_ssize_t pend = c->pend, first = c->n - pend, bytes = (c->n + 7) >> 3;
+    if (pend == 0) return;
+    c->pend = 0;
+    if (!ipbuf_reserve(&c->valid, bytes - c->valid.len)) { c->oom = 1; return; }
+    if (!c->vmat) {  /* every row before the first null was valid */
+        memset(c->valid.p, 0xFF, (size_t)(first >> 3));
+        if (first & 7) c->valid.p[first >> 3] = (uint8_t)((1u << (first & 7)) - 1);
+        c->valid.len = (first + 7) >> 3;
+        c->vmat = 1;
+    }
+    memset(c->valid.p + c->valid.len, 0, (size_t)(bytes - c->valid.len));
+    c->valid.len = bytes;
+    if (IP_KIND(kind) == IP_FIXED) {
+        Py_ssize_t more = pend * IP_KIND_WIDTH(kind);
+        if (!ipbuf_reserve(&c->data, more)) { c->oom = 1; return; }
+        memset(c->data.p + c->data.len, 0, (size_t)more);
+        c->data.len += more;
+    }
+    else if (kind == IP_BOOL) {
+        if (!ipbuf_reserve(&c->data, bytes - c->data.len)) { c->oom = 1; return; }
+        memset(c->data.p + c->data.len, 0, (size_t)(bytes - c->data.len));
+        c->data.len = bytes;
+    }
+    else if (kind == IP_STR || kind == IP_LIST) {
+        int32_t end = (int32_t)(kind == IP_STR ? c->data.len : c->items);
+        if (!ipbuf_reserve(&c->offs, 4 * (pend + 1))) { c->oom = 1; return; }
+        if (c->offs.len == 0) { memset(c->offs.p, 0, 4); c->offs.len = 4; }
+        for (Py_ssize_t i = 0; i < pend; i++) memcpy(c->offs.p + c->offs.len + 4 * i, &end, 4);
+        c->offs.len += 4 * pend;
+    }
+}
+
+static inline void ip_null_row(ipcol *c) { c->n++; c->pend++; c->nulls++; }
+
+/* A valid row's validity bit (Arrow: least significant bit first), once the column has a bitmap; counts it. */
+static inline void ip_valid_row(ipcol *c)
+{
+    if (c->vmat) {
+        if ((c->n & 7) == 0) ip_zero_byte(c, &c->valid);
+        if (c->oom) return;
+        c->valid.p[c->n >> 3] |= (uint8_t)(1u << (c->n & 7));
+    }
+    c->n++;
+}
+
+/* A struct's row: validity only. */
 static inline void ip_bit(ipcol *c, int ok)
 {
-    if ((c->n & 7) == 0) {
-        if (!ipbuf_reserve(&c->valid, 1)) { c->oom = 1; return; }
-        c->valid.p[c->valid.len++] = 0;
-    }
-    if (ok) c->valid.p[c->n >> 3] |= (uint8_t)(1u << (c->n & 7));
-    else c->nulls++;
-    c->n++;
+    if (!ok) { ip_null_row(c); return; }
+    if (c->pend) ip_settle(c, IP_STRUCT);
+    ip_valid_row(c);
 }
 
 #define IP_FIXED_APPEND(bits, ctype) \
     static inline void ip_i##bits(ipcol *c, int64_t v, int ok) \
-    { ctype x = ok ? (ctype)v : 0; ip_put(c, &c->data, &x, sizeof x); ip_bit(c, ok); }
+    { \
+        ctype x = (ctype)v; \
+        if (!ok) { ip_null_row(c); return; } \
+        if (c->pend) ip_settle(c, IP_FIXED | (int)sizeof(ctype) << 4); \
+        ip_put(c, &c->data, &x, sizeof x); \
+        ip_valid_row(c); \
+    }
 IP_FIXED_APPEND(8, int8_t)
 IP_FIXED_APPEND(16, int16_t)
 IP_FIXED_APPEND(32, int32_t)
 IP_FIXED_APPEND(64, int64_t)
 
-/* An Arrow boolean: one value bit and one validity bit. */
+/* An Arrow boolean: one value bit. */
 static inline void ip_bool(ipcol *c, int64_t v, int ok)
 {
-    if ((c->n & 7) == 0) {
-        if (!ipbuf_reserve(&c->data, 1)) { c->oom = 1; return; }
-        c->data.p[c->data.len++] = 0;
-    }
-    if (ok && v) c->data.p[c->n >> 3] |= (uint8_t)(1u << (c->n & 7));
-    ip_bit(c, ok);
+    if (!ok) { ip_null_row(c); return; }
+    if (c->pend) ip_settle(c, IP_BOOL);
+    if ((c->n & 7) == 0) ip_zero_byte(c, &c->data);
+    if (c->oom) return;
+    if (v) c->data.p[c->n >> 3] |= (uint8_t)(1u << (c->n & 7));
+    ip_valid_row(c);
 }
 
 static inline void ip_str(ipcol *c, const char *s, Py_ssize_t n)
 {
     int32_t end;
+    if (s == NULL) { ip_null_row(c); return; }
+    if (c->pend) ip_settle(c, IP_STR);
     if (c->offs.len == 0) { int32_t zero = 0; ip_put(c, &c->offs, &zero, 4); }
-    if (s != NULL) ip_put(c, &c->data, s, n);
+    ip_put(c, &c->data, s, n);
     if (c->data.len > INT32_MAX) { c->oom = 1; return; }
     end = (int32_t)c->data.len;
     ip_put(c, &c->offs, &end, 4);
-    ip_bit(c, s != NULL);
+    ip_valid_row(c);
 }
 
 /* A list value of `count` items (appended to the child columns by the caller): its end offset. */
 static inline void ip_list(ipcol *c, int ok, int64_t count)
 {
     int32_t end;
+    if (!ok) { ip_null_row(c); return; }
+    if (c->pend) ip_settle(c, IP_LIST);
     if (c->offs.len == 0) { int32_t zero = 0; ip_put(c, &c->offs, &zero, 4); }
     c->items += (Py_ssize_t)count;
     if (c->items > INT32_MAX) { c->oom = 1; return; }
     end = (int32_t)c->items;
     ip_put(c, &c->offs, &end, 4);
-    ip_bit(c, ok);
+    ip_valid_row(c);
 }
 
 static inline void ip_cstr(ipcol *c, const char *s) { ip_str(c, s, s ? (Py_ssize_t)strlen(s) : 0); }
@@ -251,7 +385,7 @@ static int ip_datetime_ms(int64_t y, int64_t mo, int64_t d, int64_t h, int64_t m
 
 /* A column buffer handed to Python without a copy: an object that owns the malloc'd bytes and exposes them
  * through the buffer protocol (pyarrow.py_buffer keeps it alive as long as any array uses the memory). */
-typedef struct { PyObject_HEAD uint8_t *p; Py_ssize_t len; } ipowned;
+typedef struct { PyObject_HEAD uint8_t *p; Py_ssize_t len, cap; } ipowned;
 
 static int ipowned_getbuffer(PyObject *self, Py_buffer *view, int flags)
 {
@@ -262,7 +396,7 @@ static int ipowned_getbuffer(PyObject *self, Py_buffer *view, int flags)
 
 static void ipowned_dealloc(PyObject *self)
 {
-    free(((ipowned *)self)->p);
+    ip_pool_give(((ipowned *)self)->p, ((ipowned *)self)->cap);
     Py_TYPE(self)->tp_free(self);
 }
 
@@ -278,16 +412,21 @@ static PyTypeObject ipowned_type = {
     .tp_doc = "Bytes of one Arrow column buffer, owned here and read through the buffer protocol.",
 };
 
-/* The buffer's bytes as an ipowned (trimmed to their length); the ipbuf gives them up. */
+/* The buffer's bytes as an ipowned (trimmed to their length when more than a quarter is unused); the ipbuf
+ * gives them up. */
 static PyObject *ip_bytes(ipbuf *b)
 {
     ipowned *o = PyObject_New(ipowned, &ipowned_type);
     if (o == NULL) return NULL;
     o->p = b->p;
     o->len = b->len;
-    if (b->p != NULL && b->cap > b->len + 4096) {
+    o->cap = b->cap;
+    if (b->p != NULL && b->cap - b->len > 4096 && b->cap - b->len > b->cap / 4) {
         uint8_t *trimmed = realloc(b->p, (size_t)(b->len ? b->len : 1));
-        if (trimmed != NULL) o->p = trimmed;
+        if (trimmed != NULL) {
+            o->p = trimmed;
+            o->cap = b->len ? b->len : 1;
+        }
     }
     b->p = NULL;
     b->len = b->cap = 0;
@@ -304,6 +443,8 @@ static PyObject *ip_columns(ipcol *cols, int ncol, const int *kinds)
     for (int i = 0; i < ncol; i++) {
         ipcol *c = &cols[i];
         PyObject *valid, *item;
+        ip_settle(c, kinds[i]);
+        if (c->oom) { Py_DECREF(list); return PyErr_NoMemory(); }
         if (c->nulls) valid = ip_bytes(&c->valid);
         else { valid = Py_None; Py_INCREF(valid); }
         if (valid == NULL) { Py_DECREF(list); return NULL; }
@@ -326,7 +467,41 @@ static PyObject *ip_columns(ipcol *cols, int ncol, const int *kinds)
 
 static void ip_free(ipcol *cols, int ncol)
 {
-    for (int i = 0; i < ncol; i++) { free(cols[i].data.p); free(cols[i].offs.p); free(cols[i].valid.p); }
+    for (int i = 0; i < ncol; i++) {
+        ip_pool_give(cols[i].data.p, cols[i].data.cap);
+        ip_pool_give(cols[i].offs.p, cols[i].offs.cap);
+        ip_pool_give(cols[i].valid.p, cols[i].valid.cap);
+    }
+}
+
+/* Each buffer's starting capacity from what it took in the scan these hints were taken from, scaled by this
+ * scan's window or row limit, whichever bounds it more (hints: per column its data, offsets and validity
+ * lengths, then that scan's rows and bytes). */
+static void ip_take_hints(ipcol *cols, int ncol, const Py_ssize_t *hints, Py_ssize_t window, Py_ssize_t max_rows)
+{
+    Py_ssize_t rows = hints[3 * ncol], bytes = hints[3 * ncol + 1];
+    if (rows <= 0 || bytes <= 0) return;
+    double scale = (double)window / (double)bytes, by_rows = (double)max_rows / (double)rows;
+    if (by_rows < scale) scale = by_rows;
+    for (int i = 0; i < ncol; i++) {
+        ipbuf *bufs[3] = {&cols[i].data, &cols[i].offs, &cols[i].valid};
+        for (int k = 0; k < 3; k++) {
+            double want = (double)hints[3 * i + k] * scale * 1.125;
+            bufs[k]->hint = want < (double)(1 << 30) ? (Py_ssize_t)want : (Py_ssize_t)1 << 30;
+        }
+    }
+}
+
+static void ip_keep_hints(const ipcol *cols, int ncol, Py_ssize_t *hints, Py_ssize_t rows, Py_ssize_t bytes)
+{
+    if (rows <= 0) return;
+    for (int i = 0; i < ncol; i++) {
+        hints[3 * i] = cols[i].data.len;
+        hints[3 * i + 1] = cols[i].offs.len;
+        hints[3 * i + 2] = cols[i].valid.len;
+    }
+    hints[3 * ncol] = rows;
+    hints[3 * ncol + 1] = bytes;
 }
 
 /* scan_<protocol>(buffer, pos, limit, want, max_rows, path): whole valid frames from pos on, at most max_rows,
@@ -336,10 +511,13 @@ static void ip_free(ipcol *cols, int ncol)
 #define IP_SCAN_BODY(ROW, DECODE, APPEND, NCOL, KINDS) \
     Py_buffer view; Py_ssize_t pos, limit, max_rows, path_len, n = 0; int want, oom = 0; const char *path; \
     ipcol cols[NCOL]; \
+    static Py_ssize_t hints[3 * NCOL + 2]; /* read and written with the GIL held */ \
     (void)self; \
     if (!PyArg_ParseTuple(args, "y*nnins#", &view, &pos, &limit, &want, &max_rows, &path, &path_len)) return NULL; \
     if (pos < 0 || pos > view.len || limit < 0) { PyBuffer_Release(&view); PyErr_SetString(PyExc_ValueError, "pos outside the buffer"); return NULL; } \
     memset(cols, 0, sizeof cols); \
+    ip_take_hints(cols, NCOL, hints, view.len - pos, max_rows); \
+    Py_ssize_t first = pos; \
     Py_BEGIN_ALLOW_THREADS \
     { \
         const uint8_t *b = (const uint8_t *)view.buf; \
@@ -359,6 +537,7 @@ static void ip_free(ipcol *cols, int ncol)
     Py_END_ALLOW_THREADS \
     PyBuffer_Release(&view); \
     if (oom) { ip_free(cols, NCOL); return PyErr_NoMemory(); } \
+    ip_keep_hints(cols, NCOL, hints, n, pos - first); \
     PyObject *columns = ip_columns(cols, NCOL, KINDS); \
     ip_free(cols, NCOL); \
     if (columns == NULL) return NULL; \
@@ -632,7 +811,7 @@ static void append_broadcast(ipcol *c, const row_broadcast *r, const uint8_t *b,
     ip_i32(&c[14], r->v[14], r->ok[14]);
 }
 
-static const int KIND_broadcast[] = {IP_STR, IP_FIXED, IP_FIXED, IP_STR, IP_STR, IP_STR, IP_FIXED, IP_STR, IP_STRUCT, IP_FIXED, IP_FIXED, IP_STRUCT, IP_STR, IP_FIXED, IP_FIXED};
+static const int KIND_broadcast[] = {IP_STR, IP_FIXED | 8 << 4, IP_FIXED | 8 << 4, IP_STR, IP_STR, IP_STR, IP_FIXED | 4 << 4, IP_STR, IP_STRUCT, IP_FIXED | 8 << 4, IP_FIXED | 4 << 4, IP_STRUCT, IP_STR, IP_FIXED | 8 << 4, IP_FIXED | 4 << 4};
 static PyObject *scan_broadcast(PyObject *self, PyObject *args)
 {
     IP_SCAN_BODY(row_broadcast, decode_broadcast, append_broadcast, NCOL_broadcast, KIND_broadcast)
@@ -1024,7 +1203,7 @@ static void append_dataproxy(ipcol *c, const row_dataproxy *r, const uint8_t *b,
     ip_str(&c[48], r->ok[48] ? (const char *)b + r->v[48] : NULL, r->w[48]);
 }
 
-static const int KIND_dataproxy[] = {IP_STR, IP_FIXED, IP_FIXED, IP_STR, IP_STR, IP_STR, IP_FIXED, IP_BOOL, IP_BOOL, IP_BOOL, IP_STR, IP_STRUCT, IP_FIXED, IP_STR, IP_FIXED, IP_STR, IP_STRUCT, IP_FIXED, IP_FIXED, IP_STRUCT, IP_FIXED, IP_BOOL, IP_BOOL, IP_BOOL, IP_BOOL, IP_BOOL, IP_BOOL, IP_FIXED, IP_FIXED, IP_FIXED, IP_FIXED, IP_STR, IP_FIXED, IP_STR, IP_STR, IP_STRUCT, IP_FIXED, IP_FIXED, IP_FIXED, IP_STR, IP_FIXED, IP_STR, IP_STR, IP_STRUCT, IP_STRUCT, IP_FIXED, IP_FIXED, IP_STR, IP_STR};
+static const int KIND_dataproxy[] = {IP_STR, IP_FIXED | 8 << 4, IP_FIXED | 8 << 4, IP_STR, IP_STR, IP_STR, IP_FIXED | 8 << 4, IP_BOOL, IP_BOOL, IP_BOOL, IP_STR, IP_STRUCT, IP_FIXED | 4 << 4, IP_STR, IP_FIXED | 4 << 4, IP_STR, IP_STRUCT, IP_FIXED | 4 << 4, IP_FIXED | 4 << 4, IP_STRUCT, IP_FIXED | 2 << 4, IP_BOOL, IP_BOOL, IP_BOOL, IP_BOOL, IP_BOOL, IP_BOOL, IP_FIXED | 8 << 4, IP_FIXED | 4 << 4, IP_FIXED | 8 << 4, IP_FIXED | 4 << 4, IP_STR, IP_FIXED | 2 << 4, IP_STR, IP_STR, IP_STRUCT, IP_FIXED | 8 << 4, IP_FIXED | 2 << 4, IP_FIXED | 4 << 4, IP_STR, IP_FIXED | 2 << 4, IP_STR, IP_STR, IP_STRUCT, IP_STRUCT, IP_FIXED | 8 << 4, IP_FIXED | 2 << 4, IP_STR, IP_STR};
 static PyObject *scan_dataproxy(PyObject *self, PyObject *args)
 {
     IP_SCAN_BODY(row_dataproxy, decode_dataproxy, append_dataproxy, NCOL_dataproxy, KIND_dataproxy)
@@ -1125,7 +1304,7 @@ static void append_eventmesh(ipcol *c, const row_eventmesh *r, const uint8_t *b,
     ip_str(&c[10], r->ok[10] ? (const char *)b + r->v[10] : NULL, r->w[10]);
 }
 
-static const int KIND_eventmesh[] = {IP_STR, IP_FIXED, IP_FIXED, IP_STR, IP_STR, IP_STR, IP_FIXED, IP_STRUCT, IP_FIXED, IP_STR, IP_STR};
+static const int KIND_eventmesh[] = {IP_STR, IP_FIXED | 8 << 4, IP_FIXED | 8 << 4, IP_STR, IP_STR, IP_STR, IP_FIXED | 4 << 4, IP_STRUCT, IP_FIXED | 4 << 4, IP_STR, IP_STR};
 static PyObject *scan_eventmesh(PyObject *self, PyObject *args)
 {
     IP_SCAN_BODY(row_eventmesh, decode_eventmesh, append_eventmesh, NCOL_eventmesh, KIND_eventmesh)
@@ -1215,7 +1394,7 @@ static void append_eventmesh_legacy(ipcol *c, const row_eventmesh_legacy *r, con
     ip_str(&c[10], r->ok[10] ? (const char *)b + r->v[10] : NULL, r->w[10]);
 }
 
-static const int KIND_eventmesh_legacy[] = {IP_STR, IP_FIXED, IP_FIXED, IP_STR, IP_STR, IP_STR, IP_FIXED, IP_STRUCT, IP_FIXED, IP_STR, IP_STR};
+static const int KIND_eventmesh_legacy[] = {IP_STR, IP_FIXED | 8 << 4, IP_FIXED | 8 << 4, IP_STR, IP_STR, IP_STR, IP_FIXED | 4 << 4, IP_STRUCT, IP_FIXED | 4 << 4, IP_STR, IP_STR};
 static PyObject *scan_eventmesh_legacy(PyObject *self, PyObject *args)
 {
     IP_SCAN_BODY(row_eventmesh_legacy, decode_eventmesh_legacy, append_eventmesh_legacy, NCOL_eventmesh_legacy, KIND_eventmesh_legacy)
@@ -1326,7 +1505,7 @@ static void append_tubemq(ipcol *c, const row_tubemq *r, const uint8_t *b, Py_ss
     if (r->ok[8]) append_tubemq_blocks(c, r, b, size);
 }
 
-static const int KIND_tubemq[] = {IP_STR, IP_FIXED, IP_FIXED, IP_STR, IP_STR, IP_STR, IP_FIXED, IP_FIXED, IP_LIST, IP_STRUCT, IP_FIXED, IP_STR};
+static const int KIND_tubemq[] = {IP_STR, IP_FIXED | 8 << 4, IP_FIXED | 8 << 4, IP_STR, IP_STR, IP_STR, IP_FIXED | 4 << 4, IP_FIXED | 4 << 4, IP_LIST, IP_STRUCT, IP_FIXED | 4 << 4, IP_STR};
 static PyObject *scan_tubemq(PyObject *self, PyObject *args)
 {
     IP_SCAN_BODY(row_tubemq, decode_tubemq, append_tubemq, NCOL_tubemq, KIND_tubemq)
@@ -1373,6 +1552,7 @@ static struct PyModuleDef ip_module = {PyModuleDef_HEAD_INIT, "_native", "Genera
 PyMODINIT_FUNC PyInit__native(void)
 {
     if (PyType_Ready(&ipowned_type) < 0) return NULL;
+    if ((ip_pool_lock = PyThread_allocate_lock()) == NULL) return PyErr_NoMemory();
     PyObject *m = PyModule_Create(&ip_module);
     if (m == NULL) return NULL;
     if (PyModule_AddStringConstant(m, "DESCRIBE", "{\042broadcast\042:{\042columns\042:[[\042total_length\042,\042int32\042,[]],[\042command_id\042,\042string\042,[]],[\042data_request\042,\042struct\042,[[\042last_timestamp\042,\042timestamp[ms]\042,[]],[\042last_data\042,\042int32\042,[]]]],[\042data_response\042,\042struct\042,[[\042status\042,\042string\042,[]],[\042timestamp\042,\042timestamp[ms]\042,[]],[\042data\042,\042int32\042,[]]]]],\042directions\042:[null],\042exact\042:{\042broadcast_frame\042:false},\042layouts\042:[\042broadcast_frame\042],\042payload_layer\042:false,\042protocol\042:\042broadcast\042},\042dataproxy\042:{\042columns\042:[[\042total_len\042,\042int64\042,[]],[\042auth\042,\042bool\042,[]],[\042encrypted\042,\042bool\042,[]],[\042compressed\042,\042bool\042,[]],[\042base_type\042,\042string\042,[]],[\042text_message\042,\042struct\042,[[\042body_len\042,\042int32\042,[]],[\042body\042,\042binary\042,[]],[\042attr_len\042,\042int32\042,[]],[\042attr\042,\042string\042,[]]]],[\042bin_message\042,\042struct\042,[[\042group_num\042,\042int32\042,[]],[\042stream_num\042,\042int32\042,[]],[\042ext_field\042,\042struct\042,[[\042reserved\042,\042int16\042,[]],[\042separated_by_lf\042,\042bool\042,[]],[\042index_message\042,\042bool\042,[]],[\042file_check\042,\042bool\042,[]],[\042ids_as_strings\042,\042bool\042,[]],[\042trace\042,\042bool\042,[]],[\042per_record_attributes\042,\042bool\042,[]]]],[\042data_time\042,\042int64\042,[]],[\042msg_cnt\042,\042int32\042,[]],[\042unique_id\042,\042int64\042,[]],[\042body_len\042,\042int32\042,[]],[\042body\042,\042binary\042,[]],[\042attr_len\042,\042int16\042,[]],[\042attr\042,\042string\042,[]],[\042trailing\042,\042binary\042,[]]]],[\042bin_heartbeat\042,\042struct\042,[[\042data_time\042,\042int64\042,[]],[\042version\042,\042int16\042,[]],[\042body_len\042,\042int32\042,[]],[\042body\042,\042binary\042,[]],[\042attr_len\042,\042int16\042,[]],[\042attr\042,\042string\042,[]],[\042trailing\042,\042binary\042,[]]]],[\042legacy_heartbeat_reply\042,\042struct\042,[]],[\042bin_response\042,\042struct\042,[[\042unique_id\042,\042int64\042,[]],[\042attr_len\042,\042int16\042,[]],[\042attr\042,\042string\042,[]],[\042trailing\042,\042binary\042,[]]]]],\042directions\042:[\042request\042,\042response\042],\042exact\042:{\042dataproxy_request\042:true,\042dataproxy_response\042:true},\042layouts\042:[\042dataproxy_request\042,\042dataproxy_response\042],\042payload_layer\042:false,\042protocol\042:\042dataproxy\042},\042eventmesh\042:{\042columns\042:[[\042package_length\042,\042int32\042,[]],[\042package\042,\042struct\042,[[\042header_length\042,\042int32\042,[]],[\042header\042,\042string\042,[]],[\042body\042,\042binary\042,[]]]]],\042directions\042:[null],\042exact\042:{\042tcp_frame\042:false},\042layouts\042:[\042tcp_frame\042],\042payload_layer\042:true,\042protocol\042:\042eventmesh\042},\042eventmesh-legacy\042:{\042columns\042:[[\042package_length\042,\042int32\042,[]],[\042package\042,\042struct\042,[[\042header_length\042,\042int32\042,[]],[\042header\042,\042string\042,[]],[\042body\042,\042binary\042,[]]]]],\042directions\042:[null],\042exact\042:{\042tcp_frame_legacy\042:false},\042layouts\042:[\042tcp_frame_legacy\042],\042payload_layer\042:true,\042protocol\042:\042eventmesh-legacy\042},\042tubemq\042:{\042columns\042:[[\042serial_no\042,\042int32\042,[]],[\042list_size\042,\042int32\042,[]],[\042blocks\042,\042list\042,[[\042item\042,\042struct\042,[[\042block_len\042,\042int32\042,[]],[\042data\042,\042binary\042,[]]]]]]],\042directions\042:[null],\042exact\042:{\042tubemq_frame\042:false},\042layouts\042:[\042tubemq_frame\042],\042payload_layer\042:true,\042protocol\042:\042tubemq\042}}") < 0) {

@@ -677,7 +677,7 @@ class ProtocolEmitter:
         kinds = ", ".join("IP_STR" if c.arrow in ("string", "binary") or c.name in ("path", "protocol", "direction",
                                                                                   "message_type") and c.arrow == "meta"
                           else "IP_STRUCT" if c.arrow == "struct" else "IP_BOOL" if c.arrow == "bool" else
-                          "IP_LIST" if c.arrow == "list" else "IP_FIXED" for c in leaves)
+                          "IP_LIST" if c.arrow == "list" else f"IP_FIXED | {_WIDTH.get(c.arrow, 8)} << 4" for c in leaves)
         out += [f"static const int KIND_{self.name}[] = {{{kinds}}};",
                 f"static PyObject *scan_{self.name}(PyObject *self, PyObject *args)", "{",
                 f"    IP_SCAN_BODY({self.row}, decode_{self.name}, append_{self.name}, NCOL_{self.name}, KIND_{self.name})",
@@ -835,6 +835,7 @@ def emit_extension(specs: list[SpecFile], runtime: str, payload_layers=(),
               "\"Generated columnar frame scanners (tools/ksygen/cgen.py).\", -1, ip_methods, NULL, NULL, NULL, NULL};", "",
               "PyMODINIT_FUNC PyInit__native(void)", "{",
               "    if (PyType_Ready(&ipowned_type) < 0) return NULL;",
+              "    if ((ip_pool_lock = PyThread_allocate_lock()) == NULL) return PyErr_NoMemory();",
               "    PyObject *m = PyModule_Create(&ip_module);",
               "    if (m == NULL) return NULL;",
               f"    if (PyModule_AddStringConstant(m, \"DESCRIBE\", {_c_string(describe.encode())}) < 0) {{",
