@@ -22,8 +22,10 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define IP_NOINLINE __attribute__((noinline))  /* a slow path kept out of the appends it would bloat */
+#define IP_INLINE inline __attribute__((always_inline))  /* an append the compiler would call, not inline */
 #else
 #define IP_NOINLINE
+#define IP_INLINE inline
 #endif
 
 /* Column kinds; a fixed-width column's kind also holds its width in bytes: IP_FIXED | width << 4. */
@@ -35,14 +37,16 @@ enum { IP_FIXED = 0, IP_STR = 1, IP_STRUCT = 2, IP_BOOL = 3, IP_LIST = 4 };
 #define IP_UNKNOWN ((Py_ssize_t)-2)
 /* Row directions: 0 none (or ambiguous), 1 request, 2 response. */
 static const char *const IP_DIRECTIONS[] = {NULL, "request", "response"};
+static const Py_ssize_t IP_DIRECTION_LEN[] = {0, 7, 8};
 
 /* hint: the capacity to start with (what this column took in the last scan, scaled to this one). */
 typedef struct { uint8_t *p; Py_ssize_t len, cap, hint; } ipbuf;
-/* A column's rows are appended lazily, since most columns of a frame layout are null in another layout's rows
- * and most others are never null: a null row is only counted (pend), and the validity bitmap is written only
- * once a row was null (vmat). ip_settle writes what the pending nulls stand for, before the next value or at
- * the end. */
-typedef struct { ipbuf data, offs, valid; Py_ssize_t n, nulls, items, pend; int vmat, oom; } ipcol;
+/* Every append names the row it fills (a frame's number in the scan, or a list item's among all items), and
+ * a null row is not appended at all: most columns of a frame layout are null in another layout's rows. The
+ * rows a column skipped are written when its next value comes, or at the end (ip_settle): zero values or
+ * repeated offsets, and the validity bitmap, which exists only once some row was null (the values before
+ * it, from vstart, are all valid). n: the rows written. */
+typedef struct { ipbuf data, offs, valid; Py_ssize_t n, nulls, items, vstart; int oom; } ipcol;
 
 /* Freed column buffers, kept for the next scans: a scan's columns in fresh memory cost it as much again in
  * the kernel zeroing pages (a third of a DataProxy scan's time). At most IP_POOL_BYTES in IP_POOL_SLOTS
@@ -114,47 +118,46 @@ static inline int ipbuf_reserve(ipbuf *b, Py_ssize_t more)
     return b->len + more <= b->cap || ipbuf_grow(b, more);
 }
 
-static inline void ip_put(ipcol *c, ipbuf *b, const void *src, Py_ssize_t n)
+static IP_INLINE void ip_put(ipcol *c, ipbuf *b, const void *src, Py_ssize_t n)
 {
     if (!ipbuf_reserve(b, n)) { c->oom = 1; return; }
     memcpy(b->p + b->len, src, (size_t)n);
     b->len += n;
 }
 
-/* A zero byte appended (a new bitmap byte). */
-static inline void ip_zero_byte(ipcol *c, ipbuf *b)
+/* Bits [from, to) of a bitmap that holds the bits before from: set, or left zero; its bytes up to to. */
+static void ip_fill_bits(ipcol *c, ipbuf *b, Py_ssize_t from, Py_ssize_t to, int one)
 {
-    if (!ipbuf_reserve(b, 1)) { c->oom = 1; return; }
-    b->p[b->len++] = 0;
+    Py_ssize_t bytes = (to + 7) >> 3;
+    if (b->len < bytes) {
+        if (!ipbuf_reserve(b, bytes - b->len)) { c->oom = 1; return; }
+        memset(b->p + b->len, 0, (size_t)(bytes - b->len));
+        b->len = bytes;
+    }
+    if (!one || from >= to) return;
+    Py_ssize_t first = from >> 3, last = (to - 1) >> 3;
+    uint8_t head = (uint8_t)(0xFFu << (from & 7)), tail = (uint8_t)(0xFFu >> (7 - ((to - 1) & 7)));
+    if (first == last) { b->p[first] |= head & tail; return; }
+    b->p[first] |= head;
+    if (last - first > 1) memset(b->p + first + 1, 0xFF, (size_t)(last - first - 1));
+    b->p[last] |= tail;
 }
 
-/* What the pending null rows stand for: their validity bits (zero; the first nulls of a column also write
- * the bitmap of the valid rows before them), and their values (zero, or offsets that repeat). */
-static void IP_NOINLINE ip_settle(ipcol *c, int kind)
+/* Rows [c->n, row) are null: the bitmap gets the values before them (ones) and them (zeros), the values
+ * zeros, repeated offsets or clear bits. */
+static void IP_NOINLINE ip_settle(ipcol *c, int kind, Py_ssize_t row)
 {
-    Py_ssize_t pend = c->pend, first = c->n - pend, bytes = (c->n + 7) >> 3;
-    if (pend == 0) return;
-    c->pend = 0;
-    if (!ipbuf_reserve(&c->valid, bytes - c->valid.len)) { c->oom = 1; return; }
-    if (!c->vmat) {  /* every row before the first null was valid */
-        memset(c->valid.p, 0xFF, (size_t)(first >> 3));
-        if (first & 7) c->valid.p[first >> 3] = (uint8_t)((1u << (first & 7)) - 1);
-        c->valid.len = (first + 7) >> 3;
-        c->vmat = 1;
-    }
-    memset(c->valid.p + c->valid.len, 0, (size_t)(bytes - c->valid.len));
-    c->valid.len = bytes;
+    Py_ssize_t pend = row - c->n;
+    ip_fill_bits(c, &c->valid, c->vstart, c->n, 1);
+    ip_fill_bits(c, &c->valid, c->n, row, 0);
+    c->nulls += pend;
     if (IP_KIND(kind) == IP_FIXED) {
         Py_ssize_t more = pend * IP_KIND_WIDTH(kind);
         if (!ipbuf_reserve(&c->data, more)) { c->oom = 1; return; }
         memset(c->data.p + c->data.len, 0, (size_t)more);
         c->data.len += more;
     }
-    else if (kind == IP_BOOL) {
-        if (!ipbuf_reserve(&c->data, bytes - c->data.len)) { c->oom = 1; return; }
-        memset(c->data.p + c->data.len, 0, (size_t)(bytes - c->data.len));
-        c->data.len = bytes;
-    }
+    else if (kind == IP_BOOL) ip_fill_bits(c, &c->data, c->n, row, 0);
     else if (kind == IP_STR || kind == IP_LIST) {
         int32_t end = (int32_t)(kind == IP_STR ? c->data.len : c->items);
         if (!ipbuf_reserve(&c->offs, 4 * (pend + 1))) { c->oom = 1; return; }
@@ -162,90 +165,99 @@ static void IP_NOINLINE ip_settle(ipcol *c, int kind)
         for (Py_ssize_t i = 0; i < pend; i++) memcpy(c->offs.p + c->offs.len + 4 * i, &end, 4);
         c->offs.len += 4 * pend;
     }
+    c->n = c->vstart = row;
 }
 
-static inline void ip_null_row(ipcol *c) { c->n++; c->pend++; c->nulls++; }
-
-/* A valid row's validity bit (Arrow: least significant bit first), once the column has a bitmap; counts it. */
-static inline void ip_valid_row(ipcol *c)
+/* The end of a column of `rows` rows: its last skipped rows written, and the bitmap of its last values (when
+ * it has one: some row was null). */
+static void ip_finish(ipcol *c, int kind, Py_ssize_t rows)
 {
-    if (c->vmat) {
-        if ((c->n & 7) == 0) ip_zero_byte(c, &c->valid);
-        if (c->oom) return;
-        c->valid.p[c->n >> 3] |= (uint8_t)(1u << (c->n & 7));
-    }
-    c->n++;
+    if (c->n < rows) ip_settle(c, kind, rows);
+    if (c->nulls) ip_fill_bits(c, &c->valid, c->vstart, c->n, 1);
+    if (kind == IP_BOOL) ip_fill_bits(c, &c->data, c->n, c->n, 0);
 }
 
 /* A struct's row: validity only. */
-static inline void ip_bit(ipcol *c, int ok)
+static IP_INLINE void ip_bit(ipcol *c, int ok, Py_ssize_t row)
 {
-    if (!ok) { ip_null_row(c); return; }
-    if (c->pend) ip_settle(c, IP_STRUCT);
-    ip_valid_row(c);
+    if (!ok) return;
+    if (c->n != row) ip_settle(c, IP_STRUCT, row);
+    c->n = row + 1;
 }
 
 #define IP_FIXED_APPEND(bits, ctype) \
-    static inline void ip_i##bits(ipcol *c, int64_t v, int ok) \
+    static IP_INLINE void ip_i##bits(ipcol *c, int64_t v, int ok, Py_ssize_t row) \
     { \
         ctype x = (ctype)v; \
-        if (!ok) { ip_null_row(c); return; } \
-        if (c->pend) ip_settle(c, IP_FIXED | (int)sizeof(ctype) << 4); \
+        if (!ok) return; \
+        if (c->n != row) ip_settle(c, IP_FIXED | (int)sizeof(ctype) << 4, row); \
         ip_put(c, &c->data, &x, sizeof x); \
-        ip_valid_row(c); \
+        c->n = row + 1; \
     }
 IP_FIXED_APPEND(8, int8_t)
 IP_FIXED_APPEND(16, int16_t)
 IP_FIXED_APPEND(32, int32_t)
 IP_FIXED_APPEND(64, int64_t)
 
-/* An Arrow boolean: one value bit. */
-static inline void ip_bool(ipcol *c, int64_t v, int ok)
+/* An Arrow boolean: one value bit (the bitmap's bytes are those of the rows written). */
+static IP_INLINE void ip_bool(ipcol *c, int64_t v, int ok, Py_ssize_t row)
 {
-    if (!ok) { ip_null_row(c); return; }
-    if (c->pend) ip_settle(c, IP_BOOL);
-    if ((c->n & 7) == 0) ip_zero_byte(c, &c->data);
-    if (c->oom) return;
-    if (v) c->data.p[c->n >> 3] |= (uint8_t)(1u << (c->n & 7));
-    ip_valid_row(c);
+    if (!ok) return;
+    if (c->n != row) ip_settle(c, IP_BOOL, row);
+    if ((row & 7) == 0) {
+        if (!ipbuf_reserve(&c->data, 1)) { c->oom = 1; return; }
+        c->data.p[c->data.len++] = 0;
+    }
+    if (v) c->data.p[row >> 3] |= (uint8_t)(1u << (row & 7));
+    c->n = row + 1;
 }
 
-static inline void ip_str(ipcol *c, const char *s, Py_ssize_t n)
+static IP_INLINE void ip_str(ipcol *c, const char *s, Py_ssize_t n, Py_ssize_t row)
 {
     int32_t end;
-    if (s == NULL) { ip_null_row(c); return; }
-    if (c->pend) ip_settle(c, IP_STR);
+    if (s == NULL) return;
+    if (c->n != row) ip_settle(c, IP_STR, row);
     if (c->offs.len == 0) { int32_t zero = 0; ip_put(c, &c->offs, &zero, 4); }
     ip_put(c, &c->data, s, n);
     if (c->data.len > INT32_MAX) { c->oom = 1; return; }
     end = (int32_t)c->data.len;
     ip_put(c, &c->offs, &end, 4);
-    ip_valid_row(c);
+    c->n = row + 1;
 }
 
 /* A list value of `count` items (appended to the child columns by the caller): its end offset. */
-static inline void ip_list(ipcol *c, int ok, int64_t count)
+static IP_INLINE void ip_list(ipcol *c, int ok, int64_t count, Py_ssize_t row)
 {
     int32_t end;
-    if (!ok) { ip_null_row(c); return; }
-    if (c->pend) ip_settle(c, IP_LIST);
+    if (!ok) return;
+    if (c->n != row) ip_settle(c, IP_LIST, row);
     if (c->offs.len == 0) { int32_t zero = 0; ip_put(c, &c->offs, &zero, 4); }
     c->items += (Py_ssize_t)count;
     if (c->items > INT32_MAX) { c->oom = 1; return; }
     end = (int32_t)c->items;
     ip_put(c, &c->offs, &end, 4);
-    ip_valid_row(c);
+    c->n = row + 1;
 }
 
-static inline void ip_cstr(ipcol *c, const char *s) { ip_str(c, s, s ? (Py_ssize_t)strlen(s) : 0); }
-
-/* An enum's member name; a value the spec does not name is its decimal text (as the Arrow tables show it). */
-static inline void ip_enum(ipcol *c, const char *name, int64_t v)
+/* An enum's member name (len bytes); a value the spec does not name is its decimal text (as the Arrow tables
+ * show it). */
+static inline void ip_enum(ipcol *c, const char *name, Py_ssize_t len, int64_t v, Py_ssize_t row)
 {
     char text[24];
-    if (name != NULL) { ip_cstr(c, name); return; }
-    snprintf(text, sizeof text, "%lld", (long long)v);
-    ip_cstr(c, text);
+    if (name != NULL) { ip_str(c, name, len, row); return; }
+    ip_str(c, text, snprintf(text, sizeof text, "%lld", (long long)v), row);
+}
+
+/* A column whose every row holds the same n bytes (the path, the protocol), filled in at the end of a scan. */
+static void ip_repeat(ipcol *c, const char *s, Py_ssize_t n, Py_ssize_t rows)
+{
+    if ((double)n * (double)rows > (double)INT32_MAX || !ipbuf_reserve(&c->data, n * rows)
+        || !ipbuf_reserve(&c->offs, 4 * (rows + 1))) { c->oom = 1; return; }
+    for (Py_ssize_t i = 0; i < rows; i++) memcpy(c->data.p + i * n, s, (size_t)n);
+    for (Py_ssize_t i = 0; i <= rows; i++) { int32_t end = (int32_t)(i * n); memcpy(c->offs.p + 4 * i, &end, 4); }
+    c->data.len = n * rows;
+    c->offs.len = 4 * (rows + 1);
+    c->n = rows;
 }
 
 static inline uint16_t ip_rd2be(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
@@ -443,7 +455,6 @@ static PyObject *ip_columns(ipcol *cols, int ncol, const int *kinds)
     for (int i = 0; i < ncol; i++) {
         ipcol *c = &cols[i];
         PyObject *valid, *item;
-        ip_settle(c, kinds[i]);
         if (c->oom) { Py_DECREF(list); return PyErr_NoMemory(); }
         if (c->nulls) valid = ip_bytes(&c->valid);
         else { valid = Py_None; Py_INCREF(valid); }
@@ -508,7 +519,7 @@ static void ip_keep_hints(const ipcol *cols, int ncol, Py_ssize_t *hints, Py_ssi
  * each at most limit bytes and sent in direction want (0 any, 1 request, 2 response); stops at the first
  * position without one (IP_INVALID or IP_UNKNOWN). Each decode sees at most limit + 1 bytes, as the Python
  * decoder does. Returns (stop, rows, columns); the GIL is released while scanning. */
-#define IP_SCAN_BODY(ROW, DECODE, APPEND, NCOL, KINDS) \
+#define IP_SCAN_BODY(ROW, DECODE, APPEND, NCOL, KINDS, OWNERS, PROTOCOL) \
     Py_buffer view; Py_ssize_t pos, limit, max_rows, path_len, n = 0; int want, oom = 0; const char *path; \
     ipcol cols[NCOL]; \
     static Py_ssize_t hints[3 * NCOL + 2]; /* read and written with the GIL held */ \
@@ -528,14 +539,21 @@ static void ip_keep_hints(const ipcol *cols, int ncol, Py_ssize_t *hints, Py_ssi
             memset(row.ok, 0, sizeof row.ok); \
             Py_ssize_t size = DECODE(b + pos, window, limit, want, &row, &spare); \
             if (size <= 0) break; \
-            APPEND(cols, &row, b + pos, pos, size, path, path_len); \
+            APPEND(cols, &row, b + pos, pos, size, n); \
             pos += size; \
             n++; \
         } \
+        ip_repeat(&cols[0], path, path_len, n); \
+        ip_repeat(&cols[3], PROTOCOL, (Py_ssize_t)sizeof PROTOCOL - 1, n); \
         for (int i = 0; i < NCOL; i++) oom |= cols[i].oom; \
     } \
     Py_END_ALLOW_THREADS \
     PyBuffer_Release(&view); \
+    /* each column to its rows: the scan's, or its list's items */ \
+    for (int i = 0; i < NCOL; i++) { \
+        ip_finish(&cols[i], KINDS[i], OWNERS[i] < 0 ? n : cols[OWNERS[i]].items); \
+        oom |= cols[i].oom; \
+    } \
     if (oom) { ip_free(cols, NCOL); return PyErr_NoMemory(); } \
     ip_keep_hints(cols, NCOL, hints, n, pos - first); \
     PyObject *columns = ip_columns(cols, NCOL, KINDS); \
@@ -773,48 +791,49 @@ static Py_ssize_t decode_broadcast(const uint8_t *b, Py_ssize_t end, Py_ssize_t 
 }
 
 static const char *const MTYPE_broadcast[] = {"data_request", "data_response"};
-static const char *enum_broadcast_Command(int64_t v)
+static const Py_ssize_t MTYPE_LEN_broadcast[] = {12, 13};
+static const char *enum_broadcast_Command(int64_t v, Py_ssize_t *len)
 {
     switch (v) {
-    case INT64_C(0): return "data_request";
-    case INT64_C(1): return "data_response";
+    case INT64_C(0): *len = 12; return "data_request";
+    case INT64_C(1): *len = 13; return "data_response";
     default: return NULL;
     }
 }
-static const char *enum_broadcast_Status(int64_t v)
+static const char *enum_broadcast_Status(int64_t v, Py_ssize_t *len)
 {
     switch (v) {
-    case INT64_C(48): return "last_data_not_found";
-    case INT64_C(49): return "history";
-    case INT64_C(50): return "real_time";
+    case INT64_C(48): *len = 19; return "last_data_not_found";
+    case INT64_C(49): *len = 7; return "history";
+    case INT64_C(50): *len = 9; return "real_time";
     default: return NULL;
     }
 }
 
-static void append_broadcast(ipcol *c, const row_broadcast *r, const uint8_t *b, Py_ssize_t pos, Py_ssize_t size, const char *path, Py_ssize_t path_len)
+/* A row's columns; the path's and the protocol's (the same in every row) are filled in at the end. */
+static void append_broadcast(ipcol *c, const row_broadcast *r, const uint8_t *b, Py_ssize_t pos, Py_ssize_t size, Py_ssize_t index)
 {
     (void)b;
-    ip_str(&c[0], path, path_len);
-    ip_i64(&c[1], pos, 1);
-    ip_i64(&c[2], size, 1);
-    ip_str(&c[3], "broadcast", 9);
-    ip_cstr(&c[4], IP_DIRECTIONS[r->dir]);
-    ip_cstr(&c[5], MTYPE_broadcast[r->kind]);
-    ip_i32(&c[6], r->v[6], r->ok[6]);
-    if (r->ok[7]) ip_enum(&c[7], enum_broadcast_Command(r->v[7]), r->v[7]); else ip_cstr(&c[7], NULL);
-    ip_bit(&c[8], r->ok[8]);
-    ip_i64(&c[9], r->v[9], r->ok[9]);
-    ip_i32(&c[10], r->v[10], r->ok[10]);
-    ip_bit(&c[11], r->ok[11]);
-    if (r->ok[12]) ip_enum(&c[12], enum_broadcast_Status(r->v[12]), r->v[12]); else ip_cstr(&c[12], NULL);
-    ip_i64(&c[13], r->v[13], r->ok[13]);
-    ip_i32(&c[14], r->v[14], r->ok[14]);
+    ip_i64(&c[1], pos, 1, index);
+    ip_i64(&c[2], size, 1, index);
+    ip_str(&c[4], IP_DIRECTIONS[r->dir], IP_DIRECTION_LEN[r->dir], index);
+    ip_str(&c[5], MTYPE_broadcast[r->kind], MTYPE_LEN_broadcast[r->kind], index);
+    ip_i32(&c[6], r->v[6], r->ok[6], index);
+    if (r->ok[7]) { Py_ssize_t len = 0; const char *member = enum_broadcast_Command(r->v[7], &len); ip_enum(&c[7], member, len, r->v[7], index); }
+    ip_bit(&c[8], r->ok[8], index);
+    ip_i64(&c[9], r->v[9], r->ok[9], index);
+    ip_i32(&c[10], r->v[10], r->ok[10], index);
+    ip_bit(&c[11], r->ok[11], index);
+    if (r->ok[12]) { Py_ssize_t len = 0; const char *member = enum_broadcast_Status(r->v[12], &len); ip_enum(&c[12], member, len, r->v[12], index); }
+    ip_i64(&c[13], r->v[13], r->ok[13], index);
+    ip_i32(&c[14], r->v[14], r->ok[14], index);
 }
 
 static const int KIND_broadcast[] = {IP_STR, IP_FIXED | 8 << 4, IP_FIXED | 8 << 4, IP_STR, IP_STR, IP_STR, IP_FIXED | 4 << 4, IP_STR, IP_STRUCT, IP_FIXED | 8 << 4, IP_FIXED | 4 << 4, IP_STRUCT, IP_STR, IP_FIXED | 8 << 4, IP_FIXED | 4 << 4};
+static const int OWNER_broadcast[] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
 static PyObject *scan_broadcast(PyObject *self, PyObject *args)
 {
-    IP_SCAN_BODY(row_broadcast, decode_broadcast, append_broadcast, NCOL_broadcast, KIND_broadcast)
+    IP_SCAN_BODY(row_broadcast, decode_broadcast, append_broadcast, NCOL_broadcast, KIND_broadcast, OWNER_broadcast, "broadcast")
 }
 
 static PyObject *frame_broadcast(PyObject *self, PyObject *args)
@@ -1105,13 +1124,11 @@ static Py_ssize_t decode_dataproxy(const uint8_t *b, Py_ssize_t end, Py_ssize_t 
 {
     Py_ssize_t found = IP_INVALID, size;
     if (found < 0) {
-        memset(r->ok, 0, sizeof r->ok);  /* what a layout that failed part-way wrote */
         size = decode_dataproxy_request(b, end, want, r);
         if (size > limit) size = IP_INVALID;
         if (size == IP_UNKNOWN) return IP_UNKNOWN;
         found = size;
     } else {
-        memset(spare->ok, 0, sizeof spare->ok);
         size = decode_dataproxy_request(b, end, want, spare);
         if (size > limit) size = IP_INVALID;
         if (size == IP_UNKNOWN) return IP_UNKNOWN;
@@ -1124,7 +1141,6 @@ static Py_ssize_t decode_dataproxy(const uint8_t *b, Py_ssize_t end, Py_ssize_t 
         if (size == IP_UNKNOWN) return IP_UNKNOWN;
         found = size;
     } else {
-        memset(spare->ok, 0, sizeof spare->ok);
         size = decode_dataproxy_response(b, end, want, spare);
         if (size > limit) size = IP_INVALID;
         if (size == IP_UNKNOWN) return IP_UNKNOWN;
@@ -1134,79 +1150,80 @@ static Py_ssize_t decode_dataproxy(const uint8_t *b, Py_ssize_t end, Py_ssize_t 
 }
 
 static const char *const MTYPE_dataproxy[] = {"text_message", "bin_message", "bin_heartbeat", "legacy_heartbeat_reply", "bin_response"};
-static const char *enum_dataproxy_MsgType(int64_t v)
+static const Py_ssize_t MTYPE_LEN_dataproxy[] = {12, 11, 13, 22, 12};
+static const char *enum_dataproxy_MsgType(int64_t v, Py_ssize_t *len)
 {
     switch (v) {
-    case INT64_C(1): return "heartbeat";
-    case INT64_C(2): return "common_service";
-    case INT64_C(3): return "ack_service";
-    case INT64_C(4): return "original_return";
-    case INT64_C(5): return "multi_body";
-    case INT64_C(6): return "multi_body_attr";
-    case INT64_C(7): return "bin_multi_body";
-    case INT64_C(8): return "bin_heartbeat";
+    case INT64_C(1): *len = 9; return "heartbeat";
+    case INT64_C(2): *len = 14; return "common_service";
+    case INT64_C(3): *len = 11; return "ack_service";
+    case INT64_C(4): *len = 15; return "original_return";
+    case INT64_C(5): *len = 10; return "multi_body";
+    case INT64_C(6): *len = 15; return "multi_body_attr";
+    case INT64_C(7): *len = 14; return "bin_multi_body";
+    case INT64_C(8): *len = 13; return "bin_heartbeat";
     default: return NULL;
     }
 }
 
-static void append_dataproxy(ipcol *c, const row_dataproxy *r, const uint8_t *b, Py_ssize_t pos, Py_ssize_t size, const char *path, Py_ssize_t path_len)
+/* A row's columns; the path's and the protocol's (the same in every row) are filled in at the end. */
+static void append_dataproxy(ipcol *c, const row_dataproxy *r, const uint8_t *b, Py_ssize_t pos, Py_ssize_t size, Py_ssize_t index)
 {
     (void)b;
-    ip_str(&c[0], path, path_len);
-    ip_i64(&c[1], pos, 1);
-    ip_i64(&c[2], size, 1);
-    ip_str(&c[3], "dataproxy", 9);
-    ip_cstr(&c[4], IP_DIRECTIONS[r->dir]);
-    ip_cstr(&c[5], MTYPE_dataproxy[r->kind]);
-    ip_i64(&c[6], r->v[6], r->ok[6]);
-    ip_bool(&c[7], r->v[7], r->ok[7]);
-    ip_bool(&c[8], r->v[8], r->ok[8]);
-    ip_bool(&c[9], r->v[9], r->ok[9]);
-    if (r->ok[10]) ip_enum(&c[10], enum_dataproxy_MsgType(r->v[10]), r->v[10]); else ip_cstr(&c[10], NULL);
-    ip_bit(&c[11], r->ok[11]);
-    ip_i32(&c[12], r->v[12], r->ok[12]);
-    ip_str(&c[13], r->ok[13] ? (const char *)b + r->v[13] : NULL, r->w[13]);
-    ip_i32(&c[14], r->v[14], r->ok[14]);
-    ip_str(&c[15], r->ok[15] ? (const char *)b + r->v[15] : NULL, r->w[15]);
-    ip_bit(&c[16], r->ok[16]);
-    ip_i32(&c[17], r->v[17], r->ok[17]);
-    ip_i32(&c[18], r->v[18], r->ok[18]);
-    ip_bit(&c[19], r->ok[19]);
-    ip_i16(&c[20], r->v[20], r->ok[20]);
-    ip_bool(&c[21], r->v[21], r->ok[21]);
-    ip_bool(&c[22], r->v[22], r->ok[22]);
-    ip_bool(&c[23], r->v[23], r->ok[23]);
-    ip_bool(&c[24], r->v[24], r->ok[24]);
-    ip_bool(&c[25], r->v[25], r->ok[25]);
-    ip_bool(&c[26], r->v[26], r->ok[26]);
-    ip_i64(&c[27], r->v[27], r->ok[27]);
-    ip_i32(&c[28], r->v[28], r->ok[28]);
-    ip_i64(&c[29], r->v[29], r->ok[29]);
-    ip_i32(&c[30], r->v[30], r->ok[30]);
-    ip_str(&c[31], r->ok[31] ? (const char *)b + r->v[31] : NULL, r->w[31]);
-    ip_i16(&c[32], r->v[32], r->ok[32]);
-    ip_str(&c[33], r->ok[33] ? (const char *)b + r->v[33] : NULL, r->w[33]);
-    ip_str(&c[34], r->ok[34] ? (const char *)b + r->v[34] : NULL, r->w[34]);
-    ip_bit(&c[35], r->ok[35]);
-    ip_i64(&c[36], r->v[36], r->ok[36]);
-    ip_i16(&c[37], r->v[37], r->ok[37]);
-    ip_i32(&c[38], r->v[38], r->ok[38]);
-    ip_str(&c[39], r->ok[39] ? (const char *)b + r->v[39] : NULL, r->w[39]);
-    ip_i16(&c[40], r->v[40], r->ok[40]);
-    ip_str(&c[41], r->ok[41] ? (const char *)b + r->v[41] : NULL, r->w[41]);
-    ip_str(&c[42], r->ok[42] ? (const char *)b + r->v[42] : NULL, r->w[42]);
-    ip_bit(&c[43], r->ok[43]);
-    ip_bit(&c[44], r->ok[44]);
-    ip_i64(&c[45], r->v[45], r->ok[45]);
-    ip_i16(&c[46], r->v[46], r->ok[46]);
-    ip_str(&c[47], r->ok[47] ? (const char *)b + r->v[47] : NULL, r->w[47]);
-    ip_str(&c[48], r->ok[48] ? (const char *)b + r->v[48] : NULL, r->w[48]);
+    ip_i64(&c[1], pos, 1, index);
+    ip_i64(&c[2], size, 1, index);
+    ip_str(&c[4], IP_DIRECTIONS[r->dir], IP_DIRECTION_LEN[r->dir], index);
+    ip_str(&c[5], MTYPE_dataproxy[r->kind], MTYPE_LEN_dataproxy[r->kind], index);
+    ip_i64(&c[6], r->v[6], r->ok[6], index);
+    ip_bool(&c[7], r->v[7], r->ok[7], index);
+    ip_bool(&c[8], r->v[8], r->ok[8], index);
+    ip_bool(&c[9], r->v[9], r->ok[9], index);
+    if (r->ok[10]) { Py_ssize_t len = 0; const char *member = enum_dataproxy_MsgType(r->v[10], &len); ip_enum(&c[10], member, len, r->v[10], index); }
+    ip_bit(&c[11], r->ok[11], index);
+    ip_i32(&c[12], r->v[12], r->ok[12], index);
+    ip_str(&c[13], r->ok[13] ? (const char *)b + r->v[13] : NULL, r->w[13], index);
+    ip_i32(&c[14], r->v[14], r->ok[14], index);
+    ip_str(&c[15], r->ok[15] ? (const char *)b + r->v[15] : NULL, r->w[15], index);
+    ip_bit(&c[16], r->ok[16], index);
+    ip_i32(&c[17], r->v[17], r->ok[17], index);
+    ip_i32(&c[18], r->v[18], r->ok[18], index);
+    ip_bit(&c[19], r->ok[19], index);
+    ip_i16(&c[20], r->v[20], r->ok[20], index);
+    ip_bool(&c[21], r->v[21], r->ok[21], index);
+    ip_bool(&c[22], r->v[22], r->ok[22], index);
+    ip_bool(&c[23], r->v[23], r->ok[23], index);
+    ip_bool(&c[24], r->v[24], r->ok[24], index);
+    ip_bool(&c[25], r->v[25], r->ok[25], index);
+    ip_bool(&c[26], r->v[26], r->ok[26], index);
+    ip_i64(&c[27], r->v[27], r->ok[27], index);
+    ip_i32(&c[28], r->v[28], r->ok[28], index);
+    ip_i64(&c[29], r->v[29], r->ok[29], index);
+    ip_i32(&c[30], r->v[30], r->ok[30], index);
+    ip_str(&c[31], r->ok[31] ? (const char *)b + r->v[31] : NULL, r->w[31], index);
+    ip_i16(&c[32], r->v[32], r->ok[32], index);
+    ip_str(&c[33], r->ok[33] ? (const char *)b + r->v[33] : NULL, r->w[33], index);
+    ip_str(&c[34], r->ok[34] ? (const char *)b + r->v[34] : NULL, r->w[34], index);
+    ip_bit(&c[35], r->ok[35], index);
+    ip_i64(&c[36], r->v[36], r->ok[36], index);
+    ip_i16(&c[37], r->v[37], r->ok[37], index);
+    ip_i32(&c[38], r->v[38], r->ok[38], index);
+    ip_str(&c[39], r->ok[39] ? (const char *)b + r->v[39] : NULL, r->w[39], index);
+    ip_i16(&c[40], r->v[40], r->ok[40], index);
+    ip_str(&c[41], r->ok[41] ? (const char *)b + r->v[41] : NULL, r->w[41], index);
+    ip_str(&c[42], r->ok[42] ? (const char *)b + r->v[42] : NULL, r->w[42], index);
+    ip_bit(&c[43], r->ok[43], index);
+    ip_bit(&c[44], r->ok[44], index);
+    ip_i64(&c[45], r->v[45], r->ok[45], index);
+    ip_i16(&c[46], r->v[46], r->ok[46], index);
+    ip_str(&c[47], r->ok[47] ? (const char *)b + r->v[47] : NULL, r->w[47], index);
+    ip_str(&c[48], r->ok[48] ? (const char *)b + r->v[48] : NULL, r->w[48], index);
 }
 
 static const int KIND_dataproxy[] = {IP_STR, IP_FIXED | 8 << 4, IP_FIXED | 8 << 4, IP_STR, IP_STR, IP_STR, IP_FIXED | 8 << 4, IP_BOOL, IP_BOOL, IP_BOOL, IP_STR, IP_STRUCT, IP_FIXED | 4 << 4, IP_STR, IP_FIXED | 4 << 4, IP_STR, IP_STRUCT, IP_FIXED | 4 << 4, IP_FIXED | 4 << 4, IP_STRUCT, IP_FIXED | 2 << 4, IP_BOOL, IP_BOOL, IP_BOOL, IP_BOOL, IP_BOOL, IP_BOOL, IP_FIXED | 8 << 4, IP_FIXED | 4 << 4, IP_FIXED | 8 << 4, IP_FIXED | 4 << 4, IP_STR, IP_FIXED | 2 << 4, IP_STR, IP_STR, IP_STRUCT, IP_FIXED | 8 << 4, IP_FIXED | 2 << 4, IP_FIXED | 4 << 4, IP_STR, IP_FIXED | 2 << 4, IP_STR, IP_STR, IP_STRUCT, IP_STRUCT, IP_FIXED | 8 << 4, IP_FIXED | 2 << 4, IP_STR, IP_STR};
+static const int OWNER_dataproxy[] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
 static PyObject *scan_dataproxy(PyObject *self, PyObject *args)
 {
-    IP_SCAN_BODY(row_dataproxy, decode_dataproxy, append_dataproxy, NCOL_dataproxy, KIND_dataproxy)
+    IP_SCAN_BODY(row_dataproxy, decode_dataproxy, append_dataproxy, NCOL_dataproxy, KIND_dataproxy, OWNER_dataproxy, "dataproxy")
 }
 
 static PyObject *frame_dataproxy(PyObject *self, PyObject *args)
@@ -1287,27 +1304,28 @@ static Py_ssize_t decode_eventmesh(const uint8_t *b, Py_ssize_t end, Py_ssize_t 
 }
 
 static const char *const MTYPE_eventmesh[] = {"TcpFrame"};
+static const Py_ssize_t MTYPE_LEN_eventmesh[] = {8};
 
-static void append_eventmesh(ipcol *c, const row_eventmesh *r, const uint8_t *b, Py_ssize_t pos, Py_ssize_t size, const char *path, Py_ssize_t path_len)
+/* A row's columns; the path's and the protocol's (the same in every row) are filled in at the end. */
+static void append_eventmesh(ipcol *c, const row_eventmesh *r, const uint8_t *b, Py_ssize_t pos, Py_ssize_t size, Py_ssize_t index)
 {
     (void)b;
-    ip_str(&c[0], path, path_len);
-    ip_i64(&c[1], pos, 1);
-    ip_i64(&c[2], size, 1);
-    ip_str(&c[3], "eventmesh", 9);
-    ip_cstr(&c[4], IP_DIRECTIONS[r->dir]);
-    ip_cstr(&c[5], MTYPE_eventmesh[r->kind]);
-    ip_i32(&c[6], r->v[6], r->ok[6]);
-    ip_bit(&c[7], r->ok[7]);
-    ip_i32(&c[8], r->v[8], r->ok[8]);
-    ip_str(&c[9], r->ok[9] ? (const char *)b + r->v[9] : NULL, r->w[9]);
-    ip_str(&c[10], r->ok[10] ? (const char *)b + r->v[10] : NULL, r->w[10]);
+    ip_i64(&c[1], pos, 1, index);
+    ip_i64(&c[2], size, 1, index);
+    ip_str(&c[4], IP_DIRECTIONS[r->dir], IP_DIRECTION_LEN[r->dir], index);
+    ip_str(&c[5], MTYPE_eventmesh[r->kind], MTYPE_LEN_eventmesh[r->kind], index);
+    ip_i32(&c[6], r->v[6], r->ok[6], index);
+    ip_bit(&c[7], r->ok[7], index);
+    ip_i32(&c[8], r->v[8], r->ok[8], index);
+    ip_str(&c[9], r->ok[9] ? (const char *)b + r->v[9] : NULL, r->w[9], index);
+    ip_str(&c[10], r->ok[10] ? (const char *)b + r->v[10] : NULL, r->w[10], index);
 }
 
 static const int KIND_eventmesh[] = {IP_STR, IP_FIXED | 8 << 4, IP_FIXED | 8 << 4, IP_STR, IP_STR, IP_STR, IP_FIXED | 4 << 4, IP_STRUCT, IP_FIXED | 4 << 4, IP_STR, IP_STR};
+static const int OWNER_eventmesh[] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
 static PyObject *scan_eventmesh(PyObject *self, PyObject *args)
 {
-    IP_SCAN_BODY(row_eventmesh, decode_eventmesh, append_eventmesh, NCOL_eventmesh, KIND_eventmesh)
+    IP_SCAN_BODY(row_eventmesh, decode_eventmesh, append_eventmesh, NCOL_eventmesh, KIND_eventmesh, OWNER_eventmesh, "eventmesh")
 }
 
 static PyObject *frame_eventmesh(PyObject *self, PyObject *args)
@@ -1377,27 +1395,28 @@ static Py_ssize_t decode_eventmesh_legacy(const uint8_t *b, Py_ssize_t end, Py_s
 }
 
 static const char *const MTYPE_eventmesh_legacy[] = {"TcpFrameLegacy"};
+static const Py_ssize_t MTYPE_LEN_eventmesh_legacy[] = {14};
 
-static void append_eventmesh_legacy(ipcol *c, const row_eventmesh_legacy *r, const uint8_t *b, Py_ssize_t pos, Py_ssize_t size, const char *path, Py_ssize_t path_len)
+/* A row's columns; the path's and the protocol's (the same in every row) are filled in at the end. */
+static void append_eventmesh_legacy(ipcol *c, const row_eventmesh_legacy *r, const uint8_t *b, Py_ssize_t pos, Py_ssize_t size, Py_ssize_t index)
 {
     (void)b;
-    ip_str(&c[0], path, path_len);
-    ip_i64(&c[1], pos, 1);
-    ip_i64(&c[2], size, 1);
-    ip_str(&c[3], "eventmesh-legacy", 16);
-    ip_cstr(&c[4], IP_DIRECTIONS[r->dir]);
-    ip_cstr(&c[5], MTYPE_eventmesh_legacy[r->kind]);
-    ip_i32(&c[6], r->v[6], r->ok[6]);
-    ip_bit(&c[7], r->ok[7]);
-    ip_i32(&c[8], r->v[8], r->ok[8]);
-    ip_str(&c[9], r->ok[9] ? (const char *)b + r->v[9] : NULL, r->w[9]);
-    ip_str(&c[10], r->ok[10] ? (const char *)b + r->v[10] : NULL, r->w[10]);
+    ip_i64(&c[1], pos, 1, index);
+    ip_i64(&c[2], size, 1, index);
+    ip_str(&c[4], IP_DIRECTIONS[r->dir], IP_DIRECTION_LEN[r->dir], index);
+    ip_str(&c[5], MTYPE_eventmesh_legacy[r->kind], MTYPE_LEN_eventmesh_legacy[r->kind], index);
+    ip_i32(&c[6], r->v[6], r->ok[6], index);
+    ip_bit(&c[7], r->ok[7], index);
+    ip_i32(&c[8], r->v[8], r->ok[8], index);
+    ip_str(&c[9], r->ok[9] ? (const char *)b + r->v[9] : NULL, r->w[9], index);
+    ip_str(&c[10], r->ok[10] ? (const char *)b + r->v[10] : NULL, r->w[10], index);
 }
 
 static const int KIND_eventmesh_legacy[] = {IP_STR, IP_FIXED | 8 << 4, IP_FIXED | 8 << 4, IP_STR, IP_STR, IP_STR, IP_FIXED | 4 << 4, IP_STRUCT, IP_FIXED | 4 << 4, IP_STR, IP_STR};
+static const int OWNER_eventmesh_legacy[] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
 static PyObject *scan_eventmesh_legacy(PyObject *self, PyObject *args)
 {
-    IP_SCAN_BODY(row_eventmesh_legacy, decode_eventmesh_legacy, append_eventmesh_legacy, NCOL_eventmesh_legacy, KIND_eventmesh_legacy)
+    IP_SCAN_BODY(row_eventmesh_legacy, decode_eventmesh_legacy, append_eventmesh_legacy, NCOL_eventmesh_legacy, KIND_eventmesh_legacy, OWNER_eventmesh_legacy, "eventmesh-legacy")
 }
 
 static PyObject *frame_eventmesh_legacy(PyObject *self, PyObject *args)
@@ -1476,39 +1495,41 @@ static Py_ssize_t decode_tubemq(const uint8_t *b, Py_ssize_t end, Py_ssize_t lim
 }
 
 static const char *const MTYPE_tubemq[] = {"TubemqFrame"};
+static const Py_ssize_t MTYPE_LEN_tubemq[] = {11};
 static void append_tubemq_blocks(ipcol *c, const row_tubemq *r, const uint8_t *b, Py_ssize_t size)
 {
     row_tubemq item;
     Py_ssize_t at = (Py_ssize_t)r->v[8];
-    for (int64_t n = 0; n < r->w[8]; n++) {
+    Py_ssize_t item_index = c[8].items - (Py_ssize_t)r->w[8];  /* the first item's row in the child columns */
+    for (int64_t n = 0; n < r->w[8]; n++, item_index++) {
         memset(item.ok, 0, sizeof item.ok);
         at = item_tubemq_frame_blocks(b, at, size, &item);
-        ip_bit(&c[9], item.ok[9]);
-        ip_i32(&c[10], item.v[10], item.ok[10]);
-        ip_str(&c[11], item.ok[11] ? (const char *)b + item.v[11] : NULL, item.w[11]);
+        ip_bit(&c[9], item.ok[9], item_index);
+        ip_i32(&c[10], item.v[10], item.ok[10], item_index);
+        ip_str(&c[11], item.ok[11] ? (const char *)b + item.v[11] : NULL, item.w[11], item_index);
     }
 }
 
 
-static void append_tubemq(ipcol *c, const row_tubemq *r, const uint8_t *b, Py_ssize_t pos, Py_ssize_t size, const char *path, Py_ssize_t path_len)
+/* A row's columns; the path's and the protocol's (the same in every row) are filled in at the end. */
+static void append_tubemq(ipcol *c, const row_tubemq *r, const uint8_t *b, Py_ssize_t pos, Py_ssize_t size, Py_ssize_t index)
 {
     (void)b;
-    ip_str(&c[0], path, path_len);
-    ip_i64(&c[1], pos, 1);
-    ip_i64(&c[2], size, 1);
-    ip_str(&c[3], "tubemq", 6);
-    ip_cstr(&c[4], IP_DIRECTIONS[r->dir]);
-    ip_cstr(&c[5], MTYPE_tubemq[r->kind]);
-    ip_i32(&c[6], r->v[6], r->ok[6]);
-    ip_i32(&c[7], r->v[7], r->ok[7]);
-    ip_list(&c[8], r->ok[8], r->ok[8] ? r->w[8] : 0);
+    ip_i64(&c[1], pos, 1, index);
+    ip_i64(&c[2], size, 1, index);
+    ip_str(&c[4], IP_DIRECTIONS[r->dir], IP_DIRECTION_LEN[r->dir], index);
+    ip_str(&c[5], MTYPE_tubemq[r->kind], MTYPE_LEN_tubemq[r->kind], index);
+    ip_i32(&c[6], r->v[6], r->ok[6], index);
+    ip_i32(&c[7], r->v[7], r->ok[7], index);
+    ip_list(&c[8], r->ok[8], r->ok[8] ? r->w[8] : 0, index);
     if (r->ok[8]) append_tubemq_blocks(c, r, b, size);
 }
 
 static const int KIND_tubemq[] = {IP_STR, IP_FIXED | 8 << 4, IP_FIXED | 8 << 4, IP_STR, IP_STR, IP_STR, IP_FIXED | 4 << 4, IP_FIXED | 4 << 4, IP_LIST, IP_STRUCT, IP_FIXED | 4 << 4, IP_STR};
+static const int OWNER_tubemq[] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, 8, 8, 8};
 static PyObject *scan_tubemq(PyObject *self, PyObject *args)
 {
-    IP_SCAN_BODY(row_tubemq, decode_tubemq, append_tubemq, NCOL_tubemq, KIND_tubemq)
+    IP_SCAN_BODY(row_tubemq, decode_tubemq, append_tubemq, NCOL_tubemq, KIND_tubemq, OWNER_tubemq, "tubemq")
 }
 
 static PyObject *frame_tubemq(PyObject *self, PyObject *args)

@@ -678,9 +678,16 @@ class ProtocolEmitter:
                                                                                   "message_type") and c.arrow == "meta"
                           else "IP_STRUCT" if c.arrow == "struct" else "IP_BOOL" if c.arrow == "bool" else
                           "IP_LIST" if c.arrow == "list" else f"IP_FIXED | {_WIDTH.get(c.arrow, 8)} << 4" for c in leaves)
+        owners, owner = [], {}
+        for column in leaves:  # the list whose items a column's rows are (-1: the frames)
+            owners.append(owner.get(column.index, -1))
+            if column.arrow == "list":
+                owner.update({d.index: column.index for d in _descendants(column)})
         out += [f"static const int KIND_{self.name}[] = {{{kinds}}};",
+                f"static const int OWNER_{self.name}[] = {{{', '.join(map(str, owners))}}};",
                 f"static PyObject *scan_{self.name}(PyObject *self, PyObject *args)", "{",
-                f"    IP_SCAN_BODY({self.row}, decode_{self.name}, append_{self.name}, NCOL_{self.name}, KIND_{self.name})",
+                f"    IP_SCAN_BODY({self.row}, decode_{self.name}, append_{self.name}, NCOL_{self.name}, KIND_{self.name}, "
+                f"OWNER_{self.name}, {json.dumps(self.protocol)})",
                 "}", "",
                 f"static PyObject *frame_{self.name}(PyObject *self, PyObject *args)", "{",
                 f"    IP_FRAME_BODY({self.row}, decode_{self.name})", "}", ""]
@@ -715,16 +722,17 @@ class ProtocolEmitter:
             out += [f"    Py_ssize_t size = decode_{emitters[0].name}(b, end, want, r);", "    (void)spare;",
                     "    return size > limit ? IP_INVALID : size;", "}", ""]
             return out
+        # The caller clears r->ok before the first layout; the spare's row is never read, only its size.
         out += ["    Py_ssize_t found = IP_INVALID, size;"]
-        for emitter in emitters:
-            out += ["    if (found < 0) {",
-                    "        memset(r->ok, 0, sizeof r->ok);  /* what a layout that failed part-way wrote */",
-                    f"        size = decode_{emitter.name}(b, end, want, r);",
+        for number, emitter in enumerate(emitters):
+            out += ["    if (found < 0) {"]
+            if number:
+                out += ["        memset(r->ok, 0, sizeof r->ok);  /* what a layout that failed part-way wrote */"]
+            out += [f"        size = decode_{emitter.name}(b, end, want, r);",
                     "        if (size > limit) size = IP_INVALID;",
                     "        if (size == IP_UNKNOWN) return IP_UNKNOWN;",
                     "        found = size;",
                     "    } else {",
-                    "        memset(spare->ok, 0, sizeof spare->ok);",
                     f"        size = decode_{emitter.name}(b, end, want, spare);",
                     "        if (size > limit) size = IP_INVALID;",
                     "        if (size == IP_UNKNOWN) return IP_UNKNOWN;",
@@ -735,14 +743,16 @@ class ProtocolEmitter:
 
     def append(self, leaves: list[Column], message_types: list[str], items: dict[int, str]) -> list[str]:
         name = self.name
-        out = [f"static const char *const MTYPE_{name}[] = {{{', '.join(json.dumps(t) for t in message_types)}}};"]
+        out = [f"static const char *const MTYPE_{name}[] = {{{', '.join(json.dumps(t) for t in message_types)}}};",
+               f"static const Py_ssize_t MTYPE_LEN_{name}[] = {{{', '.join(str(len(t)) for t in message_types)}}};"]
         enums: dict[str, object] = {}
         for column in leaves:
             if column.enum is not None:
                 enums.setdefault(column.enum.class_name, column.enum)
         for enum_name, enum in enums.items():
-            out += [f"static const char *enum_{name}_{enum_name}(int64_t v)", "{", "    switch (v) {"]
-            out += [f"    case INT64_C({value}): return {json.dumps(member)};" for value, (member, _) in enum.members.items()]
+            out += [f"static const char *enum_{name}_{enum_name}(int64_t v, Py_ssize_t *len)", "{", "    switch (v) {"]
+            out += [f"    case INT64_C({value}): *len = {len(member)}; return {json.dumps(member)};"
+                    for value, (member, _) in enum.members.items()]
             out += ["    default: return NULL;", "    }", "}"]
         inside = set()  # columns filled per list item, not per row
         for column in leaves:
@@ -753,41 +763,46 @@ class ProtocolEmitter:
                 out += [f"static void append_{name}_{column.name}(ipcol *c, const {self.row} *r, const uint8_t *b, "
                         "Py_ssize_t size)", "{", f"    {self.row} item;",
                         f"    Py_ssize_t at = (Py_ssize_t)r->v[{column.index}];",
-                        f"    for (int64_t n = 0; n < r->w[{column.index}]; n++) {{",
+                        f"    Py_ssize_t item_index = c[{column.index}].items - (Py_ssize_t)r->w[{column.index}];"
+                        "  /* the first item's row in the child columns */",
+                        f"    for (int64_t n = 0; n < r->w[{column.index}]; n++, item_index++) {{",
                         "        memset(item.ok, 0, sizeof item.ok);",
                         f"        at = {items[column.children[0].index]}(b, at, size, &item);"]
-                out += ["    " + line for child in _descendants(column) for line in self.append_column(child, "item.")]
+                out += ["    " + line for child in _descendants(column)
+                        for line in self.append_column(child, "item.", "item_index")]
                 out += ["    }", "}", ""]
-        out += ["", f"static void append_{name}(ipcol *c, const {self.row} *r, const uint8_t *b, Py_ssize_t pos, "
-                    "Py_ssize_t size, const char *path, Py_ssize_t path_len)", "{",
-                "    (void)b;", "    ip_str(&c[0], path, path_len);", "    ip_i64(&c[1], pos, 1);", "    ip_i64(&c[2], size, 1);",
-                f"    ip_str(&c[3], {json.dumps(self.protocol)}, {len(self.protocol)});",
-                "    ip_cstr(&c[4], IP_DIRECTIONS[r->dir]);", f"    ip_cstr(&c[5], MTYPE_{name}[r->kind]);"]
+        out += ["", "/* A row's columns; the path's and the protocol's (the same in every row) are filled in at the end. */",
+                f"static void append_{name}(ipcol *c, const {self.row} *r, const uint8_t *b, Py_ssize_t pos, "
+                "Py_ssize_t size, Py_ssize_t index)", "{",
+                "    (void)b;", "    ip_i64(&c[1], pos, 1, index);", "    ip_i64(&c[2], size, 1, index);",
+                "    ip_str(&c[4], IP_DIRECTIONS[r->dir], IP_DIRECTION_LEN[r->dir], index);",
+                f"    ip_str(&c[5], MTYPE_{name}[r->kind], MTYPE_LEN_{name}[r->kind], index);"]
         for column in leaves[len(META):]:
             if column.index not in inside:
-                out += self.append_column(column, "r->")
+                out += self.append_column(column, "r->", "index")
         out += ["}", ""]
         return out
 
-    def append_column(self, column: Column, row: str) -> list[str]:
-        """The append of one column's value from a row (`r->` or a list item's `item.`)."""
+    def append_column(self, column: Column, row: str, index: str) -> list[str]:
+        """The append of one column's value from a row (`r->` or a list item's `item.`) into row `index` of its
+        column (a frame's number, or an item's among all the list's items)."""
         i, name = column.index, self.name
         ok, v, w = f"{row}ok[{i}]", f"{row}v[{i}]", f"{row}w[{i}]"
         if column.arrow == "list":
-            return [f"    ip_list(&c[{i}], {ok}, {ok} ? {w} : 0);",
+            return [f"    ip_list(&c[{i}], {ok}, {ok} ? {w} : 0, {index});",
                     f"    if ({ok}) append_{name}_{column.name}(c, r, b, size);"]
         if column.arrow == "struct":
-            return [f"    ip_bit(&c[{i}], {ok});"]
+            return [f"    ip_bit(&c[{i}], {ok}, {index});"]
         if column.enum is not None:
-            return [f"    if ({ok}) ip_enum(&c[{i}], enum_{name}_{column.enum.class_name}({v}), {v}); "
-                    f"else ip_cstr(&c[{i}], NULL);"]
+            return [f"    if ({ok}) {{ Py_ssize_t len = 0; const char *member = enum_{name}_{column.enum.class_name}({v}, &len); "
+                    f"ip_enum(&c[{i}], member, len, {v}, {index}); }}"]
         if column.sliced:
-            return [f"    ip_str(&c[{i}], {ok} ? (const char *)b + {v} : NULL, {w});"]
+            return [f"    ip_str(&c[{i}], {ok} ? (const char *)b + {v} : NULL, {w}, {index});"]
         if column.arrow == "bool":
-            return [f"    ip_bool(&c[{i}], {v}, {ok});"]
+            return [f"    ip_bool(&c[{i}], {v}, {ok}, {index});"]
         if column.arrow == "timestamp[ms]":
-            return [f"    ip_i64(&c[{i}], {v}, {ok});"]
-        return [f"    ip_i{_WIDTH[column.arrow] * 8}(&c[{i}], {v}, {ok});"]
+            return [f"    ip_i64(&c[{i}], {v}, {ok}, {index});"]
+        return [f"    ip_i{_WIDTH[column.arrow] * 8}(&c[{i}], {v}, {ok}, {index});"]
 
 
 def _descendants(column: Column) -> list[Column]:

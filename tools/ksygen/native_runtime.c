@@ -9,8 +9,10 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define IP_NOINLINE __attribute__((noinline))  /* a slow path kept out of the appends it would bloat */
+#define IP_INLINE inline __attribute__((always_inline))  /* an append the compiler would call, not inline */
 #else
 #define IP_NOINLINE
+#define IP_INLINE inline
 #endif
 
 /* Column kinds; a fixed-width column's kind also holds its width in bytes: IP_FIXED | width << 4. */
@@ -22,14 +24,16 @@ enum { IP_FIXED = 0, IP_STR = 1, IP_STRUCT = 2, IP_BOOL = 3, IP_LIST = 4 };
 #define IP_UNKNOWN ((Py_ssize_t)-2)
 /* Row directions: 0 none (or ambiguous), 1 request, 2 response. */
 static const char *const IP_DIRECTIONS[] = {NULL, "request", "response"};
+static const Py_ssize_t IP_DIRECTION_LEN[] = {0, 7, 8};
 
 /* hint: the capacity to start with (what this column took in the last scan, scaled to this one). */
 typedef struct { uint8_t *p; Py_ssize_t len, cap, hint; } ipbuf;
-/* A column's rows are appended lazily, since most columns of a frame layout are null in another layout's rows
- * and most others are never null: a null row is only counted (pend), and the validity bitmap is written only
- * once a row was null (vmat). ip_settle writes what the pending nulls stand for, before the next value or at
- * the end. */
-typedef struct { ipbuf data, offs, valid; Py_ssize_t n, nulls, items, pend; int vmat, oom; } ipcol;
+/* Every append names the row it fills (a frame's number in the scan, or a list item's among all items), and
+ * a null row is not appended at all: most columns of a frame layout are null in another layout's rows. The
+ * rows a column skipped are written when its next value comes, or at the end (ip_settle): zero values or
+ * repeated offsets, and the validity bitmap, which exists only once some row was null (the values before
+ * it, from vstart, are all valid). n: the rows written. */
+typedef struct { ipbuf data, offs, valid; Py_ssize_t n, nulls, items, vstart; int oom; } ipcol;
 
 /* Freed column buffers, kept for the next scans: a scan's columns in fresh memory cost it as much again in
  * the kernel zeroing pages (a third of a DataProxy scan's time). At most IP_POOL_BYTES in IP_POOL_SLOTS
@@ -101,47 +105,46 @@ static inline int ipbuf_reserve(ipbuf *b, Py_ssize_t more)
     return b->len + more <= b->cap || ipbuf_grow(b, more);
 }
 
-static inline void ip_put(ipcol *c, ipbuf *b, const void *src, Py_ssize_t n)
+static IP_INLINE void ip_put(ipcol *c, ipbuf *b, const void *src, Py_ssize_t n)
 {
     if (!ipbuf_reserve(b, n)) { c->oom = 1; return; }
     memcpy(b->p + b->len, src, (size_t)n);
     b->len += n;
 }
 
-/* A zero byte appended (a new bitmap byte). */
-static inline void ip_zero_byte(ipcol *c, ipbuf *b)
+/* Bits [from, to) of a bitmap that holds the bits before from: set, or left zero; its bytes up to to. */
+static void ip_fill_bits(ipcol *c, ipbuf *b, Py_ssize_t from, Py_ssize_t to, int one)
 {
-    if (!ipbuf_reserve(b, 1)) { c->oom = 1; return; }
-    b->p[b->len++] = 0;
+    Py_ssize_t bytes = (to + 7) >> 3;
+    if (b->len < bytes) {
+        if (!ipbuf_reserve(b, bytes - b->len)) { c->oom = 1; return; }
+        memset(b->p + b->len, 0, (size_t)(bytes - b->len));
+        b->len = bytes;
+    }
+    if (!one || from >= to) return;
+    Py_ssize_t first = from >> 3, last = (to - 1) >> 3;
+    uint8_t head = (uint8_t)(0xFFu << (from & 7)), tail = (uint8_t)(0xFFu >> (7 - ((to - 1) & 7)));
+    if (first == last) { b->p[first] |= head & tail; return; }
+    b->p[first] |= head;
+    if (last - first > 1) memset(b->p + first + 1, 0xFF, (size_t)(last - first - 1));
+    b->p[last] |= tail;
 }
 
-/* What the pending null rows stand for: their validity bits (zero; the first nulls of a column also write
- * the bitmap of the valid rows before them), and their values (zero, or offsets that repeat). */
-static void IP_NOINLINE ip_settle(ipcol *c, int kind)
+/* Rows [c->n, row) are null: the bitmap gets the values before them (ones) and them (zeros), the values
+ * zeros, repeated offsets or clear bits. */
+static void IP_NOINLINE ip_settle(ipcol *c, int kind, Py_ssize_t row)
 {
-    Py_ssize_t pend = c->pend, first = c->n - pend, bytes = (c->n + 7) >> 3;
-    if (pend == 0) return;
-    c->pend = 0;
-    if (!ipbuf_reserve(&c->valid, bytes - c->valid.len)) { c->oom = 1; return; }
-    if (!c->vmat) {  /* every row before the first null was valid */
-        memset(c->valid.p, 0xFF, (size_t)(first >> 3));
-        if (first & 7) c->valid.p[first >> 3] = (uint8_t)((1u << (first & 7)) - 1);
-        c->valid.len = (first + 7) >> 3;
-        c->vmat = 1;
-    }
-    memset(c->valid.p + c->valid.len, 0, (size_t)(bytes - c->valid.len));
-    c->valid.len = bytes;
+    Py_ssize_t pend = row - c->n;
+    ip_fill_bits(c, &c->valid, c->vstart, c->n, 1);
+    ip_fill_bits(c, &c->valid, c->n, row, 0);
+    c->nulls += pend;
     if (IP_KIND(kind) == IP_FIXED) {
         Py_ssize_t more = pend * IP_KIND_WIDTH(kind);
         if (!ipbuf_reserve(&c->data, more)) { c->oom = 1; return; }
         memset(c->data.p + c->data.len, 0, (size_t)more);
         c->data.len += more;
     }
-    else if (kind == IP_BOOL) {
-        if (!ipbuf_reserve(&c->data, bytes - c->data.len)) { c->oom = 1; return; }
-        memset(c->data.p + c->data.len, 0, (size_t)(bytes - c->data.len));
-        c->data.len = bytes;
-    }
+    else if (kind == IP_BOOL) ip_fill_bits(c, &c->data, c->n, row, 0);
     else if (kind == IP_STR || kind == IP_LIST) {
         int32_t end = (int32_t)(kind == IP_STR ? c->data.len : c->items);
         if (!ipbuf_reserve(&c->offs, 4 * (pend + 1))) { c->oom = 1; return; }
@@ -149,90 +152,99 @@ static void IP_NOINLINE ip_settle(ipcol *c, int kind)
         for (Py_ssize_t i = 0; i < pend; i++) memcpy(c->offs.p + c->offs.len + 4 * i, &end, 4);
         c->offs.len += 4 * pend;
     }
+    c->n = c->vstart = row;
 }
 
-static inline void ip_null_row(ipcol *c) { c->n++; c->pend++; c->nulls++; }
-
-/* A valid row's validity bit (Arrow: least significant bit first), once the column has a bitmap; counts it. */
-static inline void ip_valid_row(ipcol *c)
+/* The end of a column of `rows` rows: its last skipped rows written, and the bitmap of its last values (when
+ * it has one: some row was null). */
+static void ip_finish(ipcol *c, int kind, Py_ssize_t rows)
 {
-    if (c->vmat) {
-        if ((c->n & 7) == 0) ip_zero_byte(c, &c->valid);
-        if (c->oom) return;
-        c->valid.p[c->n >> 3] |= (uint8_t)(1u << (c->n & 7));
-    }
-    c->n++;
+    if (c->n < rows) ip_settle(c, kind, rows);
+    if (c->nulls) ip_fill_bits(c, &c->valid, c->vstart, c->n, 1);
+    if (kind == IP_BOOL) ip_fill_bits(c, &c->data, c->n, c->n, 0);
 }
 
 /* A struct's row: validity only. */
-static inline void ip_bit(ipcol *c, int ok)
+static IP_INLINE void ip_bit(ipcol *c, int ok, Py_ssize_t row)
 {
-    if (!ok) { ip_null_row(c); return; }
-    if (c->pend) ip_settle(c, IP_STRUCT);
-    ip_valid_row(c);
+    if (!ok) return;
+    if (c->n != row) ip_settle(c, IP_STRUCT, row);
+    c->n = row + 1;
 }
 
 #define IP_FIXED_APPEND(bits, ctype) \
-    static inline void ip_i##bits(ipcol *c, int64_t v, int ok) \
+    static IP_INLINE void ip_i##bits(ipcol *c, int64_t v, int ok, Py_ssize_t row) \
     { \
         ctype x = (ctype)v; \
-        if (!ok) { ip_null_row(c); return; } \
-        if (c->pend) ip_settle(c, IP_FIXED | (int)sizeof(ctype) << 4); \
+        if (!ok) return; \
+        if (c->n != row) ip_settle(c, IP_FIXED | (int)sizeof(ctype) << 4, row); \
         ip_put(c, &c->data, &x, sizeof x); \
-        ip_valid_row(c); \
+        c->n = row + 1; \
     }
 IP_FIXED_APPEND(8, int8_t)
 IP_FIXED_APPEND(16, int16_t)
 IP_FIXED_APPEND(32, int32_t)
 IP_FIXED_APPEND(64, int64_t)
 
-/* An Arrow boolean: one value bit. */
-static inline void ip_bool(ipcol *c, int64_t v, int ok)
+/* An Arrow boolean: one value bit (the bitmap's bytes are those of the rows written). */
+static IP_INLINE void ip_bool(ipcol *c, int64_t v, int ok, Py_ssize_t row)
 {
-    if (!ok) { ip_null_row(c); return; }
-    if (c->pend) ip_settle(c, IP_BOOL);
-    if ((c->n & 7) == 0) ip_zero_byte(c, &c->data);
-    if (c->oom) return;
-    if (v) c->data.p[c->n >> 3] |= (uint8_t)(1u << (c->n & 7));
-    ip_valid_row(c);
+    if (!ok) return;
+    if (c->n != row) ip_settle(c, IP_BOOL, row);
+    if ((row & 7) == 0) {
+        if (!ipbuf_reserve(&c->data, 1)) { c->oom = 1; return; }
+        c->data.p[c->data.len++] = 0;
+    }
+    if (v) c->data.p[row >> 3] |= (uint8_t)(1u << (row & 7));
+    c->n = row + 1;
 }
 
-static inline void ip_str(ipcol *c, const char *s, Py_ssize_t n)
+static IP_INLINE void ip_str(ipcol *c, const char *s, Py_ssize_t n, Py_ssize_t row)
 {
     int32_t end;
-    if (s == NULL) { ip_null_row(c); return; }
-    if (c->pend) ip_settle(c, IP_STR);
+    if (s == NULL) return;
+    if (c->n != row) ip_settle(c, IP_STR, row);
     if (c->offs.len == 0) { int32_t zero = 0; ip_put(c, &c->offs, &zero, 4); }
     ip_put(c, &c->data, s, n);
     if (c->data.len > INT32_MAX) { c->oom = 1; return; }
     end = (int32_t)c->data.len;
     ip_put(c, &c->offs, &end, 4);
-    ip_valid_row(c);
+    c->n = row + 1;
 }
 
 /* A list value of `count` items (appended to the child columns by the caller): its end offset. */
-static inline void ip_list(ipcol *c, int ok, int64_t count)
+static IP_INLINE void ip_list(ipcol *c, int ok, int64_t count, Py_ssize_t row)
 {
     int32_t end;
-    if (!ok) { ip_null_row(c); return; }
-    if (c->pend) ip_settle(c, IP_LIST);
+    if (!ok) return;
+    if (c->n != row) ip_settle(c, IP_LIST, row);
     if (c->offs.len == 0) { int32_t zero = 0; ip_put(c, &c->offs, &zero, 4); }
     c->items += (Py_ssize_t)count;
     if (c->items > INT32_MAX) { c->oom = 1; return; }
     end = (int32_t)c->items;
     ip_put(c, &c->offs, &end, 4);
-    ip_valid_row(c);
+    c->n = row + 1;
 }
 
-static inline void ip_cstr(ipcol *c, const char *s) { ip_str(c, s, s ? (Py_ssize_t)strlen(s) : 0); }
-
-/* An enum's member name; a value the spec does not name is its decimal text (as the Arrow tables show it). */
-static inline void ip_enum(ipcol *c, const char *name, int64_t v)
+/* An enum's member name (len bytes); a value the spec does not name is its decimal text (as the Arrow tables
+ * show it). */
+static inline void ip_enum(ipcol *c, const char *name, Py_ssize_t len, int64_t v, Py_ssize_t row)
 {
     char text[24];
-    if (name != NULL) { ip_cstr(c, name); return; }
-    snprintf(text, sizeof text, "%lld", (long long)v);
-    ip_cstr(c, text);
+    if (name != NULL) { ip_str(c, name, len, row); return; }
+    ip_str(c, text, snprintf(text, sizeof text, "%lld", (long long)v), row);
+}
+
+/* A column whose every row holds the same n bytes (the path, the protocol), filled in at the end of a scan. */
+static void ip_repeat(ipcol *c, const char *s, Py_ssize_t n, Py_ssize_t rows)
+{
+    if ((double)n * (double)rows > (double)INT32_MAX || !ipbuf_reserve(&c->data, n * rows)
+        || !ipbuf_reserve(&c->offs, 4 * (rows + 1))) { c->oom = 1; return; }
+    for (Py_ssize_t i = 0; i < rows; i++) memcpy(c->data.p + i * n, s, (size_t)n);
+    for (Py_ssize_t i = 0; i <= rows; i++) { int32_t end = (int32_t)(i * n); memcpy(c->offs.p + 4 * i, &end, 4); }
+    c->data.len = n * rows;
+    c->offs.len = 4 * (rows + 1);
+    c->n = rows;
 }
 
 static inline uint16_t ip_rd2be(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
@@ -335,7 +347,6 @@ static PyObject *ip_columns(ipcol *cols, int ncol, const int *kinds)
     for (int i = 0; i < ncol; i++) {
         ipcol *c = &cols[i];
         PyObject *valid, *item;
-        ip_settle(c, kinds[i]);
         if (c->oom) { Py_DECREF(list); return PyErr_NoMemory(); }
         if (c->nulls) valid = ip_bytes(&c->valid);
         else { valid = Py_None; Py_INCREF(valid); }
@@ -400,7 +411,7 @@ static void ip_keep_hints(const ipcol *cols, int ncol, Py_ssize_t *hints, Py_ssi
  * each at most limit bytes and sent in direction want (0 any, 1 request, 2 response); stops at the first
  * position without one (IP_INVALID or IP_UNKNOWN). Each decode sees at most limit + 1 bytes, as the Python
  * decoder does. Returns (stop, rows, columns); the GIL is released while scanning. */
-#define IP_SCAN_BODY(ROW, DECODE, APPEND, NCOL, KINDS) \
+#define IP_SCAN_BODY(ROW, DECODE, APPEND, NCOL, KINDS, OWNERS, PROTOCOL) \
     Py_buffer view; Py_ssize_t pos, limit, max_rows, path_len, n = 0; int want, oom = 0; const char *path; \
     ipcol cols[NCOL]; \
     static Py_ssize_t hints[3 * NCOL + 2]; /* read and written with the GIL held */ \
@@ -420,14 +431,21 @@ static void ip_keep_hints(const ipcol *cols, int ncol, Py_ssize_t *hints, Py_ssi
             memset(row.ok, 0, sizeof row.ok); \
             Py_ssize_t size = DECODE(b + pos, window, limit, want, &row, &spare); \
             if (size <= 0) break; \
-            APPEND(cols, &row, b + pos, pos, size, path, path_len); \
+            APPEND(cols, &row, b + pos, pos, size, n); \
             pos += size; \
             n++; \
         } \
+        ip_repeat(&cols[0], path, path_len, n); \
+        ip_repeat(&cols[3], PROTOCOL, (Py_ssize_t)sizeof PROTOCOL - 1, n); \
         for (int i = 0; i < NCOL; i++) oom |= cols[i].oom; \
     } \
     Py_END_ALLOW_THREADS \
     PyBuffer_Release(&view); \
+    /* each column to its rows: the scan's, or its list's items */ \
+    for (int i = 0; i < NCOL; i++) { \
+        ip_finish(&cols[i], KINDS[i], OWNERS[i] < 0 ? n : cols[OWNERS[i]].items); \
+        oom |= cols[i].oom; \
+    } \
     if (oom) { ip_free(cols, NCOL); return PyErr_NoMemory(); } \
     ip_keep_hints(cols, NCOL, hints, n, pos - first); \
     PyObject *columns = ip_columns(cols, NCOL, KINDS); \
