@@ -37,6 +37,8 @@ ENV = "INLONG_PROTO_BACKEND"
 BATCH_ROWS = 65536  # rows per batch: bounds the column buffers and keeps string offsets in int32
 BATCH_BYTES = 16 << 20  # frame bytes per batch, about: big frames, small batches
 RESUME_AFTER = 8  # valid frames in a row after which a malformed stretch hands back to the C scan
+# scan_batch scans up to this much in one go (no batches to join after); the column offsets stay in int32
+WHOLE_ROWS, WHOLE_BYTES = 1 << 22, 1 << 30
 _WANT = {None: 0, "request": 1, "response": 2}
 NO_FRAME, ASK_PYTHON = -1, -2  # frame_verdict's answers besides a size
 
@@ -148,9 +150,11 @@ def _c_name(protocol: str) -> str:
 
 
 def iter_batches(data, protocol: str, path: str = "", direction: str | None = None, mode: str = "PERMISSIVE", *,
-                 max_frame_size: int | None = None, batch_rows: int = BATCH_ROWS) -> Iterator:
+                 max_frame_size: int | None = None, batch_rows: int = BATCH_ROWS,
+                 batch_bytes: int = BATCH_BYTES) -> Iterator:
     """pyarrow.RecordBatches of arrow.frame_schema(protocol) for a whole dump (bytes, bytearray, memoryview,
-    mmap): the rows of iter_frames(data, protocol, direction, mode), in order, at most batch_rows a batch."""
+    mmap): the rows of iter_frames(data, protocol, direction, mode), in order, at most batch_rows a batch
+    and about batch_bytes of frames."""
     _check_direction(direction)
     mode = _check_mode(mode)
     name = protocols.checked(protocol)
@@ -161,7 +165,7 @@ def iter_batches(data, protocol: str, path: str = "", direction: str | None = No
         return
     with memoryview(data).cast("B") as view:
         yield from range_batches(view, name, path, direction, mode, 0, len(view), max_frame_size=max_frame_size,
-                                 batch_rows=batch_rows)
+                                 batch_rows=batch_rows, batch_bytes=batch_bytes)
 
 
 def range_batches(view, protocol: str, path: str, direction: str | None, mode: str, start: int, stop: int, *,
@@ -261,7 +265,8 @@ def scan_batch(data, protocol: str, path: str = "", direction: str | None = None
     import pyarrow as pa
 
     schema = arrow.frame_schema(protocols.get(protocol).name)
-    batches = list(iter_batches(data, protocol, path, direction, mode, max_frame_size=max_frame_size))
+    batches = list(iter_batches(data, protocol, path, direction, mode, max_frame_size=max_frame_size,
+                                batch_rows=WHOLE_ROWS, batch_bytes=WHOLE_BYTES))
     if not batches:
         return arrow.frames_to_batch(path, [], protocols.get(protocol).name)
     if len(batches) == 1:
