@@ -18,9 +18,9 @@ dump, one process, best of --repeat:
 * native -> Arrow: inlong_proto.native.scan_batch, the C scanner generated from the same spec (same table,
   checked equal before timing); for eventmesh and tubemq the compiled payload layer (generated from the JSON
   Schemas and the .proto files) answers each frame's message type and direction, Python only where it is
-  unsure (none of these frames);
+  unsure (none of these frames); one scan of the whole dump (up to native.WHOLE_BYTES);
 * native -> Arrow batches: native.iter_batches, the same rows as the record batches the Spark readers
-  stream (at most 65,536 rows or about 16 MiB of frames each), without scan_batch's final join into one.
+  stream (at most 65,536 rows or about 16 MiB of frames each).
 """
 from __future__ import annotations
 
@@ -217,13 +217,16 @@ def tubemq_walk(data: bytes) -> int:
     return count
 
 
-def timed(fn, repeat: int) -> float:
-    best = float("inf")
+def timed_rounds(paths: list, repeat: int) -> list[tuple[str, float]]:
+    """(name, best seconds) of each path: every round times each path once, so that a slow spell of this
+    shared machine falls on all of them rather than on whichever ran then (the ratios are the point)."""
+    best = {name: float("inf") for name, _ in paths}
     for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
+        for name, fn in paths:
+            start = time.perf_counter()
+            fn()
+            best[name] = min(best[name], time.perf_counter() - start)
+    return list(best.items())
 
 
 DUMPS = {"broadcast": (make_frames, struct_walk), "dataproxy": (make_dataproxy_frames, dataproxy_walk),
@@ -243,20 +246,19 @@ def bench(protocol: str, count: int, repeat: int) -> None:
             arrow.frames_to_batch("bench", iter_frames(data, protocol, mode="PERMISSIVE"), protocol))
     with tempfile.NamedTemporaryFile(delete=False) as handle:
         handle.write(data)
+    assert walk(data) == frames
+    paths = [("raw read", lambda: Path(handle.name).read_bytes()),
+             ("struct baseline (tuples)", lambda: walk(data)),
+             ("pure iter_frames (Frames)", lambda: sum(1 for _ in iter_frames(data, protocol, mode="PERMISSIVE"))),
+             ("pure -> Arrow", lambda: arrow.frames_to_batch("bench", iter_frames(data, protocol, mode="PERMISSIVE"),
+                                                              protocol))]
+    if inlong_proto.backend() == "native":
+        paths += [("native -> Arrow", lambda: native.scan_batch(data, protocol, "bench")),
+                  ("native -> Arrow batches", lambda: list(native.iter_batches(data, protocol, "bench")))]
     try:
-        rows = [("raw read", timed(lambda: Path(handle.name).read_bytes(), repeat))]
+        rows = timed_rounds(paths, repeat)
     finally:
         os.unlink(handle.name)
-    assert walk(data) == frames
-    rows.append(("struct baseline (tuples)", timed(lambda: walk(data), repeat)))
-    rows.append(("pure iter_frames (Frames)",
-                 timed(lambda: sum(1 for _ in iter_frames(data, protocol, mode="PERMISSIVE")), repeat)))
-    rows.append(("pure -> Arrow", timed(lambda: arrow.frames_to_batch(
-        "bench", iter_frames(data, protocol, mode="PERMISSIVE"), protocol), repeat)))
-    if inlong_proto.backend() == "native":
-        rows.append(("native -> Arrow", timed(lambda: native.scan_batch(data, protocol, "bench"), repeat)))
-        rows.append(("native -> Arrow batches", timed(lambda: list(native.iter_batches(data, protocol, "bench")),
-                                                      repeat)))
     baseline = dict(rows)["struct baseline (tuples)"]
     pure = dict(rows)["pure -> Arrow"]
     print(f"{'path':28} {'frames/s':>12} {'MB/s':>9} {'x struct':>9} {'x pure->Arrow':>14}")

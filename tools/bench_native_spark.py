@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -184,12 +185,20 @@ def main() -> int:
         print(json.dumps(measure(json.loads(args.measure), args.repeat)))
         return 0
 
+    folder = Path(tempfile.mkdtemp(prefix="inlong-bench-native-spark-"))
+    try:
+        return run(args, folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def run(args, folder: Path) -> int:
+    """Build the dumps and pcaps in folder, time each in its own Spark session per backend, print the tables."""
     from bench_native_capture import broadcast_frames, capture, dataproxy_frames
     from bench_spark import build_dump
 
     from inlong_proto import native
 
-    folder = Path(tempfile.mkdtemp(prefix="inlong-bench-native-spark-"))
     files = {}
     for name, direction in PROTOCOLS:
         if name in args.protocols.split(","):
