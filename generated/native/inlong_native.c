@@ -73,28 +73,32 @@ static uint8_t *ip_pool_take(Py_ssize_t need, Py_ssize_t *cap)
         p = ip_pool[best].p;
         *cap = ip_pool[best].cap;
         ip_pool_held -= *cap;
-        ip_pool[best] = ip_pool[--ip_pooled];
+        memmove(&ip_pool[best], &ip_pool[best + 1], (size_t)(--ip_pooled - best) * sizeof ip_pool[0]);
     }
     PyThread_release_lock(ip_pool_lock);
     return p;
 }
 
-/* A buffer given up: kept when there is room, else freed. */
+/* A buffer given up: kept, the oldest kept ones freed to make room (the latest scans' sizes are the likely
+ * next ones); freed itself when it is too small or alone bigger than the pool. */
 static void ip_pool_give(uint8_t *p, Py_ssize_t cap)
 {
     if (p == NULL) return;
-    if (cap >= IP_POOL_MIN && ip_pool_lock != NULL) {
-        PyThread_acquire_lock(ip_pool_lock, WAIT_LOCK);
-        int kept = ip_pooled < IP_POOL_SLOTS && ip_pool_held + cap <= IP_POOL_BYTES;
-        if (kept) {
-            ip_pool[ip_pooled].p = p;
-            ip_pool[ip_pooled++].cap = cap;
-            ip_pool_held += cap;
-        }
-        PyThread_release_lock(ip_pool_lock);
-        if (kept) return;
+    if (cap < IP_POOL_MIN || cap > IP_POOL_BYTES || ip_pool_lock == NULL) { free(p); return; }
+    uint8_t *evicted[IP_POOL_SLOTS];
+    int count = 0, gone = 0;
+    PyThread_acquire_lock(ip_pool_lock, WAIT_LOCK);
+    while (gone < ip_pooled && (ip_pooled - gone == IP_POOL_SLOTS || ip_pool_held + cap > IP_POOL_BYTES)) {
+        evicted[count++] = ip_pool[gone].p;
+        ip_pool_held -= ip_pool[gone++].cap;
     }
-    free(p);
+    memmove(&ip_pool[0], &ip_pool[gone], (size_t)(ip_pooled - gone) * sizeof ip_pool[0]);
+    ip_pooled -= gone;
+    ip_pool[ip_pooled].p = p;
+    ip_pool[ip_pooled++].cap = cap;
+    ip_pool_held += cap;
+    PyThread_release_lock(ip_pool_lock);
+    for (int i = 0; i < count; i++) free(evicted[i]);  /* outside the lock */
 }
 
 static int IP_NOINLINE ipbuf_grow(ipbuf *b, Py_ssize_t more)
