@@ -129,13 +129,20 @@ static IP_INLINE void ip_put(ipcol *c, ipbuf *b, const void *src, Py_ssize_t n)
     b->len += n;
 }
 
+/* n zero bytes at p: a loop for the few a short run of nulls needs (a call to memset costs more). */
+static IP_INLINE void ip_zero(uint8_t *p, Py_ssize_t n)
+{
+    if (n > 16) { memset(p, 0, (size_t)n); return; }
+    for (Py_ssize_t i = 0; i < n; i++) p[i] = 0;
+}
+
 /* Bits [from, to) of a bitmap that holds the bits before from: set, or left zero; its bytes up to to. */
-static void ip_fill_bits(ipcol *c, ipbuf *b, Py_ssize_t from, Py_ssize_t to, int one)
+static IP_INLINE void ip_fill_bits(ipcol *c, ipbuf *b, Py_ssize_t from, Py_ssize_t to, int one)
 {
     Py_ssize_t bytes = (to + 7) >> 3;
     if (b->len < bytes) {
         if (!ipbuf_reserve(b, bytes - b->len)) { c->oom = 1; return; }
-        memset(b->p + b->len, 0, (size_t)(bytes - b->len));
+        ip_zero(b->p + b->len, bytes - b->len);
         b->len = bytes;
     }
     if (!one || from >= to) return;
@@ -158,7 +165,7 @@ static void IP_NOINLINE ip_settle(ipcol *c, int kind, Py_ssize_t row)
     if (IP_KIND(kind) == IP_FIXED) {
         Py_ssize_t more = pend * IP_KIND_WIDTH(kind);
         if (!ipbuf_reserve(&c->data, more)) { c->oom = 1; return; }
-        memset(c->data.p + c->data.len, 0, (size_t)more);
+        ip_zero(c->data.p + c->data.len, more);
         c->data.len += more;
     }
     else if (kind == IP_BOOL) ip_fill_bits(c, &c->data, c->n, row, 0);
@@ -166,7 +173,8 @@ static void IP_NOINLINE ip_settle(ipcol *c, int kind, Py_ssize_t row)
         int32_t end = (int32_t)(kind == IP_STR ? c->data.len : c->items);
         if (!ipbuf_reserve(&c->offs, 4 * (pend + 1))) { c->oom = 1; return; }
         if (c->offs.len == 0) { memset(c->offs.p, 0, 4); c->offs.len = 4; }
-        for (Py_ssize_t i = 0; i < pend; i++) memcpy(c->offs.p + c->offs.len + 4 * i, &end, 4);
+        if (end == 0) ip_zero(c->offs.p + c->offs.len, 4 * pend);  /* no value yet: a column null so far */
+        else for (Py_ssize_t i = 0; i < pend; i++) memcpy(c->offs.p + c->offs.len + 4 * i, &end, 4);
         c->offs.len += 4 * pend;
     }
     c->n = c->vstart = row;
@@ -537,11 +545,11 @@ static void ip_keep_hints(const ipcol *cols, int ncol, Py_ssize_t *hints, Py_ssi
     { \
         const uint8_t *b = (const uint8_t *)view.buf; \
         Py_ssize_t end = view.len; \
-        ROW row, spare; \
+        ROW row; \
         while (pos < end && n < max_rows) { \
             Py_ssize_t window = end - pos > limit ? limit + 1 : end - pos; \
             memset(row.ok, 0, sizeof row.ok); \
-            Py_ssize_t size = DECODE(b + pos, window, limit, want, &row, &spare); \
+            Py_ssize_t size = DECODE(b + pos, window, limit, want, &row); \
             if (size <= 0) break; \
             APPEND(cols, &row, b + pos, pos, size, n); \
             pos += size; \
@@ -569,7 +577,7 @@ static void ip_keep_hints(const ipcol *cols, int ncol, Py_ssize_t *hints, Py_ssi
  * window [pos, min(end, pos + limit + 1)) as the Python decoder sees it: the frame's size, IP_INVALID (the
  * pure decoder gives no frame there either) or IP_UNKNOWN (ask it). */
 #define IP_FRAME_BODY(ROW, DECODE) \
-    Py_buffer view; Py_ssize_t pos, end, limit, size; int want; ROW row, spare; \
+    Py_buffer view; Py_ssize_t pos, end, limit, size; int want; ROW row; \
     (void)self; \
     if (!PyArg_ParseTuple(args, "y*nnni", &view, &pos, &end, &limit, &want)) return NULL; \
     if (pos < 0 || end > view.len || pos > end || limit < 0) { \
@@ -579,7 +587,7 @@ static void ip_keep_hints(const ipcol *cols, int ncol, Py_ssize_t *hints, Py_ssi
     } \
     if (end - pos > limit) end = pos + limit + 1; \
     memset(row.ok, 0, sizeof row.ok); \
-    size = DECODE((const uint8_t *)view.buf + pos, end - pos, limit, want, &row, &spare); \
+    size = DECODE((const uint8_t *)view.buf + pos, end - pos, limit, want, &row); \
     PyBuffer_Release(&view); \
     return PyLong_FromSsize_t(size);
 
@@ -589,7 +597,7 @@ typedef struct { int kind, dir; int64_t v[15], w[15]; unsigned char ok[15]; } ro
 
 /* broadcast_frame (specs/broadcast/broadcast_frame.ksy) at b[0:end), end the
  * window the Python decoder sees: its size, IP_INVALID or IP_UNKNOWN (see cgen.py). */
-static Py_ssize_t decode_broadcast_frame(const uint8_t *b, Py_ssize_t end, int want, row_broadcast *r)
+static IP_INLINE Py_ssize_t decode_broadcast_frame(const uint8_t *b, Py_ssize_t end, int want, row_broadcast *r)
 {
     int bad = 0;
     (void)want;
@@ -787,10 +795,9 @@ static Py_ssize_t decode_broadcast_frame(const uint8_t *b, Py_ssize_t end, int w
 }
 
 /* The protocol's frame at b[0:end) as frames._decode_at decides it, each layout's size at most limit. */
-static Py_ssize_t decode_broadcast(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_broadcast *r, row_broadcast *spare)
+static Py_ssize_t decode_broadcast(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_broadcast *r)
 {
     Py_ssize_t size = decode_broadcast_frame(b, end, want, r);
-    (void)spare;
     return size > limit ? IP_INVALID : size;
 }
 
@@ -845,10 +852,9 @@ static PyObject *frame_broadcast(PyObject *self, PyObject *args)
     IP_FRAME_BODY(row_broadcast, decode_broadcast)
 }
 
-static Py_ssize_t decode1_broadcast_frame(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_broadcast *r, row_broadcast *spare)
+static Py_ssize_t decode1_broadcast_frame(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_broadcast *r)
 {
     Py_ssize_t size = decode_broadcast_frame(b, end, want, r);
-    (void)spare;
     return size > limit ? IP_INVALID : size;
 }
 static PyObject *frame_broadcast_frame(PyObject *self, PyObject *args)
@@ -862,7 +868,7 @@ typedef struct { int kind, dir; int64_t v[49], w[49]; unsigned char ok[49]; } ro
 
 /* dataproxy_request (specs/dataproxy/dataproxy_request.ksy) at b[0:end), end the
  * window the Python decoder sees: its size, IP_INVALID or IP_UNKNOWN (see cgen.py). */
-static Py_ssize_t decode_dataproxy_request(const uint8_t *b, Py_ssize_t end, int want, row_dataproxy *r)
+static IP_INLINE Py_ssize_t decode_dataproxy_request(const uint8_t *b, Py_ssize_t end, int want, row_dataproxy *r)
 {
     int bad = 0;
     (void)want;
@@ -1010,7 +1016,7 @@ static Py_ssize_t decode_dataproxy_request(const uint8_t *b, Py_ssize_t end, int
 
 /* dataproxy_response (specs/dataproxy/dataproxy_response.ksy) at b[0:end), end the
  * window the Python decoder sees: its size, IP_INVALID or IP_UNKNOWN (see cgen.py). */
-static Py_ssize_t decode_dataproxy_response(const uint8_t *b, Py_ssize_t end, int want, row_dataproxy *r)
+static IP_INLINE Py_ssize_t decode_dataproxy_response(const uint8_t *b, Py_ssize_t end, int want, row_dataproxy *r)
 {
     int bad = 0;
     (void)want;
@@ -1124,8 +1130,9 @@ static Py_ssize_t decode_dataproxy_response(const uint8_t *b, Py_ssize_t end, in
 }
 
 /* The protocol's frame at b[0:end) as frames._decode_at decides it, each layout's size at most limit. */
-static Py_ssize_t decode_dataproxy(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_dataproxy *r, row_dataproxy *spare)
+static Py_ssize_t decode_dataproxy(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_dataproxy *r)
 {
+    row_dataproxy unread;
     Py_ssize_t found = IP_INVALID, size;
     if (found < 0) {
         size = decode_dataproxy_request(b, end, want, r);
@@ -1133,7 +1140,7 @@ static Py_ssize_t decode_dataproxy(const uint8_t *b, Py_ssize_t end, Py_ssize_t 
         if (size == IP_UNKNOWN) return IP_UNKNOWN;
         found = size;
     } else {
-        size = decode_dataproxy_request(b, end, want, spare);
+        size = decode_dataproxy_request(b, end, want, &unread);
         if (size > limit) size = IP_INVALID;
         if (size == IP_UNKNOWN) return IP_UNKNOWN;
         if (size >= 0) r->dir = 0;
@@ -1145,7 +1152,7 @@ static Py_ssize_t decode_dataproxy(const uint8_t *b, Py_ssize_t end, Py_ssize_t 
         if (size == IP_UNKNOWN) return IP_UNKNOWN;
         found = size;
     } else {
-        size = decode_dataproxy_response(b, end, want, spare);
+        size = decode_dataproxy_response(b, end, want, &unread);
         if (size > limit) size = IP_INVALID;
         if (size == IP_UNKNOWN) return IP_UNKNOWN;
         if (size >= 0) r->dir = 0;
@@ -1235,10 +1242,9 @@ static PyObject *frame_dataproxy(PyObject *self, PyObject *args)
     IP_FRAME_BODY(row_dataproxy, decode_dataproxy)
 }
 
-static Py_ssize_t decode1_dataproxy_request(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_dataproxy *r, row_dataproxy *spare)
+static Py_ssize_t decode1_dataproxy_request(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_dataproxy *r)
 {
     Py_ssize_t size = decode_dataproxy_request(b, end, want, r);
-    (void)spare;
     return size > limit ? IP_INVALID : size;
 }
 static PyObject *frame_dataproxy_request(PyObject *self, PyObject *args)
@@ -1246,10 +1252,9 @@ static PyObject *frame_dataproxy_request(PyObject *self, PyObject *args)
     IP_FRAME_BODY(row_dataproxy, decode1_dataproxy_request)
 }
 
-static Py_ssize_t decode1_dataproxy_response(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_dataproxy *r, row_dataproxy *spare)
+static Py_ssize_t decode1_dataproxy_response(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_dataproxy *r)
 {
     Py_ssize_t size = decode_dataproxy_response(b, end, want, r);
-    (void)spare;
     return size > limit ? IP_INVALID : size;
 }
 static PyObject *frame_dataproxy_response(PyObject *self, PyObject *args)
@@ -1263,7 +1268,7 @@ typedef struct { int kind, dir; int64_t v[11], w[11]; unsigned char ok[11]; } ro
 
 /* tcp_frame (specs/eventmesh/tcp_frame.ksy) at b[0:end), end the
  * window the Python decoder sees: its size, IP_INVALID or IP_UNKNOWN (see cgen.py). */
-static Py_ssize_t decode_tcp_frame(const uint8_t *b, Py_ssize_t end, int want, row_eventmesh *r)
+static IP_INLINE Py_ssize_t decode_tcp_frame(const uint8_t *b, Py_ssize_t end, int want, row_eventmesh *r)
 {
     int bad = 0;
     (void)want;
@@ -1300,10 +1305,9 @@ static Py_ssize_t decode_tcp_frame(const uint8_t *b, Py_ssize_t end, int want, r
 }
 
 /* The protocol's frame at b[0:end) as frames._decode_at decides it, each layout's size at most limit. */
-static Py_ssize_t decode_eventmesh(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_eventmesh *r, row_eventmesh *spare)
+static Py_ssize_t decode_eventmesh(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_eventmesh *r)
 {
     Py_ssize_t size = decode_tcp_frame(b, end, want, r);
-    (void)spare;
     return size > limit ? IP_INVALID : size;
 }
 
@@ -1337,10 +1341,9 @@ static PyObject *frame_eventmesh(PyObject *self, PyObject *args)
     IP_FRAME_BODY(row_eventmesh, decode_eventmesh)
 }
 
-static Py_ssize_t decode1_tcp_frame(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_eventmesh *r, row_eventmesh *spare)
+static Py_ssize_t decode1_tcp_frame(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_eventmesh *r)
 {
     Py_ssize_t size = decode_tcp_frame(b, end, want, r);
-    (void)spare;
     return size > limit ? IP_INVALID : size;
 }
 static PyObject *frame_tcp_frame(PyObject *self, PyObject *args)
@@ -1354,7 +1357,7 @@ typedef struct { int kind, dir; int64_t v[11], w[11]; unsigned char ok[11]; } ro
 
 /* tcp_frame_legacy (specs/eventmesh/tcp_frame_legacy.ksy) at b[0:end), end the
  * window the Python decoder sees: its size, IP_INVALID or IP_UNKNOWN (see cgen.py). */
-static Py_ssize_t decode_tcp_frame_legacy(const uint8_t *b, Py_ssize_t end, int want, row_eventmesh_legacy *r)
+static IP_INLINE Py_ssize_t decode_tcp_frame_legacy(const uint8_t *b, Py_ssize_t end, int want, row_eventmesh_legacy *r)
 {
     int bad = 0;
     (void)want;
@@ -1391,10 +1394,9 @@ static Py_ssize_t decode_tcp_frame_legacy(const uint8_t *b, Py_ssize_t end, int 
 }
 
 /* The protocol's frame at b[0:end) as frames._decode_at decides it, each layout's size at most limit. */
-static Py_ssize_t decode_eventmesh_legacy(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_eventmesh_legacy *r, row_eventmesh_legacy *spare)
+static Py_ssize_t decode_eventmesh_legacy(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_eventmesh_legacy *r)
 {
     Py_ssize_t size = decode_tcp_frame_legacy(b, end, want, r);
-    (void)spare;
     return size > limit ? IP_INVALID : size;
 }
 
@@ -1428,10 +1430,9 @@ static PyObject *frame_eventmesh_legacy(PyObject *self, PyObject *args)
     IP_FRAME_BODY(row_eventmesh_legacy, decode_eventmesh_legacy)
 }
 
-static Py_ssize_t decode1_tcp_frame_legacy(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_eventmesh_legacy *r, row_eventmesh_legacy *spare)
+static Py_ssize_t decode1_tcp_frame_legacy(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_eventmesh_legacy *r)
 {
     Py_ssize_t size = decode_tcp_frame_legacy(b, end, want, r);
-    (void)spare;
     return size > limit ? IP_INVALID : size;
 }
 static PyObject *frame_tcp_frame_legacy(PyObject *self, PyObject *args)
@@ -1463,7 +1464,7 @@ static Py_ssize_t item_tubemq_frame_blocks(const uint8_t *b, Py_ssize_t at, Py_s
 
 /* tubemq_frame (specs/tubemq/tubemq_frame.ksy) at b[0:end), end the
  * window the Python decoder sees: its size, IP_INVALID or IP_UNKNOWN (see cgen.py). */
-static Py_ssize_t decode_tubemq_frame(const uint8_t *b, Py_ssize_t end, int want, row_tubemq *r)
+static IP_INLINE Py_ssize_t decode_tubemq_frame(const uint8_t *b, Py_ssize_t end, int want, row_tubemq *r)
 {
     int bad = 0;
     (void)want;
@@ -1491,10 +1492,9 @@ static Py_ssize_t decode_tubemq_frame(const uint8_t *b, Py_ssize_t end, int want
 }
 
 /* The protocol's frame at b[0:end) as frames._decode_at decides it, each layout's size at most limit. */
-static Py_ssize_t decode_tubemq(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_tubemq *r, row_tubemq *spare)
+static Py_ssize_t decode_tubemq(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_tubemq *r)
 {
     Py_ssize_t size = decode_tubemq_frame(b, end, want, r);
-    (void)spare;
     return size > limit ? IP_INVALID : size;
 }
 
@@ -1541,10 +1541,9 @@ static PyObject *frame_tubemq(PyObject *self, PyObject *args)
     IP_FRAME_BODY(row_tubemq, decode_tubemq)
 }
 
-static Py_ssize_t decode1_tubemq_frame(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_tubemq *r, row_tubemq *spare)
+static Py_ssize_t decode1_tubemq_frame(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_tubemq *r)
 {
     Py_ssize_t size = decode_tubemq_frame(b, end, want, r);
-    (void)spare;
     return size > limit ? IP_INVALID : size;
 }
 static PyObject *frame_tubemq_frame(PyObject *self, PyObject *args)

@@ -620,7 +620,7 @@ class FrameEmitter:
         return self.functions + [
                 f"/* {self.name} (specs/{self.spec.path.parent.name}/{self.spec.path.name}) at b[0:end), end the",
                 " * window the Python decoder sees: its size, IP_INVALID or IP_UNKNOWN (see cgen.py). */",
-                f"static Py_ssize_t decode_{self.name}(const uint8_t *b, Py_ssize_t end, int want, {self.row} *r)",
+                f"static IP_INLINE Py_ssize_t decode_{self.name}(const uint8_t *b, Py_ssize_t end, int want, {self.row} *r)",
                 "{", "    int bad = 0;", "    (void)want;"] + self.lines + [
                 f"    if (bad) return {UNKNOWN};" if self.may_be_bad else "    (void)bad;",
                 f"    return {base} + {k};", "}", ""]
@@ -697,8 +697,8 @@ class ProtocolEmitter:
                    f'end, limit, want) -> size, -1 (no frame) or -2 (ask Python)"}},']
         for emitter in emitters:
             out += [f"static Py_ssize_t decode1_{emitter.name}(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, "
-                    f"int want, {self.row} *r, {self.row} *spare)",
-                    "{", "    Py_ssize_t size = decode_" + emitter.name + "(b, end, want, r);", "    (void)spare;",
+                    f"int want, {self.row} *r)",
+                    "{", "    Py_ssize_t size = decode_" + emitter.name + "(b, end, want, r);",
                     "    return size > limit ? IP_INVALID : size;", "}",
                     f"static PyObject *frame_{emitter.name}(PyObject *self, PyObject *args)", "{",
                     f"    IP_FRAME_BODY({self.row}, decode1_{emitter.name})", "}", ""]
@@ -717,13 +717,15 @@ class ProtocolEmitter:
         another decodes too, the direction is left null (ambiguous). Any IP_UNKNOWN leaves it to Python."""
         out = ["/* The protocol's frame at b[0:end) as frames._decode_at decides it, each layout's size at most limit. */",
                f"static Py_ssize_t decode_{self.name}(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, "
-               f"{self.row} *r, {self.row} *spare)", "{"]
+               f"{self.row} *r)", "{"]
         if len(emitters) == 1:
-            out += [f"    Py_ssize_t size = decode_{emitters[0].name}(b, end, want, r);", "    (void)spare;",
+            out += [f"    Py_ssize_t size = decode_{emitters[0].name}(b, end, want, r);",
                     "    return size > limit ? IP_INVALID : size;", "}", ""]
             return out
-        # The caller clears r->ok before the first layout; the spare's row is never read, only its size.
-        out += ["    Py_ssize_t found = IP_INVALID, size;"]
+        # The caller clears r->ok before the first layout. Once one layout decoded, the others are only asked
+        # for their size (ambiguity): into a local row that is never read, so that the compiler, inlining the
+        # layout's decoder, drops the stores.
+        out += [f"    {self.row} unread;", "    Py_ssize_t found = IP_INVALID, size;"]
         for number, emitter in enumerate(emitters):
             out += ["    if (found < 0) {"]
             if number:
@@ -733,7 +735,7 @@ class ProtocolEmitter:
                     "        if (size == IP_UNKNOWN) return IP_UNKNOWN;",
                     "        found = size;",
                     "    } else {",
-                    f"        size = decode_{emitter.name}(b, end, want, spare);",
+                    f"        size = decode_{emitter.name}(b, end, want, &unread);",
                     "        if (size > limit) size = IP_INVALID;",
                     "        if (size == IP_UNKNOWN) return IP_UNKNOWN;",
                     "        if (size >= 0) r->dir = 0;",

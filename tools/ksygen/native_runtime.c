@@ -116,13 +116,20 @@ static IP_INLINE void ip_put(ipcol *c, ipbuf *b, const void *src, Py_ssize_t n)
     b->len += n;
 }
 
+/* n zero bytes at p: a loop for the few a short run of nulls needs (a call to memset costs more). */
+static IP_INLINE void ip_zero(uint8_t *p, Py_ssize_t n)
+{
+    if (n > 16) { memset(p, 0, (size_t)n); return; }
+    for (Py_ssize_t i = 0; i < n; i++) p[i] = 0;
+}
+
 /* Bits [from, to) of a bitmap that holds the bits before from: set, or left zero; its bytes up to to. */
-static void ip_fill_bits(ipcol *c, ipbuf *b, Py_ssize_t from, Py_ssize_t to, int one)
+static IP_INLINE void ip_fill_bits(ipcol *c, ipbuf *b, Py_ssize_t from, Py_ssize_t to, int one)
 {
     Py_ssize_t bytes = (to + 7) >> 3;
     if (b->len < bytes) {
         if (!ipbuf_reserve(b, bytes - b->len)) { c->oom = 1; return; }
-        memset(b->p + b->len, 0, (size_t)(bytes - b->len));
+        ip_zero(b->p + b->len, bytes - b->len);
         b->len = bytes;
     }
     if (!one || from >= to) return;
@@ -145,7 +152,7 @@ static void IP_NOINLINE ip_settle(ipcol *c, int kind, Py_ssize_t row)
     if (IP_KIND(kind) == IP_FIXED) {
         Py_ssize_t more = pend * IP_KIND_WIDTH(kind);
         if (!ipbuf_reserve(&c->data, more)) { c->oom = 1; return; }
-        memset(c->data.p + c->data.len, 0, (size_t)more);
+        ip_zero(c->data.p + c->data.len, more);
         c->data.len += more;
     }
     else if (kind == IP_BOOL) ip_fill_bits(c, &c->data, c->n, row, 0);
@@ -153,7 +160,8 @@ static void IP_NOINLINE ip_settle(ipcol *c, int kind, Py_ssize_t row)
         int32_t end = (int32_t)(kind == IP_STR ? c->data.len : c->items);
         if (!ipbuf_reserve(&c->offs, 4 * (pend + 1))) { c->oom = 1; return; }
         if (c->offs.len == 0) { memset(c->offs.p, 0, 4); c->offs.len = 4; }
-        for (Py_ssize_t i = 0; i < pend; i++) memcpy(c->offs.p + c->offs.len + 4 * i, &end, 4);
+        if (end == 0) ip_zero(c->offs.p + c->offs.len, 4 * pend);  /* no value yet: a column null so far */
+        else for (Py_ssize_t i = 0; i < pend; i++) memcpy(c->offs.p + c->offs.len + 4 * i, &end, 4);
         c->offs.len += 4 * pend;
     }
     c->n = c->vstart = row;
@@ -429,11 +437,11 @@ static void ip_keep_hints(const ipcol *cols, int ncol, Py_ssize_t *hints, Py_ssi
     { \
         const uint8_t *b = (const uint8_t *)view.buf; \
         Py_ssize_t end = view.len; \
-        ROW row, spare; \
+        ROW row; \
         while (pos < end && n < max_rows) { \
             Py_ssize_t window = end - pos > limit ? limit + 1 : end - pos; \
             memset(row.ok, 0, sizeof row.ok); \
-            Py_ssize_t size = DECODE(b + pos, window, limit, want, &row, &spare); \
+            Py_ssize_t size = DECODE(b + pos, window, limit, want, &row); \
             if (size <= 0) break; \
             APPEND(cols, &row, b + pos, pos, size, n); \
             pos += size; \
@@ -461,7 +469,7 @@ static void ip_keep_hints(const ipcol *cols, int ncol, Py_ssize_t *hints, Py_ssi
  * window [pos, min(end, pos + limit + 1)) as the Python decoder sees it: the frame's size, IP_INVALID (the
  * pure decoder gives no frame there either) or IP_UNKNOWN (ask it). */
 #define IP_FRAME_BODY(ROW, DECODE) \
-    Py_buffer view; Py_ssize_t pos, end, limit, size; int want; ROW row, spare; \
+    Py_buffer view; Py_ssize_t pos, end, limit, size; int want; ROW row; \
     (void)self; \
     if (!PyArg_ParseTuple(args, "y*nnni", &view, &pos, &end, &limit, &want)) return NULL; \
     if (pos < 0 || end > view.len || pos > end || limit < 0) { \
@@ -471,6 +479,6 @@ static void ip_keep_hints(const ipcol *cols, int ncol, Py_ssize_t *hints, Py_ssi
     } \
     if (end - pos > limit) end = pos + limit + 1; \
     memset(row.ok, 0, sizeof row.ok); \
-    size = DECODE((const uint8_t *)view.buf + pos, end - pos, limit, want, &row, &spare); \
+    size = DECODE((const uint8_t *)view.buf + pos, end - pos, limit, want, &row); \
     PyBuffer_Release(&view); \
     return PyLong_FromSsize_t(size);
