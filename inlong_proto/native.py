@@ -50,6 +50,8 @@ def _extension():
         from . import _native
     except ImportError:
         return None, {}
+    if hasattr(os, "register_at_fork"):  # the scanners' pool of kept column buffers has a lock (native_runtime.c)
+        os.register_at_fork(after_in_child=_native.forget_pool)
     return _native, json.loads(_native.DESCRIBE)
 
 
@@ -143,6 +145,14 @@ def frame_verdict(protocol: str, direction: str | None = None, *, structural: bo
             size = frame(view, pos, end, limit, want)
             return size if size < 0 else ASK_PYTHON
     return verdict
+
+
+def kept_buffers() -> tuple[int, int]:
+    """(count, bytes) of the column buffers the compiled scanners keep for their next scans: the buffers of
+    dropped batches, up to 64 MiB a process (fresh memory would cost a scan the kernel's zeroing of its
+    pages); (0, 0) without the compiled backend."""
+    module = _extension()[0]
+    return module.pool_stats() if module is not None else (0, 0)
 
 
 def _c_name(protocol: str) -> str:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import collections
 import functools
 import json
+import os
 import random
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -253,6 +255,38 @@ def test_reused_buffers_hold_no_stale_bytes():
             if round_ == 1:
                 kept.append(batch)
     assert all(b.equals(expected[p]) for b, p in zip(kept, PROTOCOLS))
+
+
+def test_dropped_batches_buffers_are_kept_up_to_the_bound():
+    data = b"".join(VECTORS["dataproxy"][0]) * 2000
+    for _ in range(3):
+        native.scan_batch(data, "dataproxy", "p")
+    count, held = native.kept_buffers()
+    assert count > 0 and 0 < held <= 64 << 20
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork (POSIX)")
+def test_a_forked_child_starts_with_a_fresh_pool():
+    """The buffer pool's lock may be held by another thread at a fork (a Spark worker forked mid-scan): the
+    child gets a fresh lock and an empty pool (os.register_at_fork), and scans as the parent does."""
+    data = b"".join(VECTORS["dataproxy"][0]) * 2000
+    expected = pure(data, path="p", protocol="dataproxy")
+    native.scan_batch(data, "dataproxy", "p")  # a batch dropped: its buffers are kept
+    assert native.kept_buffers()[0] > 0
+    pid = os.fork()
+    if pid == 0:  # the child: an empty pool, and a scan equal to the pure rows
+        fresh = native.kept_buffers() == (0, 0)
+        os._exit(0 if fresh and native.scan_batch(data, "dataproxy", "p").equals(expected) else 1)
+    for _ in range(600):
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child did not finish its scan")
+    assert os.waitstatus_to_exitcode(status) == 0
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)

@@ -101,6 +101,29 @@ static void ip_pool_give(uint8_t *p, Py_ssize_t cap)
     for (int i = 0; i < count; i++) free(evicted[i]);  /* outside the lock */
 }
 
+/* forget_pool(): in a forked child, a fresh lock and an empty pool (the parent's lock may have been held by
+ * another thread at the fork; the kept buffers are left to the child's copy of the heap). */
+static PyObject *ip_forget_pool(PyObject *self, PyObject *unused)
+{
+    (void)self; (void)unused;
+    ip_pool_lock = PyThread_allocate_lock();
+    ip_pooled = 0;
+    ip_pool_held = 0;
+    if (ip_pool_lock == NULL) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+/* pool_stats(): (buffers kept, their bytes). */
+static PyObject *ip_pool_stats(PyObject *self, PyObject *unused)
+{
+    (void)self; (void)unused;
+    PyThread_acquire_lock(ip_pool_lock, WAIT_LOCK);
+    int count = ip_pooled;
+    Py_ssize_t held = ip_pool_held;
+    PyThread_release_lock(ip_pool_lock);
+    return Py_BuildValue("in", count, held);
+}
+
 static int IP_NOINLINE ipbuf_grow(ipbuf *b, Py_ssize_t more)
 {
     Py_ssize_t cap = b->cap ? b->cap * 2 : (b->hint > 1024 ? b->hint : 1024), got;
@@ -1568,6 +1591,8 @@ static PyMethodDef ip_methods[] = {
     {"scan_tubemq", scan_tubemq, METH_VARARGS, "scan_tubemq(buffer, pos, limit, want, max_rows, path) -> (stop, rows, columns)"},
     {"frame_tubemq", frame_tubemq, METH_VARARGS, "frame_tubemq(buffer, pos, end, limit, want) -> size, -1 (no frame) or -2 (ask Python)"},
     {"frame_tubemq_frame", frame_tubemq_frame, METH_VARARGS, "frame_tubemq_frame(buffer, pos, end, limit, want) -> size, -1 (no frame) or -2 (ask Python)"},
+    {"forget_pool", ip_forget_pool, METH_NOARGS, "forget_pool(): after a fork, in the child: a fresh lock and no kept buffers"},
+    {"pool_stats", ip_pool_stats, METH_NOARGS, "pool_stats() -> (buffers kept for the next scans, their bytes)"},
     {NULL, NULL, 0, NULL}
 };
 

@@ -847,6 +847,10 @@ def emit_extension(specs: list[SpecFile], runtime: str, payload_layers=(),
         [" *", " * Where a verdict is not final (IP_UNKNOWN, or a size the payload layer must still accept):"] + \
         (not_final or [" * (none)"]) + [" */", runtime]
     describe = json.dumps(described, sort_keys=True, separators=(",", ":"))
+    methods.append('    {"forget_pool", ip_forget_pool, METH_NOARGS, "forget_pool(): after a fork, in the child: '
+                   'a fresh lock and no kept buffers"},')
+    methods.append('    {"pool_stats", ip_pool_stats, METH_NOARGS, "pool_stats() -> (buffers kept for the next scans, '
+                   'their bytes)"},')
     footer = ["static PyMethodDef ip_methods[] = {"] + methods + ["    {NULL, NULL, 0, NULL}", "};", "",
               "static struct PyModuleDef ip_module = {PyModuleDef_HEAD_INIT, \"_native\", "
               "\"Generated columnar frame scanners (tools/ksygen/cgen.py).\", -1, ip_methods, NULL, NULL, NULL, NULL};", "",
