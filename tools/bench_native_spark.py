@@ -213,8 +213,8 @@ def run(args, folder: Path) -> int:
     print(f"Spark local[1], dumps of {args.size} MiB (the vectors' valid frames repeated), best of {args.repeat}; "
           f"compiled backend built: {native._extension()[0] is not None}", flush=True)
     results: dict = {"native": {}, "python": {}}
-    for backend in ("native", "python"):  # a session per file and backend: one local JVM for all of them ran
-        env = {**os.environ, "INLONG_PROTO_BACKEND": backend}  # out of memory
+    for backend in ("native", "python"):  # a process, so a Spark session, per file and backend (module doc)
+        env = {**os.environ, "INLONG_PROTO_BACKEND": backend}
         for label, entry in files.items():
             child = subprocess.run([sys.executable, __file__, "--repeat", str(args.repeat), "--measure",
                                     json.dumps({label: entry})], env=env, capture_output=True, text=True)

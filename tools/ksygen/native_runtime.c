@@ -196,7 +196,6 @@ static void ip_finish(ipcol *c, int kind, Py_ssize_t rows)
 {
     if (c->n < rows) ip_settle(c, kind, rows);
     if (c->nulls) ip_fill_bits(c, &c->valid, c->vstart, c->n, 1);
-    if (kind == IP_BOOL) ip_fill_bits(c, &c->data, c->n, c->n, 0);
 }
 
 /* A struct's row: validity only. */
@@ -382,7 +381,6 @@ static PyObject *ip_columns(ipcol *cols, int ncol, const int *kinds)
     for (int i = 0; i < ncol; i++) {
         ipcol *c = &cols[i];
         PyObject *valid, *item;
-        if (c->oom) { Py_DECREF(list); return PyErr_NoMemory(); }
         if (c->nulls) valid = ip_bytes(&c->valid);
         else { valid = Py_None; Py_INCREF(valid); }
         if (valid == NULL) { Py_DECREF(list); return NULL; }
@@ -472,7 +470,6 @@ static void ip_keep_hints(const ipcol *cols, int ncol, Py_ssize_t *hints, Py_ssi
         } \
         ip_repeat(&cols[0], path, path_len, n); \
         ip_repeat(&cols[3], PROTOCOL, (Py_ssize_t)sizeof PROTOCOL - 1, n); \
-        for (int i = 0; i < NCOL; i++) oom |= cols[i].oom; \
     } \
     Py_END_ALLOW_THREADS \
     PyBuffer_Release(&view); \
