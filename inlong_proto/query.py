@@ -13,26 +13,36 @@ The filter language, parsed with Python's ``ast`` and a whitelist of node types 
     payload.group_id matches "^demo_"          # a regular expression, searched
 
 * comparisons: ``== != < <= > >=`` (or ``eq ne lt le gt ge``), ``in`` / ``not in`` a tuple of literals;
-* ``contains`` (a substring, or a list member), ``matches`` (re.search);
+* ``contains`` (a substring, or a list member), ``matches`` (a regular expression in RE2's syntax, searched:
+  RE2 runs in time linear in the text, so no pattern can make a hostile value take long; it has no
+  backreferences or lookaround, and a pattern it refuses is a QueryError);
 * ``exists PATH``, or a bare PATH: the path reaches a value that is not null;
 * ``and or not`` (or ``&& || !``), parentheses; literals: strings, numbers, ``true false``.
 
 A value that is missing, or null, satisfies no comparison; ``!=`` holds when every value reached differs.
-Values of different kinds (text and a number) are not equal and not ordered.
+Values of different kinds (text and a number) are not equal and not ordered. An expression longer than
+MAX_LENGTH characters or nested deeper than MAX_DEPTH is refused, as is a unary minus on anything but a number.
 """
 from __future__ import annotations
 
 import ast
 import importlib
 import io
-import re
 import token
 import tokenize
 from dataclasses import dataclass
 from typing import Callable
 
+MAX_LENGTH = 65536  # characters of one -Y expression or -e path
+MAX_DEPTH = 100  # nesting of its syntax tree: deeper would exhaust Python's stack (ast, the tests, unparse)
+
+
 class QueryError(ValueError):
     """A malformed filter or path, or a path that no item of the protocol has."""
+
+
+class _TooLarge(QueryError):
+    """An expression or path past MAX_LENGTH or MAX_DEPTH."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +135,27 @@ def _python(expression: str) -> str:
     return " ".join(out)
 
 
+def _parse(text: str, what: str) -> ast.expr:
+    """text (a -Y expression or -e path) as a syntax tree, refused with a QueryError when it is too long or
+    too deeply nested to build and walk within Python's stack (ast.parse itself raises RecursionError on a
+    few thousand nested operators, and every later step recurses too)."""
+    if len(text) > MAX_LENGTH:
+        raise _TooLarge(f"{what} is {len(text):,} characters long; at most {MAX_LENGTH:,} are read")
+    try:
+        body = ast.parse(_python(text), mode="eval").body
+    except SyntaxError as exc:
+        raise QueryError(f"cannot parse {what} {text!r}: {exc.msg}") from None
+    except (RecursionError, MemoryError):
+        raise _TooLarge(f"{what} is nested too deeply (at most {MAX_DEPTH} levels)") from None
+    stack = [(body, 1)]
+    while stack:  # a loop, not recursion: the tree may be as deep as the parser allowed
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise _TooLarge(f"{what} is nested too deeply (at most {MAX_DEPTH} levels)")
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return body
+
+
 _COMPARE = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Lt: lambda a, b: a < b,
             ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b}
 
@@ -146,14 +177,15 @@ class Filter:
     def __init__(self, expression: str):
         self.expression = expression
         self.paths: list[Path] = []
-        try:
-            tree = ast.parse(_python(expression), mode="eval")
-        except SyntaxError as exc:
-            raise QueryError(f"cannot parse the filter {expression!r}: {exc.msg}") from None
-        self.test = self._test(tree.body)
+        self.test = self._test(_parse(expression, "the filter"))
 
     def __call__(self, record: dict) -> bool:
-        return self.test(record)
+        """Whether the item matches. The expression was checked up front; should a test still fail on some
+        item's values, that is one QueryError naming the filter, never a traceback."""
+        try:
+            return self.test(record)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise QueryError(f"the filter {self.expression!r} failed on an item: {exc}") from None
 
     # each node becomes a closure: a test (record -> bool) or an operand (record -> list of values)
     def _test(self, node: ast.AST) -> Callable[[dict], bool]:
@@ -172,22 +204,36 @@ class Filter:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):  # contains
             left, right = self._operand(node.left), self._literal(node.right, "contains")
 
-            def contains(r):
-                return any((right in v) if isinstance(v, (str, list)) else False for v in left(r))
+            def contains(r):  # a substring only of text by text (5 in "a5" is a TypeError)
+                return any((right in v) if isinstance(v, list) or (isinstance(v, str) and isinstance(right, str))
+                           else False for v in left(r))
             return contains
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):  # matches
-            left, pattern = self._operand(node.left), self._literal(node.right, "matches")
-            try:
-                regex = re.compile(str(pattern))
-            except re.error as exc:
-                raise QueryError(f"{self.expression!r}: bad regular expression {pattern!r}: {exc}") from None
-            return lambda r: any(isinstance(v, str) and regex.search(v) is not None for v in left(r))
+            left, regex = self._operand(node.left), self._regex(self._literal(node.right, "matches"))
+            return lambda r: any(isinstance(v, str) and regex.search(v.encode("utf-8", "surrogatepass")) is not None
+                                 for v in left(r))
         if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
             return self._exists(node)
         if isinstance(node, ast.Constant) and type(node.value) is bool:
             return lambda r: node.value
         raise QueryError(f"{self.expression!r}: {ast.unparse(node)!r} is not a test (compare a field, "
                          f"or name one to test that it exists)")
+
+    def _regex(self, pattern):
+        """The pattern compiled by RE2 (google-re2), whose matching time is linear in the text: Python's re
+        backtracks, and took 18.6 s for ^(a+)+$ on one 30-character value. Errors are not logged (RE2
+        would write them to stderr itself) but raised here; searching UTF-8 bytes skips the wrapper's
+        mapping of match offsets back to characters, which only a caller wanting the match would need."""
+        import re2
+
+        options = re2.Options()
+        options.log_errors, options.never_capture = False, True
+        try:
+            return re2.compile(str(pattern), options=options)
+        except re2.error as exc:
+            reason = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else exc
+            raise QueryError(f"{self.expression!r}: bad regular expression {pattern!r} for RE2 (no backreferences "
+                             f"or lookaround): {reason}") from None
 
     def _exists(self, node: ast.AST) -> Callable[[dict], bool]:
         path = self._path(node)
@@ -199,7 +245,9 @@ class Filter:
         return path
 
     def _literal(self, node: ast.AST, what: str):
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            if not (isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float)):
+                raise QueryError(f"{self.expression!r}: '-' takes a number, not {ast.unparse(node.operand)}")
             node = ast.Constant(-node.operand.value)
         if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool)):
             return node.value
@@ -242,10 +290,12 @@ class Filter:
 def field_path(text: str) -> Path:
     """A -e argument as a Path."""
     try:
-        tree = ast.parse(_python(text), mode="eval")
-    except (SyntaxError, QueryError):
+        body = _parse(text, "the field path")
+    except _TooLarge:  # said as it is: the text itself may be huge
+        raise
+    except QueryError:
         raise QueryError(f"{text!r} is not a field path (dotted names, [n] for a list element)") from None
-    return _path_of(tree.body, text)
+    return _path_of(body, text)
 
 
 # ------------------------------------------------------------------------------------------ known paths
