@@ -11,7 +11,9 @@ so they defend themselves the same way, with one implementation:
 * a cap on unread bytes: a write that would leave more than `max_pending` bytes in the connection's write
   buffer drops the connection instead, whatever the data is (replies, replays, pushes).
 * a per-connection log limit: lines a peer causes go through a token bucket (`log_rate` lines per second);
-  what is over it is counted and summarised in one line.
+  what is over it is counted and summarised in one line. Every limited line also draws on one bucket of the
+  whole process (`LogBudget`, DEFAULT_GLOBAL_LOG_RATE), so many peers (or webhooks) cannot add up to a
+  flood either.
 """
 from __future__ import annotations
 
@@ -34,6 +36,8 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 DEFAULT_LOG_RATE = 10.0
 #: Bytes a client may leave unread before it is dropped.
 DEFAULT_MAX_PENDING = 1 << 20
+#: Log lines per second (and as many at once) of all peers of the process together; see LogBudget.
+DEFAULT_GLOBAL_LOG_RATE = 100.0
 
 HOST = click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind or connect to.")
 LOG_LEVEL = click.option("--log-level", type=click.Choice(LOG_LEVELS, case_sensitive=False), default="info",
@@ -84,20 +88,73 @@ class RawStream:
         return chunk
 
 
+class LogBudget:
+    """One token bucket shared by many PeerLogs (by default every one of the process: LOG_BUDGET).
+
+    A peer's own limit bounds what one peer writes; this bounds what all of them write together, so 17,000
+    webhooks or 400 connections cannot each write their own burst. Lines (and per-peer summaries) it refuses
+    are counted by their PeerLog as suppressed too; summaries it refuses are folded into one line of its own,
+    "suppressed N log line(s) over the global limit", written before the next line it lets through and by
+    flush().
+    """
+
+    def __init__(self, rate: float = DEFAULT_GLOBAL_LOG_RATE, burst: float | None = None,
+                 clock: Callable[[], float] = time.monotonic):
+        if rate <= 0:
+            raise ValueError(f"rate must be positive, not {rate!r}")
+        self.rate, self.clock = rate, clock
+        self.burst = burst if burst is not None else float(max(1, math.ceil(rate)))
+        self._tokens = self.burst
+        self._stamp = clock()
+        self.held = 0  # suppressed lines whose summaries this budget has not written yet
+        self.total_suppressed = 0  # lines refused here (not those a peer's own limit refused)
+        self._level = logging.NOTSET
+        self._logger: logging.Logger | None = None
+
+    def take(self) -> bool:
+        now = self.clock()
+        self._tokens = min(self.burst, self._tokens + (now - self._stamp) * self.rate)
+        self._stamp = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
+    def hold(self, logger: logging.Logger, count: int, level: int) -> None:
+        """A peer's summary of `count` lines that could not be written now."""
+        self.held += count
+        self._level = max(self._level, level)
+        self._logger = logger
+
+    def flush(self) -> None:
+        """Write the summary of the held lines, if any."""
+        if self.held and self._logger is not None:
+            self._logger.log(self._level, "suppressed %d log line(s) over the global limit of %g per second",
+                             self.held, self.rate)
+        self.held, self._level = 0, logging.NOTSET
+
+
+#: The process-wide budget PeerLogs draw on unless given another.
+LOG_BUDGET = LogBudget()
+
+
 class PeerLog:
     """The log lines about one peer, through a token bucket: `rate` lines per second, `burst` at once.
 
     A peer chooses how many frames it sends, so without a limit it chooses how big the logs grow. Lines over
     the limit are counted, and one line "suppressed N log line(s)" (at the highest level suppressed) is written
     before the next line that is let through, and when the connection ends (flush). Lines below the logger's
-    level cost no token. rate None: no limit.
+    level cost no token. A line let through by the peer's bucket also needs a token of `budget` (the whole
+    process's LogBudget unless told), and so does a summary. rate None: no limit at all.
     """
 
     def __init__(self, logger: logging.Logger, peer: str, rate: float | None = DEFAULT_LOG_RATE,
-                 burst: float | None = None, clock: Callable[[], float] = time.monotonic):
+                 burst: float | None = None, clock: Callable[[], float] = time.monotonic,
+                 budget: LogBudget | None = None):
         if rate is not None and rate <= 0:
             raise ValueError(f"rate must be positive or None, not {rate!r}")
         self.logger, self.peer, self.rate, self.clock = logger, peer, rate, clock
+        self.budget = budget if budget is not None else LOG_BUDGET
         self.burst = burst if burst is not None else float(max(1, math.ceil(rate or 1)))
         self._tokens = self.burst
         self._stamp = clock()
@@ -108,7 +165,7 @@ class PeerLog:
     def log(self, level: int, msg: str, *args, exc_info=None) -> None:
         if not self.logger.isEnabledFor(level):
             return
-        if self.rate is not None and not self._take():
+        if self.rate is not None and not (self._take() and self._take_global()):
             self.suppressed += 1
             self.total_suppressed += 1
             self._suppressed_level = max(self._suppressed_level, level)
@@ -134,9 +191,14 @@ class PeerLog:
         self.log(logging.ERROR, msg, *args)
 
     def flush(self) -> None:
-        """Write the summary of the lines suppressed since the last one, if any."""
+        """Write the summary of the lines suppressed since the last one, if any (or hand it to the budget when
+        that has no token left)."""
         if self.suppressed:
-            self.logger.log(self._suppressed_level, "%s: suppressed %d log line(s)", self.peer, self.suppressed)
+            if self.rate is None or self.budget.take():
+                self.logger.log(self._suppressed_level, "%s: suppressed %d log line(s)", self.peer,
+                                self.suppressed)
+            else:
+                self.budget.hold(self.logger, self.suppressed, self._suppressed_level)
             self.suppressed, self._suppressed_level = 0, logging.NOTSET
 
     def _take(self) -> bool:
@@ -148,7 +210,14 @@ class PeerLog:
         self._tokens -= 1
         return True
 
+    def _take_global(self) -> bool:
+        if self.budget.take():
+            return True
+        self.budget.total_suppressed += 1
+        return False
+
     def _emit(self, level: int, msg: str, args: tuple, exc_info) -> None:
+        self.budget.flush()
         self.flush()
         self.logger.log(level, "%s: " + msg, self.peer, *args, exc_info=exc_info)
 
@@ -177,13 +246,13 @@ class Link:
 
     def __init__(self, writer: asyncio.StreamWriter, logger: logging.Logger, *, idle_timeout: float | None = None,
                  max_pending: int | None = DEFAULT_MAX_PENDING, log_rate: float | None = DEFAULT_LOG_RATE,
-                 stats: LinkStats | None = None):
+                 stats: LinkStats | None = None, log_budget: LogBudget | None = None):
         if idle_timeout is not None and idle_timeout <= 0:
             raise ValueError(f"idle_timeout must be positive or None, not {idle_timeout!r}")
         peername = writer.get_extra_info("peername")
         self.name = f"{peername[0]}:{peername[1]}" if peername else "?"
         self.writer = writer
-        self.log = PeerLog(logger, self.name, log_rate)
+        self.log = PeerLog(logger, self.name, log_rate, budget=log_budget)
         self.idle_timeout, self.max_pending = idle_timeout, max_pending
         self.stats = stats if stats is not None else LinkStats()
         self.dropped = False
@@ -402,6 +471,7 @@ class ListeningServer:
         if server is not None:
             await server.wait_closed()
         self._close_files()
+        LOG_BUDGET.flush()
         self._stopped.set()
         self._stopped_log()
 

@@ -4,8 +4,10 @@
 requests, built by `inlong_proto.eventmesh.http`: MSG_SEND_ASYNC / MSG_SEND_SYNC, SUBSCRIBE, UNSUBSCRIBE,
 HEARTBEAT, REPLY_MESSAGE); each answer is read by the spec-driven decoder and a retCode other than 0
 raises EventMeshHttpError. `WebhookReceiver` is the subscriber's side of the push: a small h11 server
-(sharing the runtime server's request framing) that answers each push with {"retCode": n} (OK unless told
-otherwise) and hands the pushed messages out.
+(sharing the runtime server's request framing) that answers the runtime's abuse-protection handshake (an
+OPTIONS request with WebHook-Request-Origin: 200 with WebHook-Allowed-Origin for an origin it accepts, 403
+otherwise), answers each push with {"retCode": n} (OK unless told otherwise) and hands the pushed messages
+out.
 
 Recording: the client's `record` / `record_sent` files get the exact bytes of every answer read / request
 written, the receiver's `record_pushes` / `record_push_replies` those of every push read / answer written:
@@ -15,17 +17,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Iterable
 import os
 import random
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
+import h11
+
 from ..endpoints import Link, RawStream, connection_scope, finish_handlers
 from ..errors import DecodeError
 from . import http
 from .http import ClientConfig, ClientRetCode, HttpRequest, HttpResponse, HttpStreamDecoder, RetCode, SubscriptionItem
-from .http_server import READ_SIZE, Refused, RequestReader, read_request, wants_close
+from .http_server import (ALLOWED_ORIGIN, ALLOWED_RATE, READ_SIZE, REQUEST_ORIGIN, Refused, RequestReader, read_request,
+                          wants_close)
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +63,7 @@ class HttpClientReport:
     heartbeats_answered: int = 0
     messages: int = 0  # pushes received
     webhook_replies: Counter = field(default_factory=Counter)  # what the pushes were answered, by ClientRetCode
+    handshakes: Counter = field(default_factory=Counter)  # the webhook's answers to handshakes: allowed / refused
     expected: int | None = None  # messages a subscriber waited for
     error: str | None = None  # why the run ended early
 
@@ -72,7 +79,8 @@ class HttpClientReport:
         out = {"sent": dict(sorted(self.sent.items())), "answered": dict(sorted(self.answered.items())),
                "published": self.published, "publish_ok": self.publish_ok, "publish_failed": self.publish_failed,
                "heartbeats": self.heartbeats, "heartbeats_answered": self.heartbeats_answered,
-               "messages": self.messages, "webhook_replies": dict(sorted(self.webhook_replies.items()))}
+               "messages": self.messages, "webhook_replies": dict(sorted(self.webhook_replies.items())),
+               "handshakes": dict(sorted(self.handshakes.items()))}
         if self.expected is not None:
             out["lost"] = self.lost
         return {**out, "error": self.error, "ok": self.ok}
@@ -206,13 +214,20 @@ class EventMeshHttpClient:
 class WebhookReceiver:
     """The subscriber's webhook: an h11 server that answers each push with {"retCode": reply_code} and
     queues the push (an HttpRequest of kind "push") for `receive`. A request that is no push is answered
-    FAIL with HTTP 400; a push beyond max_queued waiting messages is answered RETRY (the runtime retries)."""
+    FAIL with HTTP 400; a push beyond max_queued waiting messages is answered RETRY (the runtime retries).
+
+    The handshake (OPTIONS with WebHook-Request-Origin) is answered 200 with WebHook-Allowed-Origin naming
+    the origin when allowed_origins is None (any origin) or holds it (case-insensitively), with
+    WebHook-Allowed-Rate when allowed_rate is given; else 403. Handshakes are not recorded (no push)."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, reply_code: int = ClientRetCode.OK,
                  record_pushes: str | os.PathLike | None = None,
                  record_push_replies: str | os.PathLike | None = None, idle_timeout: float | None = None,
-                 max_queued: int = 10000, report: HttpClientReport | None = None):
+                 max_queued: int = 10000, report: HttpClientReport | None = None,
+                 allowed_origins: Iterable[str] | None = None, allowed_rate: int | None = None):
         self.host, self.requested_port, self.reply_code = host, port, reply_code
+        self.allowed_origins = None if allowed_origins is None else {o.lower() for o in allowed_origins}
+        self.allowed_rate = allowed_rate
         self.idle_timeout, self.max_queued = idle_timeout, max_queued
         self.report = report if report is not None else HttpClientReport()
         self._paths = {"received": record_pushes, "sent": record_push_replies}
@@ -289,6 +304,8 @@ class WebhookReceiver:
             self._links.pop(link, None)
 
     def _on_request(self, link: Link, raw: bytes) -> bool:
+        if raw.startswith(b"OPTIONS "):
+            return self._handshake(link, raw)
         _append(self._files["received"], raw)
         try:
             request = read_request(raw)
@@ -307,6 +324,25 @@ class WebhookReceiver:
         self.report.webhook_replies[code.name if code is not None else str(self.reply_code)] += 1
         self._write(link, http.webhook_reply(int(code) if code is not None else self.reply_code))
         return not wants_close(request)
+
+    def _handshake(self, link: Link, raw: bytes) -> bool:
+        """Answer the runtime's abuse-protection handshake (class doc)."""
+        conn = h11.Connection(h11.SERVER)
+        conn.receive_data(raw)
+        request = conn.next_event()  # RequestReader has already read it as a whole request
+        origin = next((v.decode("latin-1").strip() for n, v in request.headers if n == REQUEST_ORIGIN.lower().encode()),
+                      None)
+        if origin and (self.allowed_origins is None or origin.lower() in self.allowed_origins):
+            self.report.handshakes["allowed"] += 1
+            headers = [("Allow", "POST, OPTIONS"), (ALLOWED_ORIGIN, origin)]
+            if self.allowed_rate is not None:
+                headers.append((ALLOWED_RATE, str(self.allowed_rate)))
+            link.write(http.build_response(200, headers + [("Content-Length", None)]))
+        else:
+            self.report.handshakes["refused"] += 1
+            link.log.info("refusing the handshake of origin %r", origin)
+            link.write(http.build_response(403 if origin else 400, [("Content-Length", None)]))
+        return not any(n == b"connection" and v.lower() == b"close" for n, v in request.headers)
 
     def _write(self, link: Link, data: bytes) -> None:
         if link.write(data):

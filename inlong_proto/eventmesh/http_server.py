@@ -22,13 +22,24 @@ says is what the decoder reads. What it answers follows the runtime (docs/protoc
   webhook's answer is read by the decoder: REMOTE_OK/OK complete it, FAIL (or no retCode) completes it
   as failed (counted, logged), RETRY/NOLISTEN, other statuses and connection errors retry up to the
   spec's retry limit, 410/415 give up.
+* abuse protection (the CloudEvents HTTP webhook handshake, as the real runtime's WebhookUtil does it, but
+  before the first push rather than at SUBSCRIBE, and strictly): before pushing to a url the pusher sends it
+  an OPTIONS request with `WebHook-Request-Origin: <webhook_origin>`; only a 200 answer whose
+  `WebHook-Allowed-Origin` is that origin or `*` lets pushes go (paced by `WebHook-Allowed-Rate`, pushes per
+  minute, when given). The verdict is kept verdict_ttl seconds per url. A url that refused gets no POST:
+  its queued pushes and every later one are dropped and counted (push_refused); a handshake that gets no
+  answer at all (connection refused, timeout) counts as a failed push attempt and is retried like one.
+  Targets on the `webhook_allow` list (host:port, as the url writes them) skip the handshake: for tests
+  and demos. Handshakes are not written to the push recordings.
 
 Defences, shared with the TCP servers (`inlong_proto.endpoints.Link`): a connection without a whole
 request for idle_timeout seconds is closed; a request whose head is over the spec's max-head-bytes or
 whose body is over max_request_size is answered 431/413 and closed before its body is read (a huge
 Content-Length costs nothing); bytes HTTP cannot parse get 400 and a close; a client that leaves over
 max_pending bytes unread is dropped; pushes waiting for their webhook are capped (max_pending_pushes: the
-rest are dropped and counted); log lines about a peer or a webhook are rate-limited.
+rest are dropped and counted); one client (an IP address) holds at most max_subscriptions (topic, url)
+subscriptions (more get retCode 19); log lines about a peer or a webhook are rate-limited, per peer and
+over the whole process (endpoints.LogBudget).
 """
 from __future__ import annotations
 
@@ -39,12 +50,14 @@ import os
 import random
 import time
 import urllib.parse
-from collections import Counter, deque
+from collections import Counter, OrderedDict, deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import h11
 
-from ..endpoints import DEFAULT_LOG_RATE, Link, LinkStats, ListeningServer, PeerLog, RawStream, connection_scope
+from ..endpoints import (DEFAULT_LOG_RATE, Link, LinkStats, ListeningServer, LogBudget, PeerLog, RawStream,
+                         connection_scope, host_port)
 from ..errors import DecodeError
 from . import http
 from .http import (BODIES, CODES, HEADER_KEYS, MAX_HEAD, PUSH, RET_CODES, TRANSPORT, ClientRetCode, HttpRequest,
@@ -61,6 +74,19 @@ DEFAULT_TTL_MS = 14400000  # EventMeshConstants.DEFAULT_MSG_TTL_MILLS: a blank t
 CLUSTER, ENV, IDC = "EventMeshCluster", "env", "idc"  # what this runtime says it is (response and push headers)
 MAX_REPLY_SIZE = 1 << 16  # a webhook's answer longer than this is treated as a failed push
 COMPLETED_OK = (ClientRetCode.REMOTE_OK.name, ClientRetCode.OK.name)
+#: Pushes waiting for their webhooks, over all of them; further ones are dropped and counted.
+DEFAULT_MAX_PENDING_PUSHES = 1000
+#: (topic, url) subscriptions one client (IP address) may hold at once.
+DEFAULT_MAX_SUBSCRIPTIONS = 100
+#: Seconds a webhook's answer to the abuse-protection handshake is trusted before it is asked again.
+DEFAULT_VERDICT_TTL = 600.0
+#: Webhook verdicts remembered at once (the least recently used are forgotten first).
+MAX_VERDICTS = 10000
+#: What the handshake's WebHook-Request-Origin says this runtime is.
+DEFAULT_WEBHOOK_ORIGIN = "inlong-proto-eventmesh"
+REQUEST_ORIGIN, ALLOWED_ORIGIN = "WebHook-Request-Origin", "WebHook-Allowed-Origin"
+ALLOWED_RATE = "WebHook-Allowed-Rate"
+MAX_HANDSHAKE_HEAD = 16384  # a longer answer head to the OPTIONS request is a refusal
 
 
 class Refused(Exception):
@@ -151,6 +177,13 @@ def split_url(url: str) -> tuple[str, int] | None:
     return parts.hostname, port
 
 
+def allow_entry(value) -> tuple[str, int]:
+    """A --webhook-allow entry: "host:port" (IPv6 in brackets) or a (host, port) pair, compared with the
+    host and port a webhook url names (its port 80 when it names none), host case-insensitively."""
+    host, port = value if isinstance(value, tuple) else host_port(value)
+    return host.lower(), int(port)
+
+
 def _ret_msg(code: RetCode, detail: str = "") -> str:
     return RET_CODES[int(code)]["msg"] + detail
 
@@ -186,11 +219,22 @@ class Webhook:
     writer: asyncio.StreamWriter | None = None
     decoder: HttpStreamDecoder | None = None
     raw: RawStream | None = None
+    next_push: float = 0.0  # loop time before which WebHook-Allowed-Rate lets no push go
 
     def disconnect(self) -> None:
         if self.writer is not None:
             self.writer.close()
         self.reader = self.writer = self.decoder = self.raw = None
+
+
+@dataclass
+class Verdict:
+    """A webhook's answer to the handshake: whether it takes pushes from this origin, until when."""
+
+    allowed: bool
+    expires: float  # loop time
+    why: str
+    rate: int | None = None  # pushes per minute it allows (None: no limit given)
 
 
 @dataclass
@@ -211,6 +255,10 @@ class HttpServerStats:
     push_failed: int = 0  # pushes answered FAIL (or no retCode), or given up after retries / 410 / 415
     push_retries: int = 0
     push_dropped: int = 0  # pushes not queued: over max_pending_pushes
+    handshakes: int = 0  # abuse-protection OPTIONS requests sent
+    webhooks_refused: int = 0  # handshakes a webhook refused (its pushes are dropped)
+    push_refused: int = 0  # pushes not sent because their webhook refused the handshake
+    subscriptions_refused: int = 0  # SUBSCRIBEs over a client's max_subscriptions
     closed_for_bad_input: int = 0
     links: LinkStats = field(default_factory=LinkStats)
 
@@ -220,7 +268,9 @@ class HttpServerStats:
                 "refused": self.refused, "subscriptions": self.subscriptions, "heartbeats": self.heartbeats,
                 "replies": self.replies, "sync_timeouts": self.sync_timeouts, "pushed": self.pushed,
                 "push_ok": self.push_ok, "push_failed": self.push_failed, "push_retries": self.push_retries,
-                "push_dropped": self.push_dropped, "closed_for_bad_input": self.closed_for_bad_input,
+                "push_dropped": self.push_dropped, "handshakes": self.handshakes,
+                "webhooks_refused": self.webhooks_refused, "push_refused": self.push_refused,
+                "subscriptions_refused": self.subscriptions_refused, "closed_for_bad_input": self.closed_for_bad_input,
                 **self.links.to_dict()}
 
 
@@ -234,32 +284,61 @@ class Answer(Exception):
 
 class WebhookPusher:
     """The runtime's webhook pushes (module doc), for the HTTP and the gRPC runtime alike: a queue per url, at
-    most max_pending pushes waiting in all; each url's pushes go one at a time on one keep-alive connection,
-    and the answer, read by the decoder, completes, fails or retries the push as the spec says. stats: an
-    object with the counters pushed, push_ok, push_failed, push_retries and push_dropped."""
+    most max_pending pushes waiting in all; each url must first agree to take pushes (the handshake), then its
+    pushes go one at a time on one keep-alive connection, and the answer, read by the decoder, completes,
+    fails or retries the push as the spec says. stats: an object with the counters pushed, push_ok,
+    push_failed, push_retries, push_dropped, handshakes, webhooks_refused and push_refused."""
 
     def __init__(self, stats, *, host: str, log_rate: float | None, push_timeout: float, retry_delay: float,
-                 max_pending: int, rng: random.Random, record=None):
+                 max_pending: int, rng: random.Random, record=None, allow: Iterable = (),
+                 origin: str = DEFAULT_WEBHOOK_ORIGIN, verdict_ttl: float = DEFAULT_VERDICT_TTL,
+                 log_budget: LogBudget | None = None):
         self.stats, self.host, self.log_rate = stats, host, log_rate
         self.push_timeout, self.retry_delay, self.max_pending = push_timeout, retry_delay, max_pending
+        self.allow = frozenset(allow_entry(entry) for entry in allow)
+        self.origin, self.verdict_ttl, self.log_budget = origin, verdict_ttl, log_budget
         self._rng = rng
         self.record = record or (lambda name, data: None)  # record(name, bytes): "pushes", "push_replies"
         self._hooks: dict[str, Webhook] = {}
+        self._verdicts: OrderedDict[str, Verdict] = OrderedDict()
         self.pending = 0  # pushes waiting in all webhook queues
 
     def push(self, url: str, message: Message, sync: bool, plog: PeerLog) -> bool:
-        """Queue one push to url; False (counted, logged on plog) when max_pending are waiting already."""
+        """Queue one push to url; False (counted, logged on plog) when max_pending are waiting already or the
+        url refused the handshake."""
+        verdict = self.verdict(url)
+        if verdict is not None and not verdict.allowed:
+            self.stats.push_refused += 1
+            plog.warning("%s refused pushes (%s): not pushing to it", url, verdict.why)
+            return False
         if self.pending >= self.max_pending:
             self.stats.push_dropped += 1
             plog.warning("%d pushes pending, dropping the push to %s", self.pending, url)
             return False
         hook = self._hooks.get(url)
         if hook is None:
-            hook = self._hooks[url] = Webhook(url, split_url(url), PeerLog(log, url, self.log_rate))
+            hook = self._hooks[url] = Webhook(url, split_url(url), PeerLog(log, url, self.log_rate,
+                                                                           budget=self.log_budget))
             hook.task = asyncio.create_task(self._run(hook), name=f"push {url}")
         hook.queue.append(PushJob(message, sync))
         self.pending += 1
         return True
+
+    def allowed(self, url: str) -> bool:
+        """Whether url is on the allow list (no handshake)."""
+        address = split_url(url)
+        return address is not None and (address[0].lower(), address[1]) in self.allow
+
+    def verdict(self, url: str) -> Verdict | None:
+        """The url's answer to the handshake while it is trusted (None: none yet, or expired)."""
+        verdict = self._verdicts.get(url)
+        if verdict is None:
+            return None
+        if verdict.expires <= asyncio.get_running_loop().time():
+            del self._verdicts[url]
+            return None
+        self._verdicts.move_to_end(url)
+        return verdict
 
     async def close(self) -> None:
         """Stop every pusher (what is still queued is not sent)."""
@@ -269,11 +348,19 @@ class WebhookPusher:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _run(self, hook: Webhook) -> None:
-        """Send a webhook's pushes one after the other, retrying as the runtime does."""
+        """Send a webhook's pushes one after the other, once it agreed, retrying as the runtime does."""
         try:
             while hook.queue:
                 job = hook.queue[0]
-                outcome, delay = await self._push(hook, job)
+                agreement = await self._agreement(hook)
+                if agreement == "refused":
+                    self.stats.push_refused += len(hook.queue)  # the finally forgets them
+                    break
+                if agreement == "allowed":
+                    await self._pace(hook)
+                    outcome, delay = await self._push(hook, job)
+                else:  # the handshake got no answer: like a push that got none
+                    outcome, delay = "retry", None
                 if outcome == "retry" and job.attempts < PUSH["retry-limit"]:
                     job.attempts += 1
                     self.stats.push_retries += 1
@@ -292,6 +379,86 @@ class WebhookPusher:
             hook.disconnect()
             hook.log.flush()
             self._hooks.pop(hook.url, None)
+
+    # -- abuse protection --------------------------------------------------------------------------
+
+    async def _agreement(self, hook: Webhook) -> str:
+        """"allowed" (the allow list, or a trusted yes), "refused" (a trusted no), or "retry" (no answer)."""
+        if self.allowed(hook.url):
+            return "allowed"
+        verdict = self.verdict(hook.url)
+        if verdict is None:
+            self.stats.handshakes += 1
+            try:
+                verdict = await self._handshake(hook)
+            except (OSError, TimeoutError, ConnectionError) as exc:
+                hook.log.warning("handshake with %s: %s", hook.url, str(exc) or type(exc).__name__)
+                return "retry"
+            self._verdicts[hook.url] = verdict
+            if len(self._verdicts) > MAX_VERDICTS:
+                self._verdicts.popitem(last=False)
+            if verdict.allowed:
+                hook.log.info("%s agreed to take pushes (%s)", hook.url, verdict.why)
+            else:
+                self.stats.webhooks_refused += 1
+                hook.log.warning("%s refused pushes (%s): its pushes are dropped", hook.url, verdict.why)
+        return "allowed" if verdict.allowed else "refused"
+
+    async def _handshake(self, hook: Webhook) -> Verdict:
+        """The OPTIONS validation request on a connection of its own, and what its answer says."""
+        parts = urllib.parse.urlsplit(hook.url)
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        conn = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HANDSHAKE_HEAD)
+        request = conn.send(h11.Request(method="OPTIONS", target=target, headers=[
+            ("Host", parts.netloc), (REQUEST_ORIGIN, self.origin), ("Content-Length", "0"),
+            ("Connection", "close")])) + conn.send(h11.EndOfMessage())
+        expires = asyncio.get_running_loop().time() + self.verdict_ttl
+        async with asyncio.timeout(self.push_timeout):
+            reader, writer = await asyncio.open_connection(*hook.address)
+            try:
+                writer.write(request)
+                await writer.drain()
+                while True:
+                    try:
+                        event = conn.next_event()
+                    except h11.RemoteProtocolError as exc:
+                        return Verdict(False, expires, f"not an HTTP answer: {exc}")
+                    if event is h11.NEED_DATA:
+                        data = await reader.read(READ_SIZE)
+                        if not data:
+                            raise ConnectionError("the webhook closed the connection without an answer")
+                        conn.receive_data(data)
+                    elif isinstance(event, h11.Response):
+                        break
+                    elif not isinstance(event, h11.InformationalResponse):
+                        raise ConnectionError("the webhook closed the connection without an answer")
+            finally:
+                writer.close()
+        return self._verdict_of(event, expires)
+
+    def _verdict_of(self, answer: h11.Response, expires: float) -> Verdict:
+        headers = {name.decode("latin-1").lower(): value.decode("latin-1").strip() for name, value in answer.headers}
+        origin = headers.get(ALLOWED_ORIGIN.lower())
+        if answer.status_code != 200:
+            return Verdict(False, expires, f"HTTP {answer.status_code}")
+        if origin is None:
+            return Verdict(False, expires, f"no {ALLOWED_ORIGIN}")
+        if origin != "*" and origin.lower() != self.origin.lower():
+            return Verdict(False, expires, f"{ALLOWED_ORIGIN}: {origin!r}, not {self.origin!r}")
+        rate = headers.get(ALLOWED_RATE.lower(), "")
+        per_minute = int(rate) if rate.isdecimal() and int(rate) > 0 else None
+        return Verdict(True, expires, f"{ALLOWED_ORIGIN}: {origin}", per_minute)
+
+    async def _pace(self, hook: Webhook) -> None:
+        """Wait as long as the webhook's WebHook-Allowed-Rate asks between two pushes."""
+        verdict = self._verdicts.get(hook.url)
+        if verdict is None or verdict.rate is None:
+            return
+        loop = asyncio.get_running_loop()
+        delay = hook.next_push - loop.time()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        hook.next_push = loop.time() + 60.0 / verdict.rate
 
     async def _push(self, hook: Webhook, job: PushJob) -> tuple[str, float | None]:
         """One push and its answer: ("ok" | "failed" | "retry" | "no_retry" | ..., retry delay or None)."""
@@ -346,7 +513,9 @@ class EventMeshHttpServer(ListeningServer):
 
     record / record_sent: files the exact bytes of every request read / answer written are appended to;
     record_pushes / record_push_replies: the same for pushes written to webhooks / their answers. Each file
-    is one direction of HTTP, so `inlong-proto decode -p eventmesh-http FILE` reads it.
+    is one direction of HTTP, so `inlong-proto decode -p eventmesh-http FILE` reads it. webhook_allow:
+    "host:port" targets pushed to without the handshake (module doc). log_budget: the LogBudget every log
+    line about a peer or webhook also draws on (the process's unless given).
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, record: str | os.PathLike | None = None,
@@ -355,8 +524,11 @@ class EventMeshHttpServer(ListeningServer):
                  idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
                  max_event_size: int = TRANSPORT["max-event-size"]["characters"],
                  max_request_size: int = DEFAULT_MAX_REQUEST_SIZE, max_pending: int | None = 4 * 1024 * 1024,
-                 max_pending_pushes: int = 10000, push_timeout: float = 5.0, retry_delay: float = 1.0,
-                 reply_timeout: float = 10.0, log_rate: float | None = DEFAULT_LOG_RATE, seed: int | None = None):
+                 max_pending_pushes: int = DEFAULT_MAX_PENDING_PUSHES, push_timeout: float = 5.0,
+                 retry_delay: float = 1.0, reply_timeout: float = 10.0, log_rate: float | None = DEFAULT_LOG_RATE,
+                 seed: int | None = None, webhook_allow: Iterable = (), webhook_origin: str = DEFAULT_WEBHOOK_ORIGIN,
+                 verdict_ttl: float = DEFAULT_VERDICT_TTL, max_subscriptions: int = DEFAULT_MAX_SUBSCRIPTIONS,
+                 log_budget: LogBudget | None = None):
         if idle_timeout is not None and idle_timeout <= 0:
             raise ValueError(f"idle_timeout must be positive or None, not {idle_timeout!r}")
         self.paths = {"received": record, "sent": record_sent, "pushes": record_pushes,
@@ -365,16 +537,20 @@ class EventMeshHttpServer(ListeningServer):
         self.idle_timeout, self.max_event_size, self.max_request_size = idle_timeout, max_event_size, max_request_size
         self.max_pending, self.max_pending_pushes, self.log_rate = max_pending, max_pending_pushes, log_rate
         self.push_timeout, self.retry_delay, self.reply_timeout = push_timeout, retry_delay, reply_timeout
+        self.max_subscriptions, self.log_budget = max_subscriptions, log_budget
         self.stats = HttpServerStats()
         self._rng = random.Random(seed)
         self._links: dict[Link, None] = {}
         self._ids = itertools.count(1)
         # topic -> (consumerGroup, url) -> item, in subscription order
         self.subscriptions: dict[str, dict[tuple[str, str], SubscriptionItem]] = {}
+        self._owners: dict[tuple[str, str, str], str] = {}  # (topic, group, url) -> the client (IP) it counts for
+        self._owned: Counter = Counter()  # client (IP) -> subscriptions it holds
         self._turn: Counter = Counter()  # (topic, group) -> next CLUSTERING member
         self.pusher = WebhookPusher(self.stats, host=host, log_rate=log_rate, push_timeout=push_timeout,
                                     retry_delay=retry_delay, max_pending=max_pending_pushes, rng=self._rng,
-                                    record=self._record)
+                                    record=self._record, allow=webhook_allow, origin=webhook_origin,
+                                    verdict_ttl=verdict_ttl, log_budget=log_budget)
         self._waiting: dict[str, asyncio.Future] = {}  # uniqueid of a MSG_SEND_SYNC -> its reply
         self._processors = {RequestCode.MSG_SEND_ASYNC: self._send_async, RequestCode.MSG_SEND_SYNC: self._send_sync,
                             RequestCode.HEARTBEAT: self._heartbeat, RequestCode.SUBSCRIBE: self._subscribe,
@@ -397,6 +573,8 @@ class EventMeshHttpServer(ListeningServer):
         await self.pusher.close()
 
     def _stopped_log(self) -> None:
+        if self.log_budget is not None:
+            self.log_budget.flush()
         log.info("stopped: %s", self.stats.to_dict())
 
     def _record(self, name: str, data: bytes) -> None:
@@ -409,7 +587,7 @@ class EventMeshHttpServer(ListeningServer):
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         link = Link(writer, log, idle_timeout=self.idle_timeout, max_pending=self.max_pending,
-                    log_rate=self.log_rate, stats=self.stats.links)
+                    log_rate=self.log_rate, stats=self.stats.links, log_budget=self.log_budget)
         self._links[link] = None
         self.stats.connections += 1
         try:
@@ -529,11 +707,20 @@ class EventMeshHttpServer(ListeningServer):
                or i.type in (None, SubscriptionType.UNRECOGNIZED)]
         if bad:
             raise Answer(RetCode.EVENTMESH_PROTOCOL_BODY_ERR, f", unusable item {dumps(bad[0].to_json())}")
+        client = link.name.rsplit(":", 1)[0]
+        new = {(i.topic, group, url) for i in items if (group, url) not in self.subscriptions.get(i.topic, {})}
+        if self._owned[client] + len(new) > self.max_subscriptions:
+            self.stats.subscriptions_refused += 1
+            raise Answer(RetCode.EVENTMESH_SUBSCRIBE_ERR, f", client {client} would hold over "
+                                                          f"{self.max_subscriptions} subscriptions")
         for item in items:
             members = self.subscriptions.setdefault(item.topic, {})
             if (group, url) not in members:
                 self.stats.subscriptions += 1
             members[(group, url)] = item
+        for key in new:
+            self._owners[key] = client
+        self._owned[client] += len(new)
         link.log.info("%s subscribed %s to %s", group, url, ", ".join(i.topic for i in items))
         return RetCode.SUCCESS, _ret_msg(RetCode.SUCCESS), None
 
@@ -541,7 +728,11 @@ class EventMeshHttpServer(ListeningServer):
         url, group = request.fields["url"], request.fields["consumerGroup"]
         for topic in request.fields["topic"]:
             members = self.subscriptions.get(topic, {})
-            members.pop((group, url), None)
+            if members.pop((group, url), None) is not None:
+                owner = self._owners.pop((topic, group, url), None)
+                self._owned[owner] -= 1
+                if self._owned[owner] <= 0:
+                    del self._owned[owner]
             if not members:
                 self.subscriptions.pop(topic, None)
         link.log.info("%s unsubscribed %s from %s", group, url, ", ".join(request.fields["topic"]))
