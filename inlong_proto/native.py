@@ -164,10 +164,23 @@ def iter_batches(data, protocol: str, path: str = "", direction: str | None = No
                  batch_bytes: int = BATCH_BYTES) -> Iterator:
     """pyarrow.RecordBatches of arrow.frame_schema(protocol) for a whole dump (bytes, bytearray, memoryview,
     mmap): the rows of iter_frames(data, protocol, direction, mode), in order, at most batch_rows a batch
-    and about batch_bytes of frames."""
+    and about batch_bytes of frames. Its arguments are checked at the call, not at the first batch."""
     _check_direction(direction)
     mode = _check_mode(mode)
-    name = protocols.checked(protocol)
+    _check_sizes(batch_rows, batch_bytes)
+    return _iter_batches(data, protocols.checked(protocol), path, direction, mode, max_frame_size, batch_rows,
+                         batch_bytes)
+
+
+def _check_sizes(batch_rows, batch_bytes) -> None:
+    """A batch must be able to hold a row: batch_rows=0 made the scans loop forever on an empty batch."""
+    for name, value in (("batch_rows", batch_rows), ("batch_bytes", batch_bytes)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive int, not {value!r}")
+
+
+def _iter_batches(data, name: str, path: str, direction: str | None, mode: str, max_frame_size: int | None,
+                  batch_rows: int, batch_bytes: int) -> Iterator:
     found = None if name in protocols.STREAM_PROTOCOLS else scanner(name, direction)
     if found is None:  # HTTP streams, or no compiled scanner: the pure rows, batched
         yield from _python_batches(path, iter_frames(data, name, direction, mode, max_frame_size=max_frame_size),
@@ -189,6 +202,7 @@ def range_batches(view, protocol: str, path: str, direction: str | None, mode: s
     object is scanned window by window; None when view holds them all. A batch holds at most batch_rows
     rows and about batch_bytes of frame bytes (the compiled scan sees a window of that many bytes).
     """
+    _check_sizes(batch_rows, batch_bytes)
     proto = protocols.get(protocol)
     limit = max_frame_size or proto.max_frame_size
     found = scanner(proto.name, direction)
