@@ -29,6 +29,17 @@ class Row(NamedTuple):
     value: str
 
 
+def printable(text: str) -> str:
+    """text with every character that repr escapes (C0 and C1 controls such as ESC and CSI, DEL, line
+    breaks, format characters such as bidi overrides) written as repr writes it (\\x1b, \\n, \\u202e), so that
+    frame content printed to a terminal can neither drive it nor hide text. Values here are shown by repr;
+    this is the same rule for text shown bare (table and CSV cells, error lines): quotes and backslashes
+    stay as they are."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+
+
 def _value_text(value) -> str:
     if isinstance(value, IntEnum):
         return f"{value.name} ({value.value})"
@@ -107,19 +118,20 @@ def _print_rows(data: bytes, rows: Iterable[Row], start: int) -> None:
         depth = row.path.count(".")
         raw = data[row.offset - start:row.offset - start + row.length]
         shown = raw[:PREVIEW].hex(" ") + (" …" if len(raw) > PREVIEW else "")
-        click.echo(f"{row.offset:>8}  {shown:<50} {'  ' * depth}{row.path.rsplit('.', 1)[-1]}"
-                   f"{' = ' + row.value if row.value else ''}")
+        name = printable(row.path.rsplit(".", 1)[-1])  # an HTTP header's name is the frame's own text
+        value = " = " + printable(row.value) if row.value else ""  # json_text leaves C1 controls raw
+        click.echo(f"{row.offset:>8}  {shown:<50} {'  ' * depth}{name}{value}")
 
 
 def _print_frame(protocol: str, frame, data: bytes) -> None:
     """One frame (data: its bytes) or one malformed span."""
     if frame.error is not None:
-        click.echo(f"{frame.offset:>8}  MALFORMED {frame.length} bytes: {frame.error}")
+        click.echo(f"{frame.offset:>8}  MALFORMED {frame.length} bytes: {printable(str(frame.error))}")
         if data:
             click.echo(f"{'':>8}  {data[:MALFORMED_PREVIEW].hex(' ')}{' …' if len(data) > MALFORMED_PREVIEW else ''}")
         return
-    click.echo(f"{frame.offset:>8}  frame {frame.message_type} ({frame.direction or 'either direction'}), "
-               f"{frame.length} bytes")
+    click.echo(f"{frame.offset:>8}  frame {printable(str(frame.message_type))} "
+               f"({frame.direction or 'either direction'}), {frame.length} bytes")
     _print_rows(data, frame_rows(protocol, frame, data), frame.offset)
 
 
@@ -155,7 +167,7 @@ def _print_capture_items(items: list, streams: dict, direction: str | None) -> N
     for item in items:
         frame, flow = item.frame, item.flow
         if flow is None:  # the container itself is broken from here on
-            click.echo(f"file offset {item.file_offset}: MALFORMED capture: {frame.error}")
+            click.echo(f"file offset {item.file_offset}: MALFORMED capture: {printable(str(frame.error))}")
             continue
         if direction is not None and item.direction != direction:
             continue

@@ -1,12 +1,18 @@
 """decode's output formats (-T): JSON lines, one JSON array, CSV, a table, Parquet. Each writer takes the
 items' JSON dicts in batches as they are decoded and writes them at once (a table and Parquet a block of
-rows at a time), so that live input stays live and memory stays bounded."""
+rows at a time), so that live input stays live and memory stays bounded.
+
+Frame content is never written so that it could drive a terminal or a spreadsheet: JSON escapes every
+control character (json itself escapes C0; DEL and C1 are escaped here), table and CSV cells escape the
+characters inspect escapes (inspect.printable), and a CSV text cell that a spreadsheet would read as a
+formula gets a leading quote (OWASP's advice on CSV injection)."""
 from __future__ import annotations
 
 import csv
-import json
+import re
 import sys
 
+from .inspect import printable
 from .query import Path, QueryError, field_path
 from .values import json_text
 
@@ -18,6 +24,33 @@ RECORD_COLUMNS = ("frame_offset", "record_index", "group_id", "stream_id", "data
 CAPTURE_COLUMNS = ("timestamp", "flow.client", "flow.client_port", "flow.server", "flow.server_port", "stream")
 TABLE_ROWS = 1000  # a table is printed per this many rows (and at the end)
 PARQUET_ROWS = 8192  # rows per Parquet row group
+
+
+_RAW_IN_JSON = re.compile("[\x7f-\x9f]")  # control characters json.dumps(ensure_ascii=False) leaves raw
+
+
+def terminal_json(value) -> str:
+    """json_text with DEL and the C1 controls (U+009B is CSI to some terminals) escaped as well: JSON lines
+    of frame content for a terminal (decode, the clients' received messages), same JSON value."""
+    return _RAW_IN_JSON.sub(lambda found: f"\\u{ord(found.group()):04x}", json_text(value))
+
+
+def _json_cell(value) -> str:
+    """A nested value as JSON text for a cell, every character printable() would escape written as a JSON
+    escape, so that the cell is still JSON."""
+    text = json_text(value)
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else "".join(
+        f"\\u{unit:04x}" for unit in _utf16(char)) for char in text)
+
+
+def _utf16(char: str) -> tuple[int, ...]:
+    code = ord(char)
+    if code < 0x10000:
+        return (code,)
+    code -= 0x10000
+    return 0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF)
 
 
 def console():
@@ -54,7 +87,7 @@ class JsonLines:
 
     def write(self, records: list[dict]) -> None:
         for record in records:
-            self.stream.write(json_text(self.shape(record)) + "\n")
+            self.stream.write(terminal_json(self.shape(record)) + "\n")
         if records:
             self.stream.flush()
 
@@ -71,7 +104,7 @@ class JsonArray(JsonLines):
 
     def write(self, records: list[dict]) -> None:
         for record in records:
-            self.stream.write(("[\n" if self.count == 0 else ",\n") + json_text(self.shape(record)))
+            self.stream.write(("[\n" if self.count == 0 else ",\n") + terminal_json(self.shape(record)))
             self.count += 1
         if records:
             self.stream.flush()
@@ -82,17 +115,42 @@ class JsonArray(JsonLines):
 
 
 def _cell(value):
-    """A value for a flat cell: text and numbers as they are, anything nested as JSON."""
+    """A value for a flat cell of data (Parquet): text and numbers as they are, anything nested as JSON."""
     if value is None:
         return None
     if isinstance(value, (dict, list, bool)):
-        return json.dumps(value, ensure_ascii=False)
+        return json_text(value)
+    return value
+
+
+def _shown_cell(value):
+    """A cell that people read (a table, CSV): numbers as they are, text escaped as inspect escapes it,
+    anything nested as JSON escaped likewise (still JSON)."""
+    if isinstance(value, (dict, list, bool)):
+        return _json_cell(value)
+    if isinstance(value, str):
+        return printable(value)
+    return value
+
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what makes a spreadsheet read a cell as a formula (OWASP)
+
+
+def _csv_cell(value):
+    """A CSV cell: shown as in a table, and text that starts like a formula (=HYPERLINK(, @SUM(, +1+1,
+    -2+3+cmd|) gets a leading single quote, so that a spreadsheet shows it as text. Only text: a number
+    (-5) stays a number, and nested values (JSON) never start so."""
+    value = _shown_cell(value)
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
     return value
 
 
 class _Columns:
     """Flat output: the -e paths, or default columns chosen from the first item (capture columns when
     the items come from a capture, the file when several files are decoded)."""
+
+    cell = staticmethod(_cell)  # how a value becomes a cell
 
     def __init__(self, stream, fields: list[Path], defaults: tuple[str, ...]):
         self.stream, self.fields, self.defaults = stream, fields or None, defaults
@@ -104,10 +162,12 @@ class _Columns:
         return self.fields
 
     def rows(self, records: list[dict]) -> list[list]:
-        return [[_cell(path.pick(record)) for path in self.columns(record)] for record in records]
+        return [[self.cell(path.pick(record)) for path in self.columns(record)] for record in records]
 
 
 class Csv(_Columns):
+    cell = staticmethod(_csv_cell)
+
     def __init__(self, stream, fields, defaults):
         super().__init__(stream, fields, defaults)
         self.csv = csv.writer(stream, lineterminator="\n")
@@ -128,6 +188,8 @@ class Csv(_Columns):
 
 
 class Table(_Columns):
+    cell = staticmethod(_shown_cell)
+
     def __init__(self, stream, fields, defaults):
         super().__init__(stream, fields, defaults)
         self.pending: list[list] = []
@@ -143,13 +205,15 @@ class Table(_Columns):
             self._print()
 
     def _print(self) -> None:
+        """Cells go in as rich Text, never as markup: a value holding [link=...] or [bold] is shown as it is."""
         from rich.table import Table as RichTable
+        from rich.text import Text
 
         table = RichTable()
         for path in self.fields or [field_path(name) for name in self.defaults]:
-            table.add_column(path.text)
+            table.add_column(Text(path.text))
         for row in self.pending:
-            table.add_row(*("" if cell is None else str(cell) for cell in row))
+            table.add_row(*(Text("" if cell is None else str(cell)) for cell in row))
         console().print(table)
         self.pending, self.printed = [], True
 
