@@ -27,7 +27,7 @@ import sys
 
 import click
 
-from ..endpoints import HOST, LOG_LEVEL, LOG_RATE, idle_timeout_option, setup_logging
+from ..endpoints import HOST, LOG_LEVEL, LOG_RATE, host_port, idle_timeout_option, setup_logging
 from ..values import json_text
 
 log = logging.getLogger(__name__)
@@ -172,10 +172,28 @@ RECORD_PUSH_REPLIES = click.option("--record-push-replies", type=click.Path(dir_
                                         "dump).")
 
 
-# webhook pushes: both runtimes push through http_server.WebhookPusher
+# webhook pushes: both runtimes push through http_server.WebhookPusher (its defaults, repeated here so that
+# --help works without importing the servers)
 MAX_PENDING_PUSHES = click.option(
-    "--max-pending-pushes", type=click.IntRange(min=1), default=10000, show_default=True,
-    help="Pushes that may wait for their webhooks; further ones are dropped and counted.")
+    "--max-pending-pushes", type=click.IntRange(min=1), default=1000, show_default=True,
+    help="Pushes that may wait for their webhooks, all together; further ones are dropped and counted.")
+MAX_SUBSCRIPTIONS = click.option(
+    "--max-subscriptions", type=click.IntRange(min=1), default=100, show_default=True,
+    help="Topic subscriptions one client (IP address) may hold; more are refused.")
+
+
+def _allow_list(ctx, param, values):
+    for value in values:
+        host_port(value)  # click.BadParameter when it is not HOST:PORT
+    return values
+
+
+WEBHOOK_ALLOW = click.option(
+    "--webhook-allow", metavar="HOST:PORT", multiple=True, callback=_allow_list,
+    help="A webhook target (host and port as the subscribed url writes them) pushed to without the "
+         "CloudEvents abuse-protection handshake; repeatable. Every other url must first answer the "
+         "handshake (OPTIONS with WebHook-Request-Origin) with 200 and WebHook-Allowed-Origin. For tests and "
+         "demos.")
 PUSH_TIMEOUT = click.option(
     "--push-timeout", type=click.FloatRange(min=0, min_open=True), default=5.0, show_default=True,
     help="Seconds to connect to a webhook and get its answer before the push is retried.")
@@ -198,16 +216,20 @@ PUSH_TIMEOUT = click.option(
               help="Largest request body, in bytes; a larger one is answered 413 and the connection closed.")
 @MAX_PENDING_PUSHES
 @PUSH_TIMEOUT
+@WEBHOOK_ALLOW
+@MAX_SUBSCRIPTIONS
 @click.option("--reply-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
               help="Longest wait, in seconds, for the REPLY_MESSAGE a MSG_SEND_SYNC waits for (or its ttl).")
 @LOG_RATE
 @LOG_LEVEL
 def http_serve(host, port, record, record_sent, record_pushes, record_push_replies, idle_timeout, max_event_size,
-               max_request_size, max_pending_pushes, push_timeout, reply_timeout, log_rate, log_level):
+               max_request_size, max_pending_pushes, push_timeout, webhook_allow, max_subscriptions, reply_timeout,
+               log_rate, log_level):
     """Answer EventMesh HTTP clients like the runtime and push to subscribers' webhooks.
 
     The legacy request-code API: MSG_SEND_ASYNC, MSG_SEND_SYNC, REPLY_MESSAGE, SUBSCRIBE, UNSUBSCRIBE,
-    HEARTBEAT. Runs until Ctrl-C, then prints one JSON line of counters.
+    HEARTBEAT. A webhook gets pushes only once it agreed in the abuse-protection handshake (or is named by
+    --webhook-allow). Runs until Ctrl-C, then prints one JSON line of counters.
     """
     from .http_server import EventMeshHttpServer
 
@@ -216,7 +238,8 @@ def http_serve(host, port, record, record_sent, record_pushes, record_push_repli
                                  record_push_replies=record_push_replies, idle_timeout=idle_timeout,
                                  max_event_size=max_event_size, max_request_size=max_request_size,
                                  max_pending_pushes=max_pending_pushes, push_timeout=push_timeout,
-                                 reply_timeout=reply_timeout, log_rate=log_rate)
+                                 reply_timeout=reply_timeout, log_rate=log_rate, webhook_allow=webhook_allow,
+                                 max_subscriptions=max_subscriptions)
     try:
         asyncio.run(server.serve_forever())
     except KeyboardInterrupt:
@@ -408,17 +431,21 @@ CAPTURE = click.option("--capture", type=click.Path(dir_okay=False), default=Non
               help="Longest wait, in seconds, for a subscriber's answer to a requestReply (or the event's ttl).")
 @MAX_PENDING_PUSHES
 @PUSH_TIMEOUT
+@WEBHOOK_ALLOW
+@MAX_SUBSCRIPTIONS
 @click.option("--max-event-size", type=click.IntRange(min=1), default=4 << 20, show_default=True,
               help="Largest request message accepted, in bytes.")
 @LOG_RATE
 @LOG_LEVEL
 def grpc_serve(host, port, capture, idle_timeout, max_queued, reply_timeout, max_pending_pushes, push_timeout,
-               max_event_size, log_rate, log_level):
+               webhook_allow, max_subscriptions, max_event_size, log_rate, log_level):
     """Answer EventMesh gRPC clients like the runtime: publish, requestReply, batchPublish, the one-way calls,
     subscribe (webhook), subscribeStream, unsubscribe, heartbeat.
 
     A subscriber that sends nothing on its stream and no heartbeat for --idle-timeout seconds is expired
-    (its stream ends with statuscode 30). Runs until Ctrl-C, then prints one JSON line of counters.
+    (its stream ends with statuscode 30), and a connection without a call in progress for as long is closed.
+    A webhook gets pushes only once it agreed in the abuse-protection handshake (or is named by
+    --webhook-allow). Runs until Ctrl-C, then prints one JSON line of counters.
     """
     _need_grpc()
     from .grpc_server import EventMeshGrpcServer
@@ -427,7 +454,7 @@ def grpc_serve(host, port, capture, idle_timeout, max_queued, reply_timeout, max
     server = EventMeshGrpcServer(host, port, capture=capture, idle_timeout=idle_timeout, max_queued=max_queued,
                                  reply_timeout=reply_timeout, push_timeout=push_timeout,
                                  max_pending_pushes=max_pending_pushes, max_event_size=max_event_size,
-                                 log_rate=log_rate)
+                                 log_rate=log_rate, webhook_allow=webhook_allow, max_subscriptions=max_subscriptions)
 
     async def main():
         # Ctrl-C and kill (SIGTERM) stop the server cleanly, so a --capture file is written either way; SIGINT

@@ -28,11 +28,16 @@ keep-alive connection, its answer read as the runtime reads it, retried up to th
 
 Defences: each stream subscriber queues at most ``max_queued`` events (default 1000), and at most
 ``max_pending_pushes`` webhook pushes wait in all; further ones are dropped and counted, so a subscriber that
-does not read costs bounded memory. A subscriber (stream or webhook) that sends
-nothing on its stream and no heartbeat for ``idle_timeout`` seconds is expired: a stream is ended with a
-"30" CLIENT_RESUBSCRIBE message. HTTP/2 keepalive pings find dead connections. Log lines a peer causes go
-through endpoints.PeerLog (``log_rate`` per second per peer). On stop, streams get an "8" EVENTMESH_STOP
-message and end.
+does not read costs bounded memory. A webhook is pushed to only once it agreed in the CloudEvents
+abuse-protection handshake (http_server's module doc; ``webhook_allow`` targets skip it). One client (an IP
+address) holds at most ``max_subscriptions`` topic subscriptions over its webhooks and streams ("17"
+beyond). A subscriber (stream or webhook) that sends nothing on its stream and no heartbeat for
+``idle_timeout`` seconds is expired: a stream is ended with a "30" CLIENT_RESUBSCRIBE message. A connection
+with no RPC in progress for ``idle_timeout`` seconds is closed by grpc core (``grpc.max_connection_idle_ms``,
+which also closes silent and preface-only TCP connections, and ``grpc.server_handshake_timeout_ms``). HTTP/2
+keepalive pings find dead connections. Log lines a peer causes go through endpoints.PeerLog (``log_rate``
+per second per peer, and the process-wide LogBudget). On stop, streams get an "8" EVENTMESH_STOP message and
+end.
 
 ``capture``: the server listens through a recording relay (capture.tap.Tap) on the requested port, with the
 real gRPC port on a free loopback port behind it; stop() writes every relayed connection to that pcap file
@@ -53,14 +58,15 @@ from dataclasses import dataclass, field
 import grpc
 
 from ..capture.tap import Tap
-from ..endpoints import DEFAULT_LOG_RATE, PeerLog
+from ..endpoints import DEFAULT_LOG_RATE, LOG_BUDGET, LogBudget, PeerLog
 from ..errors import EncodeError, ValidationError
 from ..generated.protobuf.eventmesh import eventmesh_cloudevents_pb2 as ce_pb2
 from ..generated.protobuf.eventmesh import eventmesh_service_pb2_grpc as service_grpc
 from . import grpc as meshgrpc
 from .grpc import (CLIENT_TYPE_PUB, CLIENT_TYPE_SUB, SUBSCRIPTION_MODES, SUBSCRIPTION_REPLY, SUBSCRIPTION_TYPES,
                    SUCCESS, Event, Key, from_cloud_event, publish_problems, response_event, stream_response_event)
-from .http_server import Message, WebhookPusher, split_url
+from .http_server import (DEFAULT_MAX_PENDING_PUSHES, DEFAULT_MAX_SUBSCRIPTIONS, DEFAULT_VERDICT_TTL,
+                          DEFAULT_WEBHOOK_ORIGIN, Message, WebhookPusher, split_url)
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +75,6 @@ DEFAULT_IDLE_TIMEOUT = 120.0
 DEFAULT_REPLY_TIMEOUT = 10.0
 DEFAULT_PUSH_TIMEOUT = 5.0
 DEFAULT_RETRY_DELAY = 1.0  # seconds before a push the webhook asked to retry goes again
-DEFAULT_MAX_PENDING_PUSHES = 10000
 DEFAULT_MAX_EVENT_SIZE = 4 << 20  # grpc's own default receive limit
 DEFAULT_MAX_CALLS = 1000  # concurrent RPCs (streams included)
 MAX_PENDING_REPLIES = 10000
@@ -155,6 +160,7 @@ class Subscriber:
 
     kind: str  # "stream" or "webhook"
     group: str
+    owner: str  # the IP address of the client that subscribed it (what max_subscriptions counts by)
     ip: str
     pid: str
     url: str
@@ -199,6 +205,10 @@ class GrpcServerStats:
     push_failed: int = 0  # pushes answered FAIL, or given up after retries / 410 / 415
     push_retries: int = 0
     push_dropped: int = 0  # pushes not queued: max_pending_pushes were waiting
+    handshakes: int = 0  # abuse-protection OPTIONS requests sent to webhooks
+    webhooks_refused: int = 0  # handshakes a webhook refused (its pushes are dropped)
+    push_refused: int = 0  # pushes not sent because their webhook refused the handshake
+    subscriptions_refused: int = 0  # subscriptions over a client's max_subscriptions
     closed_idle: int = 0
     subscribers_peak: int = 0
     suppressed_lines: int = 0
@@ -208,7 +218,9 @@ class GrpcServerStats:
                 "published": self.published, "delivered": self.delivered, "dropped": self.dropped,
                 "unrouted": self.unrouted, "replies": self.replies, "pushed": self.pushed,
                 "push_ok": self.push_ok, "push_failed": self.push_failed, "push_retries": self.push_retries,
-                "push_dropped": self.push_dropped, "closed_idle": self.closed_idle,
+                "push_dropped": self.push_dropped, "handshakes": self.handshakes,
+                "webhooks_refused": self.webhooks_refused, "push_refused": self.push_refused,
+                "subscriptions_refused": self.subscriptions_refused, "closed_idle": self.closed_idle,
                 "subscribers_peak": self.subscribers_peak, "suppressed_lines": self.suppressed_lines}
 
 
@@ -216,21 +228,33 @@ def _target(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
+def _client(peer: str) -> str:
+    """The IP address of a grpc peer ("ipv4:127.0.0.1:5000", "ipv6:[::1]:5000")."""
+    return peer.split(":", 1)[-1].rsplit(":", 1)[0]
+
+
 class EventMeshGrpcServer:
-    """``async with EventMeshGrpcServer(port=0) as server: ... server.port``; serve_forever() until stop()."""
+    """``async with EventMeshGrpcServer(port=0) as server: ... server.port``; serve_forever() until stop().
+
+    webhook_allow: "host:port" webhook targets pushed to without the handshake; log_budget: the LogBudget
+    the peers' log lines also draw on (the process's unless given).
+    """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, capture: str | os.PathLike | None = None,
                  max_queued: int = DEFAULT_MAX_QUEUED, idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
                  reply_timeout: float = DEFAULT_REPLY_TIMEOUT, push_timeout: float = DEFAULT_PUSH_TIMEOUT,
                  max_event_size: int = DEFAULT_MAX_EVENT_SIZE, max_calls: int = DEFAULT_MAX_CALLS,
                  retry_delay: float = DEFAULT_RETRY_DELAY, max_pending_pushes: int = DEFAULT_MAX_PENDING_PUSHES,
-                 log_rate: float | None = DEFAULT_LOG_RATE):
+                 log_rate: float | None = DEFAULT_LOG_RATE, webhook_allow=(),
+                 webhook_origin: str = DEFAULT_WEBHOOK_ORIGIN, verdict_ttl: float = DEFAULT_VERDICT_TTL,
+                 max_subscriptions: int = DEFAULT_MAX_SUBSCRIPTIONS, log_budget: LogBudget | None = None):
         if max_queued < 1:
             raise ValueError("max_queued must be at least 1")
         self.host, self.requested_port, self.capture = host, port, capture
         self.max_queued, self.idle_timeout = max_queued, idle_timeout
         self.reply_timeout, self.push_timeout = reply_timeout, push_timeout
         self.max_event_size, self.max_calls, self.log_rate = max_event_size, max_calls, log_rate
+        self.max_subscriptions, self.log_budget = max_subscriptions, log_budget
         self.stats = GrpcServerStats()
         self.subscribers: list[Subscriber] = []
         self._turn: Counter = Counter()
@@ -244,7 +268,9 @@ class EventMeshGrpcServer:
         self._stopped = asyncio.Event()
         self._rng = random.Random()
         self.pusher = WebhookPusher(self.stats, host=host, log_rate=log_rate, push_timeout=push_timeout,
-                                    retry_delay=retry_delay, max_pending=max_pending_pushes, rng=self._rng)
+                                    retry_delay=retry_delay, max_pending=max_pending_pushes, rng=self._rng,
+                                    allow=webhook_allow, origin=webhook_origin, verdict_ttl=verdict_ttl,
+                                    log_budget=log_budget)
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -262,6 +288,9 @@ class EventMeshGrpcServer:
                    ("grpc.keepalive_time_ms", 60000), ("grpc.keepalive_timeout_ms", 20000),
                    ("grpc.http2.min_ping_interval_without_data_ms", 5000),
                    ("grpc.so_reuseport", 0)]
+        if self.idle_timeout is not None:  # closes silent, preface-only and call-less connections alike
+            idle_ms = max(1, int(self.idle_timeout * 1000))
+            options += [("grpc.max_connection_idle_ms", idle_ms), ("grpc.server_handshake_timeout_ms", idle_ms)]
         server = grpc.aio.server(options=options, maximum_concurrent_rpcs=self.max_calls)
         service_grpc.add_PublisherServiceServicer_to_server(_Publisher(self), server)
         service_grpc.add_ConsumerServiceServicer_to_server(_Consumer(self), server)
@@ -327,6 +356,7 @@ class EventMeshGrpcServer:
             peer_log.flush()
             self.stats.suppressed_lines += peer_log.total_suppressed
         self._logs.clear()
+        (self.log_budget or LOG_BUDGET).flush()
         self._stopped.set()
         log.info("stopped")
 
@@ -348,7 +378,7 @@ class EventMeshGrpcServer:
         peer = context.peer() or "?"
         found = self._logs.get(peer)
         if found is None:
-            found = self._logs[peer] = PeerLog(log, peer, self.log_rate)
+            found = self._logs[peer] = PeerLog(log, peer, self.log_rate, budget=self.log_budget)
             if len(self._logs) > MAX_PEER_LOGS:
                 _, old = self._logs.popitem(last=False)
                 old.flush()
@@ -406,6 +436,15 @@ class EventMeshGrpcServer:
                 self.stats.dropped += 1
                 plog.warning("%s has %d events waiting, dropping one for topic %s", sub.peer, sub.queued, topic)
         return taken
+
+    def admit(self, owner: str, sub: Subscriber | None, items: dict) -> None:
+        """Refusal "17" when owner (a client IP) would hold over max_subscriptions topic subscriptions once
+        items are added to sub (None: a new subscriber)."""
+        held = sum(len(s.items) for s in self.subscribers if s.owner == owner)
+        added = sum(1 for topic in items if sub is None or topic not in sub.items)
+        if held + added > self.max_subscriptions:
+            self.stats.subscriptions_refused += 1
+            raise Refusal(SUBSCRIBE_ERR, f"client {owner} would hold over {self.max_subscriptions} subscriptions")
 
     def client_subscribers(self, event: Event, group: str) -> list[Subscriber]:
         ip, pid = event.ext(Key.IP), event.ext(Key.PID)
@@ -585,13 +624,17 @@ class _Consumer(service_grpc.ConsumerServiceServicer):
         except Refusal as exc:
             plog.warning("subscribe refused (%s): %s", exc.code, exc.message)
             return server.answer(exc.code, exc.message)
-        group = event.ext(Key.CONSUMER_GROUP)
+        group, owner = event.ext(Key.CONSUMER_GROUP), _client(context.peer() or "?")
         found = [s for s in server.subscribers if s.kind == "webhook" and s.group == group and s.url == url]
-        if found:
-            sub = found[0]
-        else:
-            sub = Subscriber("webhook", group, event.ext(Key.IP), event.ext(Key.PID), url, url, server.max_queued,
-                             server._now())
+        sub = found[0] if found else None
+        try:
+            server.admit(owner, sub, items)
+        except Refusal as exc:
+            plog.warning("subscribe refused (%s): %s", exc.code, exc.message)
+            return server.answer(exc.code, exc.message)
+        if sub is None:
+            sub = Subscriber("webhook", group, owner, event.ext(Key.IP), event.ext(Key.PID), url, url,
+                             server.max_queued, server._now())
             server._add(sub)
         sub.items.update(items)
         sub.last_seen = server._now()
@@ -632,16 +675,18 @@ class _Consumer(service_grpc.ConsumerServiceServicer):
             return
         if first is grpc.aio.EOF:
             return
+        owner = _client(context.peer() or "?")
         try:
             event = read_event(first)
             check_header(event)
             items = subscription_items(event)
+            server.admit(owner, None, items)
         except Refusal as exc:
             plog.warning("subscribeStream refused (%s): %s", exc.code, exc.message)
             server.stats.answered[meshgrpc.STATUS[exc.code].name] += 1
             await context.write(stream_response_event(first, exc.code, exc.message))
             return
-        sub = Subscriber("stream", event.ext(Key.CONSUMER_GROUP), event.ext(Key.IP), event.ext(Key.PID), "",
+        sub = Subscriber("stream", event.ext(Key.CONSUMER_GROUP), owner, event.ext(Key.IP), event.ext(Key.PID), "",
                          context.peer() or "?", server.max_queued, server._now(), items=dict(items))
         server.stats.answered["SUCCESS"] += 1
         sub.control("ack", stream_response_event(first, SUCCESS))
@@ -686,6 +731,7 @@ class _Consumer(service_grpc.ConsumerServiceServicer):
                     continue
                 try:
                     more = subscription_items(read_event(proto))
+                    server.admit(sub.owner, sub, more)
                 except Refusal as exc:
                     plog.warning("stream message refused (%s): %s", exc.code, exc.message)
                     server.stats.answered[meshgrpc.STATUS[exc.code].name] += 1
