@@ -222,6 +222,12 @@ class PeerLog:
         self.logger.log(level, "%s: " + msg, self.peer, *args, exc_info=exc_info)
 
 
+def peer_name(writer: asyncio.StreamWriter) -> str:
+    """A connection's peer as "ip:port" (what Link.name and the logs call it; "?" when unknown)."""
+    peername = writer.get_extra_info("peername")
+    return f"{peername[0]}:{peername[1]}" if peername else "?"
+
+
 @dataclass
 class LinkStats:
     """What the defences did, over all of a server's connections (tests and summaries read it)."""
@@ -249,8 +255,7 @@ class Link:
                  stats: LinkStats | None = None, log_budget: LogBudget | None = None):
         if idle_timeout is not None and idle_timeout <= 0:
             raise ValueError(f"idle_timeout must be positive or None, not {idle_timeout!r}")
-        peername = writer.get_extra_info("peername")
-        self.name = f"{peername[0]}:{peername[1]}" if peername else "?"
+        self.name = peer_name(writer)
         self.writer = writer
         self.log = PeerLog(logger, self.name, log_rate, budget=log_budget)
         self.idle_timeout, self.max_pending = idle_timeout, max_pending

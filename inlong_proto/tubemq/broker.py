@@ -23,21 +23,27 @@
 
 Offsets count messages (0, 1, 2, ...) where the real broker counts bytes of its index file. Memory is
 bounded: each partition keeps its last max_messages messages (older ones are dropped, and a group whose
-offset fell behind resumes at the oldest kept), a message is at most max_message_size bytes, topics are
-fixed at start, and at most max_groups group offsets are kept. A registration not refreshed (heartbeat
-or fetch) for session_timeout seconds lapses, so a vanished consumer does not hold a partition forever.
+offset fell behind resumes at the oldest kept), a message is at most max_message_size bytes, all partitions
+together hold at most max_bytes of message data (a produce that would go over is refused with 419
+SERVER_RECEIVE_OVERFLOW, the real broker's answer when its store cannot take a message; its clients retry),
+topics are fixed at start, and at most max_groups group offsets are kept (when full, the oldest offset no
+consumer holds makes room; 503 only when every one is held). A registration not refreshed (heartbeat or
+fetch) for session_timeout seconds lapses, so a vanished consumer does not hold a partition forever; one
+connection holds at most max_registrations partitions at once (503 beyond), and its registrations are
+released as soon as it closes.
 """
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
 import os
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from ..endpoints import DEFAULT_LOG_RATE
+from ..endpoints import DEFAULT_LOG_RATE, peer_name
 from ..errors import DecodeError
 from ..generated.protobuf.tubemq import BrokerService_pb2 as pb
 from ..generated.tables.tubemq.methods import DATA as TABLE
@@ -61,6 +67,10 @@ DEFAULT_FETCH_BYTES = 512 * 1024
 DEFAULT_SESSION_TIMEOUT = 30.0
 #: Group offsets kept at once (one per group and partition); a register that needs another gets 503.
 DEFAULT_MAX_GROUPS = 10_000
+#: Message data all partitions hold together, in bytes; a produce over it is answered 419.
+DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+#: Partitions one connection may hold registered at once (consumers of one process share a connection).
+DEFAULT_MAX_REGISTRATIONS = 64
 OK = "OK!"
 
 
@@ -79,6 +89,12 @@ class Partition:
     def __init__(self, limit: int):
         self.messages: deque[StoredMessage] = deque(maxlen=limit)
         self.max_offset = 0  # the next message's offset
+        self.bytes = 0  # message data held
+
+    @property
+    def evicts(self) -> int:
+        """Bytes the next append drops (the oldest message, when the partition is full)."""
+        return len(self.messages[0].data) if len(self.messages) == self.messages.maxlen else 0
 
     @property
     def min_offset(self) -> int:
@@ -86,6 +102,7 @@ class Partition:
 
     def append(self, message_id: int, checksum: int, data: bytes, flag: int) -> StoredMessage:
         stored = StoredMessage(self.max_offset, message_id, checksum, data, flag)
+        self.bytes += len(data) - self.evicts
         self.messages.append(stored)
         self.max_offset += 1
         return stored
@@ -112,6 +129,7 @@ class _Offset:
 class _Holder:
     client_id: str
     seen: float
+    peer: str = "?"  # the connection it registered on
 
 
 class BrokerState:
@@ -119,6 +137,7 @@ class BrokerState:
 
     broker: this broker's id, host and port (what failureInfo names). topics: the deployed topics, each
     with `partitions` partitions in each of `stores` stores (ids store * 10000 + n, as the master says).
+    peer (of handle): the connection a request came on; release(peer) drops its registrations.
     """
 
     methods = frozenset({"sendMessageP2B", "consumerRegisterC2B", "consumerHeartbeatC2B", "getMessagesC2B",
@@ -128,20 +147,38 @@ class BrokerState:
                  partitions: int = DEFAULT_PARTITIONS, stores: int = 1,
                  max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE, max_messages: int = DEFAULT_MAX_MESSAGES,
                  fetch_bytes: int = DEFAULT_FETCH_BYTES, session_timeout: float = DEFAULT_SESSION_TIMEOUT,
-                 max_groups: int = DEFAULT_MAX_GROUPS, clock: Callable[[], float] = time.time):
+                 max_groups: int = DEFAULT_MAX_GROUPS, max_bytes: int = DEFAULT_MAX_BYTES,
+                 max_registrations: int = DEFAULT_MAX_REGISTRATIONS, clock: Callable[[], float] = time.time):
         if max_messages < 1:
             raise ValueError("max_messages must be at least 1")
         self.broker, self.clock = broker, clock
         self.max_message_size, self.fetch_bytes = max_message_size, fetch_bytes
         self.session_timeout, self.max_groups = session_timeout, max_groups
+        self.max_bytes, self.max_registrations = max_bytes, max_registrations
         ids = strings.PartitionSlot(broker.broker_id, partitions, stores).partition_ids
         self.partitions = {(topic, pid): Partition(max_messages) for topic in topics for pid in ids}
         self.offsets: dict[tuple[str, str, int], _Offset] = {}  # (group, topic, partition id)
         self.holders: dict[tuple[str, str, int], _Holder] = {}
+        self._held: Counter = Counter()  # peer -> partitions it holds registered
         self._message_ids = itertools.count(1)
 
     def handle(self, method: str, request, peer: str):
-        return getattr(self, "_" + method)(request)
+        return getattr(self, "_" + method)(request, peer)
+
+    @property
+    def stored_bytes(self) -> int:
+        """Message data held by every partition together (what max_bytes bounds)."""
+        return sum(partition.bytes for partition in self.partitions.values())
+
+    def release(self, peer: str) -> int:
+        """The connection `peer` closed: its registrations end at once (the partitions are free for other
+        consumers of the group); how many."""
+        gone = [key for key, holder in self.holders.items() if holder.peer == peer]
+        for key in gone:
+            self._unhold(key)
+        if gone:
+            log.info("%s closed: releasing its %d partition registration(s)", peer, len(gone))
+        return len(gone)
 
     def stored(self, topic: str, partition_id: int) -> list[StoredMessage]:
         """What a partition holds now (tests read it)."""
@@ -149,7 +186,7 @@ class BrokerState:
 
     # -- producers -----------------------------------------------------------------------------
 
-    def _sendMessageP2B(self, request):
+    def _sendMessageP2B(self, request, peer: str):
         response = pb.SendMessageResponseB2P(success=False)
         partition = self.partitions.get((request.topicName, request.partitionId))
         data = request.data
@@ -164,6 +201,9 @@ class BrokerState:
         if request.checkSum != -1 and request.checkSum != checksum:
             return _failed(response, ERR["FORBIDDEN"], f"Checksum msg data failure: {request.checkSum} of "
                            f"{request.topicName} not equal to the data's checksum of {checksum}")
+        if self.stored_bytes - partition.evicts + len(data) > self.max_bytes:
+            return _failed(response, ERR["SERVER_RECEIVE_OVERFLOW"], f"Put message failed from {self.broker.host}, "
+                           f"server receive message overflow! (over {self.max_bytes} bytes stored)")
         stored = partition.append(next(self._message_ids), checksum, data, request.flag)
         _succeeded(response, str(stored.message_id))
         response.messageId, response.appendOffset = stored.message_id, stored.offset
@@ -172,7 +212,7 @@ class BrokerState:
 
     # -- consumers -----------------------------------------------------------------------------
 
-    def _consumerRegisterC2B(self, request):
+    def _consumerRegisterC2B(self, request, peer: str):
         response = pb.RegisterResponseB2C(success=False, currOffset=-1)
         key = (request.groupName, request.topicName, request.partitionId)
         partition = self.partitions.get(key[1:])
@@ -183,27 +223,33 @@ class BrokerState:
             if holder is None or holder.client_id != request.clientId:
                 return _failed(response, ERR["HB_NO_NODE"], f"UnRegistered Consumer {request.clientId}, "
                                                             "you have to register firstly!")
-            del self.holders[key]
+            self._unhold(key)
             return _succeeded(response)
         if request.opType != OP["MSG_OPTYPE_REGISTER"]:
             return _failed(response, ERR["BAD_REQUEST"], f"Invalid request:{request.opType}")
         if holder is not None and holder.client_id != request.clientId:
             return _failed(response, ERR["PARTITION_OCCUPIED"], f"[Duplicated Register] Partition "
                            f"{self.broker.broker_id}#{_part_str(key)} has been registered by {holder.client_id}")
+        if (holder is None or holder.peer != peer) and self._held[peer] >= self.max_registrations:
+            return _failed(response, ERR["SERVICE_UNAVAILABLE"], f"over {self.max_registrations} partitions "
+                                                                 "registered on this connection")
         offset = self.offsets.get(key)
         if offset is None:
-            if len(self.offsets) >= self.max_groups:
+            if len(self.offsets) >= self.max_groups and not self._forget_an_offset():
                 return _failed(response, ERR["SERVICE_UNAVAILABLE"], f"over {self.max_groups} group offsets kept")
             start = partition.max_offset if request.readStatus >= READ_FROM_MAX else partition.min_offset
             offset = self.offsets[key] = _Offset(start, start)
         elif request.readStatus > READ_FROM_MAX:  # READ_FROM_MAX_ALWAYS
             offset.confirmed = offset.served = partition.max_offset
-        self.holders[key] = _Holder(request.clientId, self.clock())
+        if holder is not None:
+            self._unhold(key)
+        self.holders[key] = _Holder(request.clientId, self.clock(), peer)
+        self._held[peer] += 1
         _succeeded(response)
         response.currOffset, response.maxOffset = offset.confirmed, partition.max_offset
         return response
 
-    def _consumerHeartbeatC2B(self, request):
+    def _consumerHeartbeatC2B(self, request, peer: str):
         response = pb.HeartBeatResponseB2C(success=False)
         for text in request.partitionInfo:
             try:
@@ -221,7 +267,7 @@ class BrokerState:
         response.hasPartFailure = bool(response.failureInfo)
         return _succeeded(response)
 
-    def _getMessagesC2B(self, request):
+    def _getMessagesC2B(self, request, peer: str):
         response = pb.GetMessageResponseB2C(success=False, currOffset=-1, escFlowCtrl=False, currDataDlt=-1,
                                             minLimitTime=0)
         key = (request.groupName, request.topicName, request.partitionId)
@@ -244,7 +290,7 @@ class BrokerState:
         response.currDataDlt, response.requireSlow = partition.max_offset - offset.served, False
         return response
 
-    def _consumerCommitC2B(self, request):
+    def _consumerCommitC2B(self, request, peer: str):
         response = pb.CommitOffsetResponseB2C(success=False, currOffset=-1)
         key = (request.groupName, request.topicName, request.partitionId)
         problem = self._check_holder(key, request.clientId)
@@ -264,9 +310,24 @@ class BrokerState:
         holder = self.holders.get(key)
         if holder is not None and self.clock() - holder.seen > self.session_timeout:
             log.info("registration of %s on %s lapsed", holder.client_id, _part_str(key))
-            del self.holders[key]
+            self._unhold(key)
             return None
         return holder
+
+    def _unhold(self, key) -> None:
+        holder = self.holders.pop(key, None)
+        if holder is not None:
+            self._held[holder.peer] -= 1
+            if self._held[holder.peer] <= 0:
+                del self._held[holder.peer]
+
+    def _forget_an_offset(self) -> bool:
+        """Make room for a group offset: drop the oldest one no live consumer holds (False: all are held)."""
+        for key in self.offsets:
+            if self._holder(key) is None:
+                del self.offsets[key]
+                return True
+        return False
 
     def _check_holder(self, key, client_id: str) -> tuple[int, str] | None:
         holder = self._holder(key)
@@ -309,12 +370,14 @@ class TubeMQBroker(RpcServer):
                  topics: Iterable[str] = (DEFAULT_TOPIC,), partitions: int = DEFAULT_PARTITIONS, stores: int = 1,
                  max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE, max_messages: int = DEFAULT_MAX_MESSAGES,
                  session_timeout: float = DEFAULT_SESSION_TIMEOUT, max_groups: int = DEFAULT_MAX_GROUPS,
+                 max_bytes: int = DEFAULT_MAX_BYTES, max_registrations: int = DEFAULT_MAX_REGISTRATIONS,
                  record: str | os.PathLike | None = None, record_sent: str | os.PathLike | None = None,
                  idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
                  log_rate: float | None = DEFAULT_LOG_RATE):
         self.state = BrokerState(strings.BrokerInfo(broker_id, host, port), topics, partitions=partitions,
                                  stores=stores, max_message_size=max_message_size, max_messages=max_messages,
-                                 session_timeout=session_timeout, max_groups=max_groups)
+                                 session_timeout=session_timeout, max_groups=max_groups, max_bytes=max_bytes,
+                                 max_registrations=max_registrations)
         super().__init__(self.state, host, port, logger=log, record=record, record_sent=record_sent,
                          idle_timeout=idle_timeout, max_frame_size=max_frame_size, log_rate=log_rate)
 
@@ -322,4 +385,11 @@ class TubeMQBroker(RpcServer):
         await super().start()
         host, port = self.address
         self.state.broker = strings.BrokerInfo(self.state.broker.broker_id, host, port)
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """A connection's registrations end the moment it closes, not a session timeout later."""
+        try:
+            await super()._handle(reader, writer)
+        finally:
+            self.state.release(peer_name(writer))
 

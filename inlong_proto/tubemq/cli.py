@@ -14,7 +14,7 @@ import sys
 import click
 
 from ..endpoints import HOST, LOG_LEVEL, LOG_RATE, StdinLines, host_port, idle_timeout_option, setup_logging
-from ..values import json_text
+from ..output import terminal_json
 from . import strings
 
 log = logging.getLogger(__name__)
@@ -42,7 +42,7 @@ def _run_server(server) -> None:
         asyncio.run(server.serve_forever())
     except KeyboardInterrupt:
         log.info("interrupted, exiting")
-    click.echo(json_text(server.stats.to_dict()))
+    click.echo(terminal_json(server.stats.to_dict()))
 
 
 MASTER = click.option("--master", default="127.0.0.1:8715", show_default=True, callback=_address,
@@ -66,17 +66,20 @@ def tubemq():
 @MAX_MESSAGE_SIZE
 @click.option("--standby", is_flag=True, help="Answer every request with StandbyException, as a master that "
                                               "is not the active one does.")
+@click.option("--max-clients-per-connection", type=click.IntRange(min=1), default=32, show_default=True,
+              help="Producers and consumers one connection may hold registered; more are refused (503).")
 @RECORD
 @RECORD_SENT
 @idle_timeout_option(180.0)
 @MAX_FRAME_SIZE
 @LOG_RATE
 @LOG_LEVEL
-def master(host, port, broker, broker_id, topics, partitions, max_message_size, standby, record, record_sent,
-           idle_timeout, max_frame_size, log_rate, log_level):
+def master(host, port, broker, broker_id, topics, partitions, max_message_size, standby, max_clients_per_connection,
+           record, record_sent, idle_timeout, max_frame_size, log_rate, log_level):
     """Register producers and consumers, tell them the broker, and share partitions among a group.
 
-    Clients not heard from for 30 s are forgotten; at most 1000 are known at once. A connection without
+    Clients not heard from for 30 s are forgotten, and so are a connection's clients when it closes; at most
+    1000 are known at once, at most --max-clients-per-connection through one connection. A connection without
     a whole frame for --idle-timeout seconds is closed; one that leaves over 1 MiB unread is dropped.
     """
     from .master import TubeMQMaster
@@ -84,6 +87,7 @@ def master(host, port, broker, broker_id, topics, partitions, max_message_size, 
     setup_logging(log_level)
     _run_server(TubeMQMaster(host, port, broker=strings.BrokerInfo(broker_id, *broker), topics=topics,
                              partitions=partitions, max_message_size=max_message_size, standby=standby,
+                             max_clients_per_connection=max_clients_per_connection,
                              record=record, record_sent=record_sent, idle_timeout=idle_timeout,
                              max_frame_size=max_frame_size, log_rate=log_rate))
 
@@ -99,24 +103,30 @@ def master(host, port, broker, broker_id, topics, partitions, max_message_size, 
 @MAX_MESSAGE_SIZE
 @click.option("--max-messages", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Messages kept per partition in memory; the oldest go first.")
+@click.option("--max-bytes", type=click.IntRange(min=1), default=256 * 1024 * 1024, show_default=True,
+              help="Message data kept by all partitions together, in bytes; a produce over it is refused "
+                   "with 419 SERVER_RECEIVE_OVERFLOW.")
+@click.option("--max-registrations", type=click.IntRange(min=1), default=64, show_default=True,
+              help="Partitions one connection may hold registered by consumers; more are refused (503).")
 @RECORD
 @RECORD_SENT
 @idle_timeout_option(180.0)
 @MAX_FRAME_SIZE
 @LOG_RATE
 @LOG_LEVEL
-def broker(host, port, broker_id, topics, partitions, max_message_size, max_messages, record, record_sent,
-           idle_timeout, max_frame_size, log_rate, log_level):
+def broker(host, port, broker_id, topics, partitions, max_message_size, max_messages, max_bytes, max_registrations,
+           record, record_sent, idle_timeout, max_frame_size, log_rate, log_level):
     """Store produced messages in memory, per topic and partition, and serve them to consumers.
 
     A connection without a whole frame for --idle-timeout seconds is closed; one that leaves over 1 MiB
-    unread is dropped.
+    unread is dropped; a consumer connection's registrations end when it closes.
     """
     from .broker import TubeMQBroker
 
     setup_logging(log_level)
     _run_server(TubeMQBroker(host, port, broker_id=broker_id, topics=topics, partitions=partitions,
-                             max_message_size=max_message_size, max_messages=max_messages, record=record,
+                             max_message_size=max_message_size, max_messages=max_messages, max_bytes=max_bytes,
+                             max_registrations=max_registrations, record=record,
                              record_sent=record_sent, idle_timeout=idle_timeout, max_frame_size=max_frame_size,
                              log_rate=log_rate))
 
@@ -157,7 +167,7 @@ def produce(master, topic, count, attribute, timeout, record, record_sent, log_l
     report = producer.report.to_dict()
     if interrupted:
         report["interrupted"] = True
-    click.echo(json_text(report))
+    click.echo(terminal_json(report))
     if not producer.report.ok:
         sys.exit(1)
 
@@ -184,14 +194,14 @@ def consume(master, topic, group, count, timeout, from_max, record, record_sent,
                               record=record, record_sent=record_sent)
     interrupted = False
     try:
-        asyncio.run(consumer.run(lambda received: click.echo(json_text(received.to_dict()))))
+        asyncio.run(consumer.run(lambda received: click.echo(terminal_json(received.to_dict()))))
     except KeyboardInterrupt:
         interrupted = True
         log.info("interrupted after %d message(s), exiting", consumer.report.received)
     summary = consumer.report.to_dict()
     if interrupted:
         summary["interrupted"] = True
-    click.echo(json_text(summary))
+    click.echo(terminal_json(summary))
     if not consumer.report.ok:
         sys.exit(1)
 
