@@ -418,6 +418,7 @@ class WebhookPusher:
             try:
                 writer.write(request)
                 await writer.drain()
+                answered = False  # any byte: what ends up not being an HTTP answer is a no, not silence
                 while True:
                     try:
                         event = conn.next_event()
@@ -425,8 +426,9 @@ class WebhookPusher:
                         return Verdict(False, expires, f"not an HTTP answer: {exc}")
                     if event is h11.NEED_DATA:
                         data = await reader.read(READ_SIZE)
-                        if not data:
+                        if not data and not answered:
                             raise ConnectionError("the webhook closed the connection without an answer")
+                        answered = True
                         conn.receive_data(data)
                     elif isinstance(event, h11.Response):
                         break
