@@ -120,8 +120,9 @@ def test_a_service_that_never_agreed_gets_no_post_only_the_handshake():
     assert stats.published == 3 and stats.push_ok == 0
 
 
-@pytest.mark.parametrize("answer", [b"", b"SSH-2.0-OpenSSH_9.6\r\n", b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n",
-                                    b"HTTP/1.1 200 OK\r\nWebHook-Allowed-Origin: someone-else\r\nContent-Length: 0\r\n\r\n"])
+@pytest.mark.parametrize("answer", [
+    b"", b"SSH-2.0-OpenSSH_9.6\r\n", b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n",
+    b"HTTP/1.1 200 OK\r\nWebHook-Allowed-Origin: someone-else\r\nContent-Length: 0\r\n\r\n"])
 def test_no_answer_or_a_wrong_one_is_no_agreement(answer):
     """Silence is retried like a push that got no answer (then counted failed), a non-HTTP answer, a 403 or
     another origin is a refusal: in no case does a POST go out."""
