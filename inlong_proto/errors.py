@@ -68,6 +68,13 @@ class FrameTooLargeError(DecodeError):
     kind = "too_large"
 
 
+class LimitError(DecodeError):
+    """A stream decoder's limit (inlong_proto.stream.Limits) was crossed: what was over it is not kept, and the
+    stream goes on. The reason names the limit and its value."""
+
+    kind = "limit"
+
+
 class EncodeError(InlongProtoError, ValueError):
     """A value that cannot be put on the wire as the spec says."""
 

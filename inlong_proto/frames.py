@@ -9,9 +9,9 @@ from typing import Iterator, NamedTuple
 from . import native_encode, protocols
 from .chains import Chains
 from .errors import DecodeError, EncodeError, FrameTooLargeError, TruncatedError, ValidationError
+from .stream import MODES, StreamDecoderBase, check_direction, check_mode
 from .values import render_bytes, to_plain
 
-MODES = ("PERMISSIVE", "DROPMALFORMED", "FAILFAST")
 _tuple_new = tuple.__new__
 
 
@@ -46,16 +46,7 @@ class Frame(NamedTuple):
         return out
 
 
-def _check_mode(mode: str) -> str:
-    mode = mode.upper()
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-    return mode
-
-
-def _check_direction(direction: str | None) -> None:
-    if direction is not None and direction not in protocols.DIRECTIONS:
-        raise ValueError(f"direction must be request, response or None, not {direction!r}")
+_check_mode, _check_direction = check_mode, check_direction  # the names other modules import (issue 25 cuts them)
 
 
 def _build(proto: protocols.Protocol, codec: protocols.Codec, message, offset: int, length: int,
@@ -325,8 +316,9 @@ def iter_frames(data: bytes, protocol: str, direction: str | None = None, mode: 
     return scanner.scan(memoryview(data), 0, 0, final=True)
 
 
-class StreamDecoder:
-    """Feed bytes as they arrive, split anywhere; get whole frames back. Sans-IO, bounded memory.
+class StreamDecoder(StreamDecoderBase):
+    """Feed bytes as they arrive, split anywhere; get whole frames back. Sans-IO, bounded memory (the
+    buffer never holds much more than max_frame_size, whatever a length field claims).
 
     FAILFAST raises the first DecodeError (frames decoded before it in the same feed are returned first,
     and the error is raised by the next call). PERMISSIVE returns error Frames for malformed spans and
@@ -336,61 +328,45 @@ class StreamDecoder:
 
     def __init__(self, protocol: str, direction: str | None = None, *, mode: str = "FAILFAST",
                  max_frame_size: int | None = None, offset: int = 0):
-        _check_direction(direction)
+        super().__init__(direction, mode, offset)
         self.proto = protocols.get(protocol)
-        self.mode = _check_mode(mode)
         self.max_frame_size = max_frame_size or self.proto.max_frame_size
         self._scanner = _Scanner(self.proto, direction, self.mode, self.max_frame_size)
-        self._buf = bytearray()
-        self._base = offset  # stream offset of _buf[0]
-        self._error: DecodeError | None = None
         self._resume = 0  # buffer position where scanning continues
         self._retry_at = 0  # buffer length before which a new scan cannot decide anything new
 
-    @property
-    def buffered(self) -> int:
-        """Bytes held back waiting for the rest of a frame (never more than about max_frame_size)."""
-        return len(self._buf)
-
-    def feed(self, data: bytes) -> list[Frame]:
-        return self._run(data, final=False)
-
-    def close(self) -> list[Frame]:
-        return self._run(b"", final=True)
-
     def _run(self, data: bytes, final: bool) -> list[Frame]:
-        if self._error is not None:
-            raise self._error
-        self._buf += data
-        if not final and len(self._buf) < self._retry_at:
+        if self._failed is None and not final and len(self._buf) + len(data) < self._retry_at:
+            self._buf += data
             return []  # still inside a frame whose claimed size is not all here: nothing to decide yet
-        frames: list[Frame] = []
+        return super()._run(data, final)
+
+    def _loop(self, out: list, final: bool) -> None:
         view = memoryview(self._buf)
         scanner = self._scanner
         try:
             for frame in scanner.scan(view, self._resume, self._base, final):
-                frames.append(frame)
-        except DecodeError as exc:
-            if not frames:
-                raise
-            self._error = exc
+                out.append(frame)
+        except DecodeError:
             scanner.keep_from = scanner.stopped_at = len(view)
+            raise
         finally:
             view.release()
+
+    def _keep(self) -> int:
+        scanner = self._scanner
         keep = scanner.keep_from
-        del self._buf[:keep]
-        self._base += keep
         self._resume = scanner.stopped_at - keep
         if scanner.bad_start is not None:
             scanner.bad_start -= keep
         self._retry_at = 0
-        if scanner.waiting_for is not None and self._error is None:
+        if scanner.waiting_for is not None and self._failed is None:
             # The frame at _resume claims waiting_for bytes and cannot end sooner; try again when they are
             # all here, or earlier as the buffer doubles, so that a bad field further on (garbage with a
             # plausible length) is still found in time logarithmic in the claim, not after all of it.
-            held = len(self._buf) - self._resume
+            held = len(self._buf) - keep - self._resume
             self._retry_at = self._resume + min(scanner.waiting_for, max(2 * held, held + 4096))
-        return frames
+        return keep
 
 
 def stream_decoder(protocol: str, direction: str | None = None, *, mode: str = "FAILFAST", offset: int = 0):

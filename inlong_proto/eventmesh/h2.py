@@ -37,6 +37,7 @@ DROPMALFORMED leaves them out.
 """
 from __future__ import annotations
 
+import re
 import zlib
 from dataclasses import dataclass, field
 from functools import cache
@@ -49,23 +50,21 @@ from hpack.table import HeaderTable
 from hyperframe import frame as hf
 from hyperframe.exceptions import HyperframeError
 
-from ..errors import DecodeError, TruncatedError, ValidationError
+from ..errors import DecodeError, LimitError, TruncatedError, ValidationError
 from ..generated.codec.eventmesh.grpc_message import decode_message_prefix
 from ..generated.codec.eventmesh.http2_frame import FrameType, decode_frame_header
+from ..stream import CALL_COST, DEFAULT_LIMITS, MODES, Budget, Limits, StreamDecoderBase, over_limit
 from ..values import render_bytes
 
 PROTOCOL = "eventmesh-grpc"
 DIRECTIONS = ("request", "response")
-MODES = ("PERMISSIVE", "DROPMALFORMED", "FAILFAST")
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"  # RFC 9113 section 3.4
 HEADER_SIZE = 9  # the generated frame header's size (FrameHeader), checked below
 PREFIX_SIZE = 5  # the generated gRPC message prefix's size
 DEFAULT_MAX_FRAME = 16384  # SETTINGS_MAX_FRAME_SIZE's initial value: the bound for resynchronising
-MAX_MESSAGE = 64 << 20  # a declared or inflated gRPC message larger than this is refused (memory bound)
-MAX_HEADER_LIST = 1 << 20  # decompressed header list bound (an HPACK bomb is refused)
+HPACK_DECODE_BOUND = 1 << 20  # a block is decoded up to this many bytes to keep the table in step; beyond, it is lost
 MAX_GARBAGE = 1 << 20  # bytes searched for a frame start before they are reported
 CLOSED_KEPT = 1024  # ids of ended calls remembered, so that late frames of theirs start no new call
-OBSERVER_TABLE_SIZE = 1 << 16  # our HPACK table keeps at least what the peer's may (see _ObserverTable)
 
 # canonical gRPC status codes (grpc/grpc doc/statuscodes.md)
 GRPC_STATUS = ("OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
@@ -281,6 +280,8 @@ class GrpcCall:
     response_headers: tuple | None = None
     trailers: tuple | None = None
     undecoded: int = 0  # messages of the call that are error spans
+    omitted: int = 0  # messages decoded (each an item of its own) but not held in the record: the limits
+    notes: tuple[str, ...] = ()
     length = 0
     kind = "call"
     error = None
@@ -294,7 +295,8 @@ class GrpcCall:
 
     JSON_KEYS = ("protocol", "offset", "length", "message_type", "direction", "kind", "stream_id", "path",
                  "service", "requests", "responses", "status", "status_name", "status_message", "reset",
-                 "complete", "latency_ms", "request_headers", "response_headers", "trailers", "undecoded")
+                 "complete", "latency_ms", "request_headers", "response_headers", "trailers", "undecoded", "omitted",
+                 "notes")
 
     def to_dict(self) -> dict:
         out = {"protocol": PROTOCOL, "offset": self.offset, "length": 0, "message_type": self.message_type,
@@ -310,6 +312,10 @@ class GrpcCall:
                 out[key] = _headers_json(value)
         if self.undecoded:
             out["undecoded"] = self.undecoded
+        if self.omitted:
+            out["omitted"] = self.omitted
+        if self.notes:
+            out["notes"] = list(self.notes)
         return out
 
 
@@ -348,6 +354,7 @@ MESSAGE_TYPES = (H2Frame, GrpcMessage, GrpcCall)
 COLUMNS = {"kind": "string", "stream_id": "int64", "grpc_path": ("path", "string"), "service": "string", "status": "int32",
            "status_name": "string", "status_message": "string", "reset": "string", "complete": "bool",
            "latency_ms": "double", "requests": "list<json>", "responses": "list<json>", "undecoded": "int32",
+           "omitted": "int32",
            "index": "int64", "first_frame_offset": "int64", "size": "int64", "compressed": "bool",
            "encoding": "string", "type": "string", "inferred": "list<string>", "body": "json",
            "flags": "list<string>", "info": "json", "headers": "headers", "request_headers": "headers",
@@ -374,12 +381,12 @@ class _ObserverTable(HeaderTable):
             return _UNKNOWN_NAME, _UNKNOWN_VALUE
 
 
-def _hpack_decoder(mid_connection: bool) -> _HpackDecoder:
-    decoder = _HpackDecoder(max_header_list_size=MAX_HEADER_LIST)
+def _hpack_decoder(mid_connection: bool, limits: Limits) -> _HpackDecoder:
+    decoder = _HpackDecoder(max_header_list_size=HPACK_DECODE_BOUND)
     decoder.header_table = _ObserverTable()
     if mid_connection:  # the peer may have grown its table before we joined: keep more, never less
-        decoder.header_table.maxsize = OBSERVER_TABLE_SIZE
-    decoder.max_allowed_table_size = 1 << 32  # a passive reader does not police the peer's settings
+        decoder.header_table.maxsize = limits.max_hpack_table
+    decoder.max_allowed_table_size = limits.max_hpack_table  # a size update over it is refused (an HPACKError)
     return decoder
 
 
@@ -394,6 +401,7 @@ class _Half:
         self.buf_start = 0  # stream offset of the frame where buf's first byte arrived
         self.sync = "start"  # start: from the stream's first byte; probe: first prefix unverified; lost
         self.messages: list[dict] = []
+        self.omitted = 0  # messages not kept in the call record (Limits.max_call_messages or max_retained)
         self.count = 0
         self.undecoded = 0
         self.ended = False
@@ -411,6 +419,8 @@ class _Call:
         self.reset: str | None = None
         self.seen_from_start = False
         self.done = False
+        self.cost = CALL_COST  # bytes charged to the connection's budget for this call
+        self.notes: list[str] = []
 
     @property
     def method(self) -> Method | None:
@@ -421,9 +431,12 @@ class H2Connection:
     """What both directions of one connection share: the streams (calls) by id, and the capture clock
     (now_ns, set by whoever feeds the bytes; None in a raw dump)."""
 
-    def __init__(self):
-        self.calls: dict[int, _Call] = {}
+    def __init__(self, limits: Limits = DEFAULT_LIMITS):
+        self.limits = limits
+        self.budget = Budget(limits.max_retained)  # decoded state held for both directions
+        self.calls: dict[int, _Call] = {}  # open calls, oldest first
         self.ended: dict[int, None] = {}  # ids of calls already recorded (the latest CLOSED_KEPT), in order
+        self.evicted: list[_Call] = []  # open calls pushed out by max_open_calls, for a decoder to emit
         self.now_ns: int | None = None
         self.max_frame = DEFAULT_MAX_FRAME
 
@@ -433,14 +446,35 @@ class H2Connection:
         if call is None and stream_id in self.ended:
             return None
         if call is None and create:
+            if len(self.calls) >= self.limits.max_open_calls:  # the oldest open call leaves as incomplete
+                oldest = self.calls.pop(next(iter(self.calls)))
+                oldest.notes.append(f"emitted before its end: over max_open_calls ({self.limits.max_open_calls})")
+                self.evicted.append(oldest)
             call = self.calls[stream_id] = _Call(stream_id, self.now_ns)
+            self.budget.used += CALL_COST  # charged even over the budget: max_open_calls bounds these
         return call
+
+    def grow(self, call: _Call, half: _Half, data: bytes) -> bool:
+        """Add DATA bytes to a half's partial message, if the budget holds them."""
+        if not self.budget.take(len(data)):
+            return False
+        call.cost += len(data)
+        half.buf += data
+        return True
+
+    def shrink(self, call: _Call, half: _Half, size: int) -> None:
+        """size bytes of a half's partial message were used up (or dropped)."""
+        size = min(size, len(half.buf))
+        del half.buf[:size]
+        call.cost -= size
+        self.budget.give(size)
 
     def lost(self, direction: str) -> None:
         """A gap in one direction: every open stream's message boundaries of it are unknown again."""
         for call in self.calls.values():
             half = call.halves[direction]
-            half.buf, half.sync = bytearray(), "probe"
+            self.shrink(call, half, len(half.buf))
+            half.sync = "probe"
 
 
 # ------------------------------------------------------------------------------------- the decoder
@@ -467,6 +501,15 @@ def _plausible(header, max_frame: int) -> bool:
     return True
 
 
+@cache
+def _candidate_starts(max_frame: int) -> re.Pattern:
+    """Positions where _plausible may hold: the length's first byte at most max_frame's, a known frame type and
+    the reserved bit clear. Resynchronising tests only these, so random bytes are skipped at the regex's speed."""
+    types = b"".join(re.escape(bytes([t.value])) for t in FrameType)
+    return re.compile(b"(?=[\\x00-%s][\\s\\S]{2}[%s][\\s\\S][\\x00-\\x7f])"
+                      % (re.escape(bytes([min(max_frame >> 16, 255)])), types), re.DOTALL)
+
+
 def looks_like_http2(head: bytes, frames: int = 3) -> bool:
     """Whether bytes (a flow's first, with no preface) are HTTP/2 frames from their first byte: `frames`
     plausible frame headers in a row (or every whole frame of a shorter head, at least two), each where
@@ -485,22 +528,32 @@ def _flag_names(frame) -> tuple[str, ...]:
     return tuple(sorted(frame.flags))
 
 
-class GrpcStreamDecoder:
+class _Block:
+    """A header block being read: its first frame, where it began, the bytes of its frames and its fragments.
+    refused: over Limits.max_header_list, so never decoded; raw holds only the part not reported yet."""
+
+    def __init__(self, header, frame, offset: int):
+        self.header, self.frame, self.offset = header, frame, offset
+        self.name = "PUSH_PROMISE" if header.type is FrameType.push_promise else "HEADERS"
+        self.raw = bytearray()
+        self.fragments: list[bytes] = []
+        self.size = 0
+        self.refused = False
+
+
+class GrpcStreamDecoder(StreamDecoderBase):
     """Feed one direction of an HTTP/2 connection, split anywhere; get H2Frame / GrpcMessage / GrpcCall
     items (and GrpcError spans) back. direction: "request" (the client's bytes), "response", or None (the
     preface or the first header block tells). connection: the H2Connection both directions share (a
-    fresh one when not given). offset: the stream offset of the first byte fed (a restart after a gap)."""
+    fresh one when not given, with `limits`). offset: the stream offset of the first byte fed (a restart
+    after a gap). What the decoder holds is bounded by the connection's Limits (inlong_proto.stream)."""
 
     def __init__(self, direction: str | None = None, *, mode: str = "FAILFAST", offset: int = 0,
-                 connection: H2Connection | None = None):
-        if direction is not None and direction not in DIRECTIONS:
-            raise ValueError(f"direction must be request, response or None, not {direction!r}")
-        if mode.upper() not in MODES:
-            raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-        self.direction, self.mode = direction, mode.upper()
-        self.conn = connection if connection is not None else H2Connection()
-        self._buf = bytearray()
-        self._base = offset  # stream offset of _buf[0]
+                 connection: H2Connection | None = None, limits: Limits | None = None):
+        super().__init__(direction, mode, offset)
+        if connection is None:
+            connection = H2Connection(limits or DEFAULT_LIMITS)
+        self.conn, self.limits = connection, connection.limits
         self._pos = 0
         self._restarted = offset > 0
         if self._restarted and direction is not None:
@@ -509,48 +562,26 @@ class GrpcStreamDecoder:
         self._synced = False  # whether _pos is known to be at a frame start
         self._hpack = None
         self._hpack_lost: str | None = None
-        self._block: list | None = None  # [first header, first frame's hyperframe frame, start, fragments]
+        self._block: _Block | None = None  # the header block being read (HEADERS + CONTINUATION frames)
         self._scan = 0  # where the search for a frame start goes on
-        self._failed: DecodeError | None = None
         self._end_calls = True
 
     @property
-    def buffered(self) -> int:
-        return len(self._buf)
-
-    def feed(self, data: bytes) -> list:
-        self._buf += data
-        return self._run(final=False)
+    def retained(self) -> int:
+        return self.conn.budget.used
 
     def close(self, end_calls: bool = True) -> list:
         """The end of this direction's bytes; end_calls=False for a gap (the calls go on after it)."""
         self._end_calls = end_calls
-        return self._run(final=True)
+        return super().close()
 
     # ---- the loop
-    def _run(self, final: bool) -> list:
-        if self._failed is not None:
-            raise self._failed
-        out: list = []
-        try:
-            self._loop(out, final)
-            if final:
-                self._finish(out)
-        except DecodeError as exc:
-            self._failed = exc
-            if not out:
-                raise
-        if self._pos:
-            del self._buf[:self._pos]
-            self._base += self._pos
-            if self._block is not None:
-                self._block[2] -= self._pos
-            self._scan = max(0, self._scan - self._pos)
-            self._pos = 0
-        return out
+    def _keep(self) -> int:
+        return self._pos
 
-    def _at(self, index: int) -> int:
-        return self._base + index
+    def _dropped(self, count: int) -> None:
+        self._scan = max(0, self._scan - count)
+        self._pos = 0
 
     def _loop(self, out: list, final: bool) -> None:
         buf = self._buf
@@ -558,34 +589,42 @@ class GrpcStreamDecoder:
             if self._preface:
                 have = bytes(buf[self._pos:self._pos + len(PREFACE)])
                 if PREFACE.startswith(have) and len(have) < len(PREFACE) and not final:
-                    return
+                    break
                 self._preface = False
                 if have == PREFACE:
                     self.direction = self.direction or "request"
                     out.append(H2Frame(self._at(self._pos), len(PREFACE), self.direction, "PREFACE"))
                     self._pos += len(PREFACE)
                     self._synced = True
-                    self._hpack = _hpack_decoder(False)
+                    self._hpack = _hpack_decoder(False, self.limits)
                     continue
             if not self._synced:
                 if not self._sync(out, final):
-                    return
+                    break
                 continue
             if len(buf) - self._pos < HEADER_SIZE:
-                return
+                break
             header, _ = decode_frame_header(buf, self._pos)
             end = self._pos + HEADER_SIZE + header.length
             if end > len(buf):
-                return
+                break
             self._frame(header, end, out)
             self._pos = end
+            if self.conn.evicted:
+                self._emit_evicted(out, self._at(end))
+        if final:
+            self._finish(out)
 
     def _sync(self, out: list, final: bool) -> bool:
         """Not at a known frame start (no preface, or after a gap): take the first position whose header is
-        plausible and is followed by another plausible one (or, at the end, by nothing). False: wait."""
+        plausible and is followed by another plausible one (or, at the end, by nothing). False: wait.
+        Only the positions _candidate_starts finds are judged."""
         buf, limit = self._buf, self.conn.max_frame
+        starts = _candidate_starts(limit)
         pos = max(self._pos, self._scan)
         while True:
+            found = starts.search(buf, pos)
+            pos = found.start() if found is not None else max(pos, len(buf) - HEADER_SIZE + 1)
             if pos + HEADER_SIZE > len(buf):
                 if not final:
                     self._scan = pos
@@ -609,7 +648,7 @@ class GrpcStreamDecoder:
         self._skip_to(pos, out)
         self._synced, self._scan = True, 0
         if self._hpack is None:
-            self._hpack = _hpack_decoder(True)
+            self._hpack = _hpack_decoder(True, self.limits)
         return True
 
     def _skip_to(self, pos: int, out: list) -> None:
@@ -626,18 +665,16 @@ class GrpcStreamDecoder:
     # ---- errors
     def _error(self, out: list, index_or_offset: int, length: int, error: DecodeError, raw: bytes,
                stream_id: int | None = None, absolute: bool = False) -> None:
-        if self.mode == "FAILFAST":
-            raise error
-        if self.mode == "PERMISSIVE":
-            offset = index_or_offset if absolute else self._at(index_or_offset)
-            out.append(GrpcError(offset, length, error, raw, self.direction, stream_id))
+        offset = index_or_offset if absolute else self._at(index_or_offset)
+        self._report(out, GrpcError(offset, length, error, raw, self.direction, stream_id), error)
 
     # ---- one frame
     def _frame(self, header, end: int, out: list) -> None:
         start = self._pos
         raw = bytes(self._buf[start:end])
         offset = self._at(start)
-        if self._block is not None and header.type is not FrameType.continuation:
+        block = self._block
+        if block is not None and header.type is not FrameType.continuation:
             self._broken_block(out, "a header block was not ended by CONTINUATION frames before another frame")
         try:
             frame, _ = hf.Frame.parse_frame_header(memoryview(raw[:HEADER_SIZE]))
@@ -651,27 +688,23 @@ class GrpcStreamDecoder:
         if kind is FrameType.data:
             self._data(frame, offset, end - start, out)
         elif kind is FrameType.headers or kind is FrameType.push_promise:
-            self._block = [header, frame, start, [frame.data]]
-            if "END_HEADERS" in frame.flags:
-                self._end_block(out, end)
+            self._block = _Block(header, frame, offset)
+            self._add_fragment(frame, raw, out, end)
         elif kind is FrameType.continuation:
-            if self._block is None or self._block[0].stream_id != header.stream_id:
-                if self._block is not None:
+            if block is None or block.header.stream_id != header.stream_id:
+                if block is not None:
                     self._broken_block(out, "CONTINUATION of another stream inside a header block")
                 self._error(out, start, end - start, ValidationError(
                     offset, "frame", "CONTINUATION without a HEADERS frame before it (the capture began inside a "
                                      "header block, or the peer broke the protocol)"), raw, header.stream_id)
                 return
-            self._block[3].append(frame.data)
-            if "END_HEADERS" in frame.flags:
-                self._end_block(out, end)
+            self._add_fragment(frame, raw, out, end)
         else:
             out.append(self._control(frame, offset, end - start))
             call = self.conn.call(header.stream_id) if kind is FrameType.rst_stream else None
             if call is not None:
                 call.reset = _error_name(frame.error_code)
                 self._end_call(call, out, self._at(end), complete=True)
-
     def _control(self, frame, offset: int, length: int) -> H2Frame:
         info: dict = {}
         if isinstance(frame, hf.SettingsFrame):
@@ -697,39 +730,80 @@ class GrpcStreamDecoder:
         return H2Frame(offset, length, self.direction, name, frame.stream_id, _flag_names(frame), info)
 
     # ---- header blocks
+    def _add_fragment(self, frame, raw: bytes, out: list, end: int) -> None:
+        """One frame of the header block being read. A block whose encoded bytes pass max_header_list is
+        refused: never decoded (the direction's HPACK table is lost with it) and reported in pieces of at most
+        that size, so that a HEADERS + CONTINUATION run that never ends is never held."""
+        block, limit = self._block, self.limits.max_header_list
+        block.raw += raw
+        if not block.refused:
+            block.fragments.append(frame.data)
+            block.size += len(frame.data)
+            if block.size > limit:
+                block.refused, block.fragments = True, []
+                self._hpack_lost = self._hpack_lost or f"a header block over max_header_list at offset {block.offset}"
+                self._refused_piece(out, block, f"a header block of more than {block.size} bytes")
+        elif len(block.raw) >= limit:
+            self._refused_piece(out, block, "a further part of a refused header block")
+        if "END_HEADERS" in frame.flags:
+            if block.refused:
+                self._block = None
+                self._refused_piece(out, block, "the end of a refused header block")
+                self._headers_seen(block.header.stream_id, block.frame, out, end, block.name)
+            else:
+                self._end_block(out, end)
+
+    def _refused_piece(self, out: list, block: "_Block", what: str) -> None:
+        if block.raw:
+            limit = self.limits.max_header_list
+            error = over_limit(block.offset, "header_block", "max_header_list", limit, what)
+            self._error(out, block.offset, len(block.raw), error, bytes(block.raw), block.header.stream_id,
+                        absolute=True)
+        block.offset += len(block.raw)
+        block.raw = bytearray()
+
     def _broken_block(self, out: list, why: str) -> None:
-        header, _, start, _ = self._block
-        self._block = None
-        length = self._pos - start
-        self._error(out, start, length, ValidationError(self._at(start), "header_block", why),
-                    bytes(self._buf[start:self._pos]), header.stream_id)
-        self._hpack_lost = self._hpack_lost or f"a header block was cut at offset {self._at(start)}"
+        block, self._block = self._block, None
+        if block.refused:
+            self._refused_piece(out, block, "the rest of a refused header block, cut by another frame")
+        else:
+            self._error(out, block.offset, len(block.raw), ValidationError(block.offset, "header_block", why),
+                        bytes(block.raw), block.header.stream_id, absolute=True)
+            self._hpack_lost = self._hpack_lost or f"a header block was cut at offset {block.offset}"
 
     def _end_block(self, out: list, end: int) -> None:
-        header, frame, start, fragments = self._block
-        self._block = None
-        offset, length = self._at(start), end - start
-        block = b"".join(fragments)
-        stream_id = header.stream_id
-        raw = bytes(self._buf[start:end])
-        name = "PUSH_PROMISE" if header.type is FrameType.push_promise else "HEADERS"
+        block, self._block = self._block, None
+        header, frame, offset = block.header, block.frame, block.offset
+        raw = bytes(block.raw)
+        length = len(raw)
+        stream_id, name = header.stream_id, block.name
         flags = _flag_names(frame)
         if self._hpack is None:
-            self._hpack = _hpack_decoder(True)
+            self._hpack = _hpack_decoder(True, self.limits)
         if self._hpack_lost:
-            self._error(out, start, length, ValidationError(
+            self._error(out, offset, length, ValidationError(
                 offset, "header_block", f"header block not decoded: the HPACK table of this direction was lost "
-                                        f"({self._hpack_lost})"), raw, stream_id)
-            self._headers_seen(stream_id, None, frame, out, end, name)
+                                        f"({self._hpack_lost})"), raw, stream_id, absolute=True)
+            self._headers_seen(stream_id, frame, out, end, name)
             return
         try:
-            pairs = self._hpack.decode(block, raw=True)
+            pairs = self._hpack.decode(b"".join(block.fragments), raw=True)
         except (HPACKError, ValueError, IndexError) as exc:
             self._hpack_lost = f"hpack failed at offset {offset}: {exc}"
-            self._error(out, start, length, ValidationError(offset, "header_block", f"header block not decoded: "
-                                                                                   f"{exc}"), raw, stream_id)
-            self._headers_seen(stream_id, None, frame, out, end, name)
+            self._error(out, offset, length, ValidationError(offset, "header_block", f"header block not decoded: "
+                                                                                     f"{exc}"), raw, stream_id,
+                        absolute=True)
+            self._headers_seen(stream_id, frame, out, end, name)
             return
+        size = sum(len(n) + len(v) + 32 for n, v in pairs)
+        if size > self.limits.max_header_list:  # decoded (the table stays in step), but not kept
+            self._error(out, offset, length, over_limit(offset, "header_block", "max_header_list",
+                                                        self.limits.max_header_list,
+                                                        f"a header list of {size} bytes"), raw, stream_id,
+                        absolute=True)
+            self._headers_seen(stream_id, frame, out, end, name)
+            return
+
         headers = tuple((None if n is _UNKNOWN_NAME else bytes(n), None if v is _UNKNOWN_VALUE else bytes(v))
                         for n, v in pairs)
         unknown = sum((n is None) + (v is None) for n, v in headers)
@@ -754,12 +828,13 @@ class GrpcStreamDecoder:
             direction = self.direction or "request"
             half = call.halves[direction]
             end_stream = "END_STREAM" in frame.flags
+            kept = headers if self._retain(call, size) else None
             if half.headers is not None or end_stream and direction == "response" and b":status" not in fields:
-                half.trailers, name = headers, "TRAILERS"
+                half.trailers, name = kept, "TRAILERS"
             else:
-                half.headers = headers
+                half.headers = kept
                 if end_stream and direction == "response":
-                    half.trailers = headers  # a Trailers-Only response
+                    half.trailers = kept  # a Trailers-Only response
                 if b"grpc-encoding" in fields:
                     half.encoding = fields[b"grpc-encoding"].decode("latin-1")
             self._opened(call, direction)
@@ -776,7 +851,17 @@ class GrpcStreamDecoder:
         if call is not None and "END_STREAM" in frame.flags:
             self._end_stream(stream_id, out, self._at(end))
 
-    def _headers_seen(self, stream_id: int, headers, frame, out: list, end: int, name: str) -> None:
+    def _retain(self, call: _Call, size: int) -> bool:
+        """Whether the budget keeps size more bytes for this call's record (a note on it says when not)."""
+        if self.conn.budget.take(size):
+            call.cost += size
+            return True
+        note = f"not all of the call is kept: over max_retained ({self.limits.max_retained})"
+        if note not in call.notes:
+            call.notes.append(note)
+        return False
+
+    def _headers_seen(self, stream_id: int, frame, out: list, end: int, name: str) -> None:
         """A header block that could not be read still opens (or ends) its stream."""
         call = self.conn.call(stream_id) if name == "HEADERS" else None
         if call is not None:
@@ -816,15 +901,19 @@ class GrpcStreamDecoder:
         else:
             if not half.buf:
                 half.buf_start = offset
-            half.buf += frame.data
-            self._messages(call, half, direction, out, offset, end)
+            if self.conn.grow(call, half, frame.data):
+                self._messages(call, half, direction, out, offset, end)
+            else:
+                self._lose(half, call, over_limit(offset, "data", "max_retained", self.limits.max_retained,
+                                                  f"stream {stream_id}: partial messages of open calls"),
+                           out, end, bytes(frame.data))
         if "END_STREAM" in frame.flags:
             if half.buf and half.sync != "lost":
                 half.undecoded += 1
                 self._error(out, end, 0, TruncatedError(half.buf_start, "message", f"stream {stream_id} ended "
                                                         f"inside a gRPC message ({len(half.buf)} bytes)"),
                             bytes(half.buf), stream_id, absolute=True)
-                half.buf = bytearray()
+                self.conn.shrink(call, half, len(half.buf))
             self._end_stream(stream_id, out, end)
 
     def _messages(self, call: _Call, half: _Half, direction: str | None, out: list, frame_offset: int,
@@ -833,9 +922,9 @@ class GrpcStreamDecoder:
         while len(buf) >= PREFIX_SIZE:
             try:
                 prefix, _ = decode_message_prefix(buf, 0)
-                if prefix.length > MAX_MESSAGE:
-                    raise ValidationError(half.buf_start, "length", f"a gRPC message of {prefix.length} bytes is "
-                                                                    f"over the reader's limit ({MAX_MESSAGE})")
+                if prefix.length > self.limits.max_message:
+                    raise over_limit(half.buf_start, "length", "max_message", self.limits.max_message,
+                                     f"a gRPC message of {prefix.length} bytes")
             except DecodeError as exc:
                 self._lose(half, call, exc, out, end)
                 return
@@ -844,7 +933,7 @@ class GrpcStreamDecoder:
                 return
             data = bytes(buf[PREFIX_SIZE:size])
             first = half.buf_start
-            del buf[:size]
+            self.conn.shrink(call, half, size)
             half.buf_start = frame_offset  # what is left began in this frame
             item = self._message(call, half, direction, data, bool(prefix.compressed), first, end)
             if isinstance(item, DecodeError):
@@ -864,7 +953,8 @@ class GrpcStreamDecoder:
     def _lose(self, half: _Half, call: _Call, error: DecodeError, out: list, end: int, data: bytes = b"") -> None:
         half.undecoded += 1
         self._error(out, end, 0, error, data + bytes(half.buf), call.stream_id, absolute=True)
-        half.buf, half.sync = bytearray(), "lost"
+        self.conn.shrink(call, half, len(half.buf))
+        half.sync = "lost"
 
     def _message(self, call: _Call, half: _Half, direction: str | None, data: bytes, compressed: bool, first: int,
                  end: int):
@@ -874,7 +964,10 @@ class GrpcStreamDecoder:
             if encoding in (None, "identity") and data[:2] == b"\x1f\x8b" and not call.seen_from_start:
                 encoding = "gzip"  # the headers were not seen: the gzip magic says it
             try:
-                data = _inflate(data, encoding)
+                data = _inflate(data, encoding, self.limits.max_message)
+            except _InflatedTooLarge:
+                return over_limit(first, "message", "max_message", self.limits.max_message,
+                                  f"a {encoding} message that inflates to more")
             except ValueError as exc:
                 return ValidationError(first, "message", f"compressed message not inflated: {exc}")
         method = call.method
@@ -899,7 +992,10 @@ class GrpcStreamDecoder:
         record = {"type": cls.DESCRIPTOR.full_name, "body": body}
         if inferred:
             record["inferred"] = True
-        half.messages.append(record)
+        if len(half.messages) < self.limits.max_call_messages and self._retain(call, len(data) + 64):
+            half.messages.append(record)
+        else:
+            half.omitted += 1
         return GrpcMessage(end, direction, call.stream_id, half.count, first, len(data), compressed,
                            cls.DESCRIPTOR.full_name, body, call.path if method is not None else None, inferred,
                            encoding if compressed else None)
@@ -926,21 +1022,29 @@ class GrpcStreamDecoder:
         out.append(GrpcCall(offset, self.direction, call.stream_id, call.path, tuple(request.messages),
                             tuple(response.messages), call.status, call.status_message, call.reset,
                             complete and call.seen_from_start, latency, request.headers, response.headers,
-                            response.trailers, request.undecoded + response.undecoded))
-        del self.conn.calls[call.stream_id]
+                            response.trailers, request.undecoded + response.undecoded,
+                            request.omitted + response.omitted, tuple(call.notes)))
+        self.conn.calls.pop(call.stream_id, None)  # an evicted call has left the table already
+        self.conn.budget.give(call.cost)
         ended = self.conn.ended
         ended[call.stream_id] = None
         if len(ended) > CLOSED_KEPT:
             del ended[next(iter(ended))]
 
+    def _emit_evicted(self, out: list, offset: int) -> None:
+        evicted, self.conn.evicted = self.conn.evicted, []
+        for call in evicted:
+            self._end_call(call, out, offset, complete=False)
+
     def _finish(self, out: list) -> None:
         end = len(self._buf)
-        if self._block is not None:
-            header, _, start, _ = self._block
-            self._block = None
-            self._error(out, start, self._pos - start, TruncatedError(self._at(start), "header_block",
-                        "the stream ended inside a header block"), bytes(self._buf[start:self._pos]),
-                        header.stream_id)
+        block, self._block = self._block, None
+        if block is not None and block.refused:
+            self._refused_piece(out, block, "the rest of a refused header block, cut by the stream's end")
+        elif block is not None:
+            self._error(out, block.offset, len(block.raw), TruncatedError(
+                block.offset, "header_block", "the stream ended inside a header block"), bytes(block.raw),
+                block.header.stream_id, absolute=True)
         if self._pos < end:
             self._error(out, self._pos, end - self._pos, TruncatedError(
                 self._at(self._pos), "frame", f"the stream ended inside a frame ({end - self._pos} bytes)"),
@@ -967,7 +1071,11 @@ def _int(value: bytes) -> int | None:
         return None
 
 
-def _inflate(data: bytes, encoding: str | None) -> bytes:
+class _InflatedTooLarge(ValueError):
+    pass
+
+
+def _inflate(data: bytes, encoding: str | None, limit: int) -> bytes:
     if encoding == "gzip":
         inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
     elif encoding == "deflate":
@@ -975,11 +1083,11 @@ def _inflate(data: bytes, encoding: str | None) -> bytes:
     else:
         raise ValueError(f"the compressed flag is set but grpc-encoding is {encoding!r}")
     try:
-        out = inflater.decompress(data, MAX_MESSAGE)
+        out = inflater.decompress(data, limit)
     except zlib.error as exc:
         raise ValueError(f"{encoding}: {exc}") from None
     if inflater.unconsumed_tail:
-        raise ValueError(f"inflates to over {MAX_MESSAGE} bytes")
+        raise _InflatedTooLarge()
     if not inflater.eof:
         raise ValueError(f"{encoding} stream cut short")
     return out

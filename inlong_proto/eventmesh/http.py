@@ -33,7 +33,6 @@ from typing import Callable, Iterator
 import h11
 
 from ..errors import DecodeError, EncodeError, TruncatedError, ValidationError
-from ..frames import MODES
 from ..generated.eventmesh.bodies.batch_message_entity import BatchMessageEntity
 from ..generated.eventmesh.bodies.cloud_event import CloudEvent
 from ..generated.eventmesh.bodies.heartbeat_entity import HeartbeatEntity
@@ -42,7 +41,7 @@ from ..generated.eventmesh.bodies.reply_message import ReplyMessage
 from ..generated.eventmesh.bodies.subscription_item import SubscriptionItem, SubscriptionMode, SubscriptionType
 from ..generated.eventmesh.bodies.webhook_reply import WebhookReply
 from ..generated.tables.eventmesh.http import DATA as SPEC
-from ..protocols import DIRECTIONS
+from ..stream import DEFAULT_LIMITS, Limits, StreamDecoderBase, over_limit
 from ..values import render_bytes
 from .tcp import dumps
 
@@ -80,6 +79,7 @@ _PROBE = SPEC["resync"]["direction-probe"].encode("ascii")
 MAX_HEAD = SPEC["resync"]["max-head-bytes"]
 _SLICE = 1 << 16  # bytes handed to h11 at a time, so that its buffer (and trailing_data) stays small
 _RESYNC_WINDOW = 1 << 20  # an unresynchronised malformed span is reported in pieces of at most this
+_SEGMENT_COST = 32  # what the bookkeeping of one body piece (a chunk) is charged against Limits.max_body
 
 
 @cache
@@ -647,7 +647,7 @@ def _push_outcome(status: int, ret: WebhookReply, headers) -> dict:
 
 
 # ------------------------------------------------------------------------------------ stream decoding
-class HttpStreamDecoder:
+class HttpStreamDecoder(StreamDecoderBase):
     """Feed one direction of an HTTP/1.1 connection, split anywhere; get EventMesh messages back.
 
     direction "request" is the client's bytes, "response" the server's, None: told from the first bytes.
@@ -655,50 +655,27 @@ class HttpStreamDecoder:
     the same call come first); PERMISSIVE yields an HttpError for a malformed span and resumes at the next
     plausible message start (the spec's resync patterns); DROPMALFORMED resumes silently. Blank lines
     between messages are skipped, as RFC 7230 3.5 allows. offset: the stream offset of the first byte
-    fed, for a decoder restarted mid-stream (after a capture's gap).
+    fed, for a decoder restarted mid-stream (after a capture's gap). limits.max_body bounds a message's body
+    (with what its chunks' bookkeeping costs): a longer one is reported as error spans of at most that size
+    as it goes, never held, and the next message is read as usual.
     """
 
-    def __init__(self, direction: str | None = None, *, mode: str = "FAILFAST", offset: int = 0):
-        if direction is not None and direction not in DIRECTIONS:
-            raise ValueError(f"direction must be request, response or None, not {direction!r}")
-        if mode.upper() not in MODES:
-            raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-        self.direction, self.mode = direction, mode.upper()
-        self._buf = bytearray()
-        self._base = offset  # stream offset of _buf[0]
+    def __init__(self, direction: str | None = None, *, mode: str = "FAILFAST", offset: int = 0,
+                 limits: Limits | None = None):
+        super().__init__(direction, mode, offset)
+        self.limits = limits or DEFAULT_LIMITS
         self._start = 0  # buffer index where the current message starts
         self._conn: h11.Connection | None = None
         self._bad_start: int | None = None  # an open malformed span
         self._bad_error: DecodeError | None = None
         self._search_from = 0
-        self._failed: DecodeError | None = None
+        self._refused: DecodeError | None = None  # the message's body passed max_body: it is being skipped
 
     @property
-    def buffered(self) -> int:
-        """Bytes held back: the current message so far (or an open malformed span, at most ~1 MiB)."""
-        return len(self._buf)
-
-    def feed(self, data: bytes) -> list:
-        self._buf += data
-        return self._run(final=False)
-
-    def close(self) -> list:
-        return self._run(final=True)
+    def retained(self) -> int:
+        return len(self._body) + _SEGMENT_COST * len(self._segments) if self._conn is not None else 0
 
     # ---- the loop
-    def _run(self, final: bool) -> list:
-        if self._failed is not None:
-            raise self._failed
-        out: list = []
-        try:
-            self._loop(out, final)
-        except DecodeError as exc:
-            self._failed = exc  # FAILFAST: this stream is done; every later call raises it again
-            if not out:
-                raise
-        self._compact()
-        return out
-
     def _loop(self, out: list, final: bool) -> None:
         buf = self._buf
         while True:
@@ -734,6 +711,7 @@ class HttpStreamDecoder:
         self._conn, self._fed, self._eof = conn, self._start, False
         self._head, self._head_end, self._last = None, None, self._start
         self._body, self._segments = bytearray(), []
+        self._refused = None
 
     def _next(self, final: bool):
         """The next h11 event, feeding it slices of the buffer; None when more bytes are needed."""
@@ -779,9 +757,20 @@ class HttpStreamDecoder:
         elif isinstance(event, (h11.Request, h11.Response)):
             self._head, self._head_end, self._last = event, pos, pos
         elif isinstance(event, h11.Data):
+            self._last = pos
+            if self._refused is None and self.retained + len(event.data) + _SEGMENT_COST > self.limits.max_body:
+                self._refused = over_limit(self._base + self._start, "http.body", "max_body", self.limits.max_body,
+                                           "a message body of more bytes (or chunks)")
+                self._body, self._segments = bytearray(), []
+            if self._refused is not None:
+                if pos - self._start >= self.limits.max_body:
+                    self._refused_piece(out, pos)
+                return True
             self._segments.append((len(self._body), self._base + pos - len(event.data), len(event.data)))
             self._body += event.data
-            self._last = pos
+        elif isinstance(event, h11.EndOfMessage) and self._refused is not None:
+            self._refused_piece(out, pos)
+            self._conn = None
         elif isinstance(event, h11.EndOfMessage):
             head = self._head
             chunked = any(name.lower() == b"transfer-encoding" and b"chunked" in value.lower()
@@ -796,6 +785,16 @@ class HttpStreamDecoder:
         else:  # ConnectionClosed or PAUSED: nothing more can come on this connection
             raise ValidationError(self._base + pos, "http", f"h11 stopped with {type(event).__name__}")
         return True
+
+    def _refused_piece(self, out: list, pos: int) -> None:
+        """The part of a refused message up to pos, as an error span; the message's start moves on to pos."""
+        error = self._refused
+        if pos > self._start:
+            self._report(out, HttpError(self._base + self._start, pos - self._start, error,
+                                        bytes(self._buf[self._start:pos]), self.direction), error)
+        self._start = pos
+        if self._head_end is not None and self._head_end < pos:
+            self._head_end = pos
 
     def _message(self, reader, head, body, segments, start: int, end: int, head_end: int, chunked: bool):
         return reader(head, body, segments, self._base + start, end - start, self._base + head_end, chunked)
@@ -864,13 +863,11 @@ class HttpStreamDecoder:
         self._bad_start, self._bad_error, self._start = None, None, stop
         return True
 
-    def _compact(self) -> None:
-        """Forget bytes before the current message (or malformed span) so memory stays bounded."""
-        keep = self._start if self._bad_start is None else self._bad_start  # no message is open beside a span
-        if keep <= 0:
-            return
-        del self._buf[:keep]
-        self._base += keep
+    def _keep(self) -> int:
+        """Bytes before the current message (or malformed span) are forgotten, so memory stays bounded."""
+        return self._start if self._bad_start is None else self._bad_start  # no message is open beside a span
+
+    def _dropped(self, keep: int) -> None:
         self._start = max(0, self._start - keep)
         self._search_from = max(0, self._search_from - keep)
         if self._bad_start is not None:
