@@ -221,16 +221,38 @@ def frames_to_batch(path: str, frames: Iterable, protocol: str | None, captures:
     frame_tuple rows: pyarrow converts a list per column in C, several times faster than from_pylist
     over one dict per row.
     """
-    import pyarrow as pa
-
-    schema = frame_schema(protocol)
     if captures is None:
         rows = [frame_tuple(path, frame, protocol) for frame in frames]
     else:
         rows = [frame_tuple(path, frame, protocol, capture) for frame, capture in zip(frames, captures)]
+    return rows_to_batch(rows, frame_schema(protocol))
+
+
+def rows_to_batch(rows: list, schema):
+    """A pyarrow.RecordBatch of schema from frame_tuple rows."""
+    import pyarrow as pa
+
     columns = zip(*rows) if rows else ((),) * len(schema)
     return pa.RecordBatch.from_arrays([pa.array(column, type=field.type) for column, field
                                        in zip(columns, schema)], schema=schema)
+
+
+def row_bytes(value) -> int:
+    """About the bytes a frame_tuple row (or any of its values) takes in Arrow: text and bytes by length,
+    other values 8, and 4 more for each value (offsets, validity). The Spark readers cut batches and bound
+    rows by it, before any Arrow memory is taken."""
+    kind = type(value)
+    if kind is bytes or kind is bytearray:
+        return len(value) + 4
+    if kind is memoryview:
+        return value.nbytes + 4
+    if kind is str:
+        return (len(value) if value.isascii() else len(value.encode("utf-8", "surrogatepass"))) + 4
+    if kind is tuple or kind is list:
+        return sum(map(row_bytes, value)) + 4
+    if kind is dict:
+        return sum(map(row_bytes, value.items())) + 4
+    return 8 if value is not None else 1
 
 
 class _EmptyColumns(dict):

@@ -18,7 +18,8 @@ from . import arrow, protocols
 from .capture import iter_capture_frames
 from .capture.container import is_capture
 from .errors import DecodeError
-from .frames import _check_direction, _check_mode, iter_frames
+from .frames import _check_direction, _check_mode
+from .sources import BytesSource
 
 
 SPARK_EXTRA = "pip install 'inlong-proto[spark]'"
@@ -27,6 +28,9 @@ SPARK_EXTRA = "pip install 'inlong-proto[spark]'"
 # with the default 1 GiB heap a 63 MB file reads and a 127 MB one kills the JVM (OutOfMemoryError). So a
 # file may use a sixteenth of the heap; larger files go to format("inlong").
 HEAP_SHARE = 16
+# parse_udtf's rows of one file reach Spark as one Arrow table (Spark collects an eval call's rows): a file's
+# rows may take this many bytes there, whatever its size (Limits.output_bytes, with no share per byte).
+ROW_UDTF_OUTPUT = 256 << 20
 
 
 def default_max_file_size(spark) -> int:
@@ -77,7 +81,7 @@ def _check(protocol: str, direction: str | None, mode: str) -> tuple[str, str]:
 
 
 def parse_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISSIVE",
-               corrupt_record_column: str = arrow.CORRUPT_RECORD):
+               corrupt_record_column: str = arrow.CORRUPT_RECORD, limits=None):
     """An Arrow-optimized Python UDTF turning (path, content) into frame rows of ``protocol``.
 
     It takes either two scalar arguments, ``(path, content)``, or one table argument whose rows have
@@ -86,20 +90,37 @@ def parse_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISS
     A pcap / pcapng file is reassembled instead (inlong_proto.capture), its rows carrying the capture
     column; there the TCP direction of each frame decides and direction does not apply. Its columns
     are read_dumps', the error rows' bytes in the column corrupt_record_column.
+
+    limits (spark_source.Limits) bound what one file may take, as for format("inlong") (FileGuard: a
+    failing file is an error row); by default its rows take at most ROW_UDTF_OUTPUT bytes, since Spark
+    holds all of them at once.
     """
     require_spark()
+    from .spark_source import FileGuard, Limits, read_split
+
     protocol, mode = _check(protocol, direction, mode)
     return_type = arrow.spark_schema(protocol, corrupt_record_column)
+    limits = limits or Limits(output_bytes=ROW_UDTF_OUTPUT, output_ratio=0)
 
     def rows(path, content):
+        guard = FileGuard(path, protocol, mode, limits, len(content))
         if is_capture(content[:4]):  # pcap / pcapng: every TCP flow parsed as protocol, direction by TCP
-            for item in iter_capture_frames(content, protocol, mode):
-                yield arrow.frame_tuple(path, item.frame, protocol, arrow.capture_value(item))
-            return
-        for frame in iter_frames(content, protocol, direction, mode):
-            yield arrow.frame_tuple(path, frame, protocol)
+            items = ((item.frame, arrow.capture_value(item)) for item in iter_capture_frames(content, protocol, mode))
+        else:  # iter_frames' rows (an HTTP stream fed in chunks, its decoder's memory checked at each)
+            frames = read_split(_ContentSource(content), path, protocol, direction, mode, max(1, len(content)), 0,
+                                guard)[1]
+            items = ((frame, None) for frame in frames)
+        for _, row, _ in guard.rows_of(items):
+            yield row
 
     return dump_udtf(udtf_name(protocol), rows, return_type)
+
+
+class _ContentSource(BytesSource):
+    """A file's content in memory (a binaryFile row's) as a source, without a copy."""
+
+    def __init__(self, content, uri: str = "<content>"):
+        self.buffer, self.size, self.uri = content, len(content), uri
 
 
 def udtf_name(protocol: str) -> str:
@@ -138,7 +159,7 @@ def dump_udtf(name: str, rows, return_type):
 
 
 def register_udtf(spark, protocol: str, direction: str | None = None, mode: str = "PERMISSIVE",
-                  name: str | None = None, corrupt_record_column: str = arrow.CORRUPT_RECORD):
+                  name: str | None = None, corrupt_record_column: str = arrow.CORRUPT_RECORD, limits=None):
     """Register parse_udtf(protocol, ...) for SQL as ``name`` (default ``parse_<protocol>``, a hyphen
     written as an underscore: ``parse_eventmesh_legacy``).
 
@@ -148,16 +169,16 @@ def register_udtf(spark, protocol: str, direction: str | None = None, mode: str 
         SELECT * FROM parse_broadcast(TABLE(SELECT path, content FROM dumps));
         SELECT p.* FROM dumps, LATERAL parse_broadcast(path, content) p WHERE p.error IS NULL;
 
-    direction, mode and corrupt_record_column are fixed at registration; register several names for
-    several settings.
+    direction, mode, corrupt_record_column and limits are fixed at registration; register several names
+    for several settings.
     """
-    function = parse_udtf(protocol, direction, mode, corrupt_record_column)
+    function = parse_udtf(protocol, direction, mode, corrupt_record_column, limits)
     return spark.udtf.register(name or udtf_name(protocol), function)
 
 
 def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str | None = None,
                mode: str = "PERMISSIVE", corrupt_record_column: str = arrow.CORRUPT_RECORD,
-               max_file_size: int | None = None):
+               max_file_size: int | None = None, limits=None):
     """A DataFrame of every frame in the dump file(s) at path: a file, a glob, a directory or a list.
 
     Directories are read recursively; pcap / pcapng files among them are reassembled (capture column).
@@ -166,7 +187,9 @@ def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str |
     DecodeError, its message naming the file and the offset. A file over max_file_size bytes (default:
     a sixteenth of the JVM heap that reads it, 64 MiB for Spark's default 1 GiB) is refused at call
     time, since binaryFile holds each file in one row of JVM memory: read large files with
-    spark.read.format("inlong").
+    spark.read.format("inlong"). limits (spark_source.Limits, default its defaults) bound what reading one
+    file may take, as format("inlong")'s max* options do: a file that crosses one, or whose decoder fails,
+    ends in an error row (FileGuard).
 
     Columns (arrow.frame_schema(protocol), with Spark types):
 
@@ -205,45 +228,39 @@ def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str |
       holding its first byte (an instant: TIMESTAMP, shown in the session time zone) and that
       packet's offset in the file
     """
-    udtf = batch_udtf(protocol, direction, mode, corrupt_record_column)
+    udtf = batch_udtf(protocol, direction, mode, corrupt_record_column, limits)
     return udtf(dump_files(spark, path, max_file_size))
 
 
 def batch_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISSIVE",
-               corrupt_record_column: str = arrow.CORRUPT_RECORD):
+               corrupt_record_column: str = arrow.CORRUPT_RECORD, limits=None):
     """parse_udtf's rows as an Arrow-native UDTF (Spark's arrow_udtf) over a TABLE of (path, content).
 
     Each file's rows are built as Arrow batches, by the compiled scanners where they are built
-    (inlong_proto.native.iter_batches; a capture through inlong_proto.capture.native_path, which walks its
+    (inlong_proto.native.range_batches; a capture through inlong_proto.capture.native_path, which walks its
     packets in C and hands the capture to the pure path when it cannot), so no Python tuple is made per
-    frame. It takes the table form only: Spark runs no Arrow UDTF on the right of a LATERAL join, which is
-    what parse_udtf is for.
+    frame: the batches of format("inlong") for a file read whole (spark_source.piece_batches), under limits
+    (spark_source.Limits). It takes the table form only: Spark runs no Arrow UDTF on the right of a LATERAL
+    join, which is what parse_udtf is for.
     """
     require_spark()
     from pyspark.sql.functions import arrow_udtf
 
-    from . import native
-    from .capture.native_path import capture_batches
+    from .spark_source import Limits, piece_batches
 
     protocol, mode = _check(protocol, direction, mode)
     return_type = arrow.spark_schema(protocol, corrupt_record_column)
-
-    def batches(path: str, content):
-        if is_capture(content[:4]):  # the file is in memory whole: the compiled capture path (or the pure one)
-            yield from capture_batches(content, protocol, mode, path)
-            return
-        yield from native.iter_batches(content, protocol, path, direction, mode)
+    limits = limits or Limits()
 
     class ParseDumpBatches:
         def eval(self, table):
             for path, content in zip(table.column("path").to_pylist(), table.column("content")):
                 if not content.is_valid:
                     continue
-                try:
-                    for batch in batches(path, memoryview(content.as_buffer())):
-                        yield spark_batch(batch, protocol, corrupt_record_column)
-                except DecodeError as exc:
-                    raise DumpDecodeError.of(path, exc) from None
+                src = _ContentSource(memoryview(content.as_buffer()), path)
+                for batch in piece_batches(src, path, protocol, direction, mode, max(1, src.size), 0,
+                                           limits=limits):
+                    yield spark_batch(batch, protocol, corrupt_record_column)
 
     ParseDumpBatches.__name__ = ParseDumpBatches.__qualname__ = f"{udtf_name(protocol)}_batches"
     return arrow_udtf(ParseDumpBatches, returnType=return_type)

@@ -97,15 +97,17 @@ from __future__ import annotations
 
 import heapq
 import json
+import logging
+import os
 import re
 from functools import cache
-from typing import Container, Iterable, Iterator
+from typing import Container, Iterable, Iterator, NamedTuple
 
 from . import arrow, native, protocols
 from .capture.container import is_capture
 from .chains import Chains
 from .detect import HEAD_SIZE, candidates, detect, detect_stream
-from .errors import DecodeError, ValidationError
+from .errors import DecodeError, FrameTooLargeError, ValidationError
 from .frames import Frame, _check_direction, _check_mode, _decode_at, _decode_with, _Scanner, _starts, stream_decoder
 from .sources import BytesSource, FileSource, file_uri, list_files, open_source, scan_windows  # noqa: F401
 from .spark import DumpDecodeError, spark_batch
@@ -121,8 +123,16 @@ DEFAULT_SPLIT_SIZE = 128 << 20
 RELEASE_EVERY = 16 << 20  # a split's scan hands back the pages it is done with this often
 SYNC_SLACK = 64 << 10
 BATCH_ROWS = 4096
-BATCH_BYTES = 16 << 20
+# What reading one file may take (Limits, the module doc's "Limits"); each is an option of the data source.
+BATCH_BYTES = 16 << 20  # a batch is cut before its rows pass this many bytes (maxBatchBytes)
+MAX_ROW_BYTES = 64 << 20  # a row larger than this is an error row (maxRowBytes)
+OUTPUT_BYTES = 256 << 20  # a file yields at most OUTPUT_BYTES + OUTPUT_RATIO x its size of rows
+OUTPUT_RATIO = 64  # (maxOutputBytes, maxOutputRatio)
+TASK_MEMORY = 1 << 30  # how far the Python worker may grow while it reads one file (maxTaskMemory; 0: unchecked)
+BUFFER_CEILING = 1 << 30  # maxBatchBytes and maxRowBytes stay well below Arrow's and Netty's 2 GiB buffers
+MEMORY_EVERY = 1024  # rows between two looks at the worker's memory (and one at every chunk fed)
 CAPTURE_CHUNK = 1 << 20  # bytes of a capture file fed to its decoder at a time
+STREAM_CHUNK = 64 << 10  # bytes of an HTTP dump fed to its decoder at a time (one feed's items are a list)
 CAPTURE_WHOLE = 128 << 20  # a capture up to this size is read whole, for the compiled walker (memory: ~2x that)
 ERROR = 0  # _Walker.step's result for a malformed position
 
@@ -293,7 +303,7 @@ def split_frames(src, protocol: str, direction: str | None, split_size: int, ind
 
 
 def split_batches(src, path: str, protocol: str, direction: str | None, mode: str, split_size: int, index: int,
-                  rows: int = BATCH_ROWS) -> Iterator:
+                  rows: int = BATCH_ROWS, batch_bytes: int = BATCH_BYTES) -> Iterator:
     """split_frames' rows after the mode, as frame_schema batches built by native.range_batches: the
     compiled scanners turn valid stretches into columns, the pure scanner reports the rest (the same rows)."""
     if not src.size:
@@ -307,7 +317,7 @@ def split_batches(src, path: str, protocol: str, direction: str | None, mode: st
         expected = released = start
         try:
             for batch in native.range_batches(view, protocol, path, direction, mode, start, stop, source=src,
-                                              batch_rows=rows, batch_bytes=BATCH_BYTES):
+                                              batch_rows=rows, batch_bytes=batch_bytes):
                 if not batch.num_rows:
                     continue
                 first, last = batch.column("offset")[0].as_py(), batch.column("offset")[-1].as_py()
@@ -327,20 +337,25 @@ def split_batches(src, path: str, protocol: str, direction: str | None, mode: st
 
 
 def read_split_batches(src, path: str, protocol: str, direction: str | None, mode: str, split_size: int,
-                       index: int, rows: int = BATCH_ROWS) -> Iterator:
+                       index: int, rows: int = BATCH_ROWS, limits: Limits | None = None) -> Iterator:
     """The batches of split `index` of one dump (not a capture), in frame_schema(protocol) or, with
-    protocol=auto, auto_schema: read_split's rows."""
-    named = protocol
-    if protocol == AUTO:
-        named = detect_source(src)
-    if named is None or named in protocols.STREAM_PROTOCOLS:
-        _, frames = read_split(src, path, protocol, direction, mode, split_size, index)
-        try:
-            yield from _batches(path, protocol, frames, rows)
-        finally:
-            frames.close()
+    protocol=auto, auto_schema: read_split's rows, under limits (FileGuard)."""
+    guard = FileGuard(path, protocol, mode, limits or Limits(), src.size, index * split_size,
+                      min(src.size, (index + 1) * split_size))
+    return guard.guarded(_split_batches(src, guard, direction, split_size, index, rows))
+
+
+def _split_batches(src, guard: FileGuard, direction: str | None, split_size: int, index: int, rows: int):
+    path, protocol, mode = guard.path, guard.schema, guard.mode
+    named = detect_source(src) if protocol == AUTO else protocol
+    guard.protocol = named
+    if named is None or named in protocols.STREAM_PROTOCOLS:  # split 0 reads the whole file
+        guard.end = src.size
+        _, frames = read_split(src, path, protocol, direction, mode, split_size, index, guard)
+        yield from guard.batches((frame, None) for frame in frames)
         return
-    for batch in split_batches(src, path, named, direction, mode, split_size, index, rows):
+    batches = split_batches(src, path, named, direction, mode, split_size, index, rows, guard.limits.batch_bytes)
+    for batch in guard.charged(batches):
         yield auto_of(batch, named) if protocol == AUTO else batch
 
 
@@ -357,27 +372,32 @@ def detect_source(src) -> str | None:
 
 
 def read_split(src, path: str, protocol: str, direction: str | None, mode: str, split_size: int,
-               index: int) -> tuple[str | None, Iterator[Frame]]:
-    """(protocol, rows) of split `index` of one file after the mode; protocol may be AUTO (detected)."""
+               index: int, guard: FileGuard | None = None) -> tuple[str | None, Iterator[Frame]]:
+    """(protocol, rows) of split `index` of one file after the mode; protocol may be AUTO (detected).
+    guard: the FileGuard whose memory an HTTP stream's decoder is checked against at every chunk."""
     if protocol == AUTO:
         protocol = detect_source(src)
         if protocol is None:
             frames = (frame for frame in ([undetected(src.size)] if index == 0 and src.size else []))
             return None, _apply_mode(frames, path, mode)
     if protocol in protocols.STREAM_PROTOCOLS:  # HTTP has no sync points: split 0 reads the file, in chunks
-        return protocol, _apply_mode(stream_frames(src, protocol, direction, index), path, mode)
+        return protocol, _apply_mode(stream_frames(src, protocol, direction, index, guard), path, mode)
     return protocol, _apply_mode(split_frames(src, protocol, direction, split_size, index), path, mode)
 
 
-def stream_frames(src, protocol: str, direction: str | None, index: int = 0) -> Iterator:
+def stream_frames(src, protocol: str, direction: str | None, index: int = 0,
+                  guard: FileGuard | None = None) -> Iterator:
     """Every item of a stream protocol's dump (HTTP/1.1; HTTP/2 + gRPC), error spans included, for split 0
     (none for the others): the source fed to the protocol's stream decoder a chunk at a time, so memory
-    stays bounded."""
+    stays bounded; before each chunk the guard, if any, checks the worker's memory (a decoder may hold
+    much and yield nothing)."""
     if index:
         return
     decoder = stream_decoder(protocol, direction, mode="PERMISSIVE")
-    for start in range(0, src.size, CAPTURE_CHUNK):
-        yield from decoder.feed(src.read(start, CAPTURE_CHUNK))
+    for start in range(0, src.size, STREAM_CHUNK):
+        if guard is not None:
+            guard.fed(start)
+        yield from decoder.feed(src.read(start, STREAM_CHUNK))
         src.release(0, start)
     yield from decoder.close()
 
@@ -399,14 +419,14 @@ def _apply_mode(frames: Iterator[Frame], path: str, mode: str) -> Iterator[Frame
 # Files, partitions, schema
 
 
-def parse_size(value) -> int:
-    """Bytes from an int or a string such as 65536, "64k", "128m", "1g" (binary units)."""
+def parse_size(value, option: str = "splitSize", zero: bool = False) -> int:
+    """Bytes from an int or a string such as 65536, "64k", "128m", "1g" (binary units); zero: 0 allowed."""
     match = re.fullmatch(r"\s*(\d+)\s*([kmgt]?)b?\s*", str(value).lower())
     if not match:
-        raise ValueError(f"splitSize must be a number of bytes (optionally k, m, g), not {value!r}")
+        raise ValueError(f"{option} must be a number of bytes (optionally k, m, g), not {value!r}")
     size = int(match[1]) << (10 * " kmgt".index(match[2] or " "))
-    if size <= 0:
-        raise ValueError("splitSize must be positive")
+    if size <= 0 and not zero:
+        raise ValueError(f"{option} must be positive")
     return size
 
 
@@ -448,26 +468,48 @@ def auto_batch(path: str, frames: list[Frame], captures: list | None = None):
     """An auto_schema batch: each frame's columns go into the struct of its own protocol (a capture mixes
     protocols); frames of no registered protocol have the meta and capture columns only. The meta columns,
     the corrupt-record bytes among them, are arrow.frame_tuple's."""
+    captures = captures if captures is not None else [None] * len(frames)
+    return rows_batch(AUTO, [(own, arrow.frame_tuple(path, frame, own, capture))
+                             for frame, capture in zip(frames, captures)
+                             for own in [_own(frame)]])
+
+
+def _own(frame: Frame) -> str | None:
+    """The protocol whose struct holds a frame's columns under protocol=auto."""
+    return frame.protocol if frame.protocol in _protocol_names() else None
+
+
+@cache
+def _protocol_names() -> frozenset:
+    return frozenset(protocols.every_name())
+
+
+def rows_batch(protocol: str, chunk: list):
+    """The batch of (own protocol, arrow.frame_tuple row) pairs: frame_schema(protocol), or with
+    protocol=auto auto_schema, each row's frame columns in the struct of its own protocol."""
     import pyarrow as pa
 
+    rows = [row for _, row in chunk]
+    if protocol != AUTO:
+        return arrow.rows_to_batch(rows, arrow.frame_schema(protocol))
     schema, meta = auto_schema(), len(arrow.META_COLUMNS)
-    base = arrow.frames_to_batch(path, frames, None, captures)
-    columns = base.columns[:meta]
-    rows: dict[str, list[int]] = {}
-    for index, frame in enumerate(frames):
-        rows.setdefault(frame.protocol, []).append(index)
+    columns = arrow.rows_to_batch([row[:meta] for row in rows], arrow.meta_schema()).columns
+    where: dict[str | None, list[int]] = {}
+    for index, (own, _) in enumerate(chunk):
+        where.setdefault(own, []).append(index)
     for name in protocols.every_name():
         kind = schema.field(protocols.column_name(name)).type
-        where = rows.get(name)
-        if not where:
-            columns.append(pa.nulls(len(frames), kind))
+        picked = where.get(name)
+        if not picked:
+            columns.append(pa.nulls(len(rows), kind))
             continue
-        struct = _protocol_struct(arrow.frames_to_batch(path, [frames[i] for i in where], name), kind)
-        if len(where) != len(frames):  # scatter: row i takes item k of struct, or null
-            slot = dict(zip(where, range(len(where))))
-            struct = struct.take(pa.array([slot.get(i) for i in range(len(frames))], type=pa.int64()))
+        own_rows = [rows[i] for i in picked] if len(picked) != len(rows) else rows
+        struct = _protocol_struct(arrow.rows_to_batch(own_rows, arrow.frame_schema(name)), kind)
+        if len(picked) != len(rows):  # scatter: row i takes item k of struct, or null
+            slot = dict(zip(picked, range(len(picked))))
+            struct = struct.take(pa.array([slot.get(i) for i in range(len(rows))], type=pa.int64()))
         columns.append(struct)
-    columns.append(base.column(arrow.CAPTURE_COLUMN))
+    columns.append(pa.array([row[-1] for row in rows], type=arrow.capture_field().type))
     return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
@@ -494,28 +536,207 @@ def _protocol_struct(batch, kind):
                                       mask=pc.is_valid(batch.column("error")))
 
 
-def _batches(path: str, protocol: str, frames: Iterator[Frame], rows: int):
-    for chunk in _bounded(frames, rows, lambda frame: frame.length):
-        yield _batch(path, protocol, chunk)
+# ---------------------------------------------------------------------------------------------------
+# Limits: what reading one file may take, whatever its decoder does
 
 
-def _bounded(items: Iterable, rows: int, length) -> Iterator[list]:
-    """Lists of at most `rows` items and about BATCH_BYTES of frame bytes: big frames, small batches."""
-    chunk, held = [], 0
-    for item in items:
-        chunk.append(item)
-        held += length(item)
-        if len(chunk) >= rows or held >= BATCH_BYTES:
-            yield chunk
-            chunk, held = [], 0
-    if chunk:
-        yield chunk
+class Limits(NamedTuple):
+    """What reading one file (or one split of it) may take; the data source's options of the same names
+    (LIMIT_OPTIONS) set them. See FileGuard for what crossing each does."""
+
+    batch_bytes: int = BATCH_BYTES  # maxBatchBytes
+    row_bytes: int = MAX_ROW_BYTES  # maxRowBytes
+    output_bytes: int = OUTPUT_BYTES  # maxOutputBytes
+    output_ratio: int = OUTPUT_RATIO  # maxOutputRatio
+    task_memory: int = TASK_MEMORY  # maxTaskMemory
+
+    @classmethod
+    def of(cls, get) -> "Limits":
+        """From the options (get: a lowercase name -> value lookup); sizes take k/m/g suffixes."""
+        values = {}
+        for option, field in LIMIT_OPTIONS.items():
+            value = get(option.lower())
+            if value is None or str(value).strip() == "":
+                continue
+            if field == "output_ratio":
+                if not re.fullmatch(r"\s*\d+\s*", str(value)):
+                    raise ValueError(f"{option} must be a whole number of bytes per byte of the file, not {value!r}")
+                values[field] = int(value)
+            else:
+                values[field] = parse_size(value, option, zero=field == "task_memory")
+        limits = cls(**values)
+        for option in ("maxBatchBytes", "maxRowBytes"):
+            if getattr(limits, LIMIT_OPTIONS[option]) > BUFFER_CEILING:
+                raise ValueError(f"{option} may be at most {BUFFER_CEILING:,} bytes: Arrow and Netty allocate a "
+                                 f"batch's buffers whole, and fail at 2 GiB")
+        return limits
 
 
-def _batch(path, protocol, frames):
-    if protocol == AUTO:
-        return auto_batch(path, frames)
-    return arrow.frames_to_batch(path, frames, protocol)
+LIMIT_OPTIONS = {"maxBatchBytes": "batch_bytes", "maxRowBytes": "row_bytes", "maxOutputBytes": "output_bytes",
+                 "maxOutputRatio": "output_ratio", "maxTaskMemory": "task_memory"}
+
+
+class LimitError(Exception):
+    """A limit of Limits crossed; the reason says which, with its value."""
+
+
+def worker_memory() -> int | None:
+    """This process's resident memory in bytes (Linux: /proc/self/statm), or None where it cannot be read."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class FileGuard:
+    """One file's read (or one split's) under Limits, and how far it got.
+
+    Rows are built one at a time and weighed (arrow.row_bytes) before Arrow holds them: a batch is cut
+    before it passes maxBatchBytes (so a batch holds at most max(maxBatchBytes, maxRowBytes)); a row over
+    maxRowBytes becomes an error row in its place; the file's rows together may take maxOutputBytes +
+    maxOutputRatio x its size; the Python worker may grow by maxTaskMemory while it reads the file (looked
+    at before each chunk a stream decoder is fed and every MEMORY_EVERY rows: a decoder may hold much and
+    yield nothing). Crossing the last two, or any exception out of a decoder (MemoryError and
+    RecursionError included; not OSError, which fails the task for Spark to retry), stops the read: the
+    rows before stay, then one error row runs from where the read got to (``position``: a file offset)
+    to the end of the file, or of the split; its corrupt-record column is null, as for a file no
+    protocol recognises. DROPMALFORMED leaves it out; FAILFAST raises a DumpDecodeError naming the file.
+    """
+
+    def __init__(self, path: str, protocol: str, mode: str, limits: Limits, size: int, start: int = 0,
+                 end: int | None = None):
+        self.path, self.schema, self.mode, self.limits = path, protocol, mode, limits
+        self.protocol = None if protocol == AUTO else protocol  # the error row's protocol (auto: once detected)
+        self.position, self.end = start, size if end is None else end
+        self.size, self.allowed = size, limits.output_bytes + limits.output_ratio * size
+        self.left, self.rows = self.allowed, 0
+        self.base = worker_memory() if limits.task_memory else None
+        self.stopped = False
+
+    def memory(self) -> None:
+        """LimitError when the worker has grown by more than maxTaskMemory since the read began."""
+        if self.base is None:
+            return
+        grown = (worker_memory() or self.base) - self.base
+        if grown > self.limits.task_memory:
+            raise LimitError(f"reading it grew the Python worker by {grown:,} bytes, over maxTaskMemory "
+                             f"({self.limits.task_memory:,})")
+
+    def fed(self, position: int) -> None:
+        """A decoder is about to be fed the file's bytes from position on."""
+        self.position = max(self.position, position)
+        self.memory()
+
+    def _charge(self, size: int, rows: int = 1) -> None:
+        self.left -= size
+        if self.left < 0:
+            raise LimitError(f"its rows passed {self.allowed:,} bytes: maxOutputBytes ({self.limits.output_bytes:,})"
+                             f" + maxOutputRatio ({self.limits.output_ratio}) x its {self.size:,} bytes")
+        before, self.rows = self.rows, self.rows + rows
+        if self.rows // MEMORY_EVERY != before // MEMORY_EVERY:
+            self.memory()
+
+    def rows_of(self, items: Iterable) -> Iterator[tuple[str | None, tuple, int]]:
+        """(own protocol, arrow.frame_tuple row, its bytes) of (Frame, capture value or None) items: an
+        oversized row replaced by its error row, a failure ending them with one (the class doc)."""
+        schema, cap = self.schema, self.limits.row_bytes
+        stop = None
+        try:
+            for frame, capture in items:
+                if capture is None:  # a dump's frame (a capture's offsets are in its TCP streams: fed() says)
+                    self.position = max(self.position, frame.offset + frame.length)
+                own = _own(frame) if schema == AUTO else schema
+                row = arrow.frame_tuple(self.path, frame, own, capture)
+                size = arrow.row_bytes(row)
+                if size > cap:
+                    error = FrameTooLargeError(frame.offset, "", f"its row would take {size:,} bytes, over "
+                                                                 f"maxRowBytes ({cap:,})")
+                    if self.mode == "FAILFAST":
+                        raise DumpDecodeError.of(self.path, error)
+                    if self.mode == "DROPMALFORMED":
+                        continue
+                    frame = Frame(frame.protocol, frame.offset, frame.length, None, None, frame.direction, error)
+                    row = arrow.frame_tuple(self.path, frame, own, capture)
+                    size = arrow.row_bytes(row)
+                self._charge(size)
+                yield own, row, size
+        except Exception as exc:  # noqa: BLE001 - any decoder failure is this file's, not the session's
+            stop = self.failed(exc)
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()  # a scan's buffer views are released, so that the source can be closed
+        if stop is not None:  # yielded outside the handler: the traceback (and the decoder's state) is gone
+            yield stop
+
+    def batches(self, items: Iterable, rows: int = BATCH_ROWS) -> Iterator:
+        """rows_of's rows as batches of at most `rows` rows, cut before they pass maxBatchBytes."""
+        chunk: list = []
+        held = 0
+        for own, row, size in self.rows_of(items):
+            if chunk and (len(chunk) >= rows or held + size > self.limits.batch_bytes):
+                yield rows_batch(self.schema, chunk)
+                chunk, held = [], 0
+            chunk.append((own, row))
+            held += size
+        if chunk:
+            yield rows_batch(self.schema, chunk)
+
+    def charged(self, batches: Iterable, dump: bool = True) -> Iterator:
+        """Batches built elsewhere (the compiled scanners) charged to the limits, cut to maxBatchBytes by
+        slicing (no copy). dump: their offsets are file offsets (a capture's are not)."""
+        for batch in batches:
+            if not batch.num_rows:
+                continue
+            self._charge(batch.nbytes, batch.num_rows)
+            self.memory()
+            if dump:
+                self.position = max(self.position, batch.column("offset")[-1].as_py()
+                                    + batch.column("length")[-1].as_py())
+            pieces = -(-batch.nbytes // self.limits.batch_bytes)
+            step = -(-batch.num_rows // pieces)
+            for start in range(0, batch.num_rows, step):
+                yield batch.slice(start, step) if pieces > 1 else batch
+
+    def guarded(self, batches: Iterable) -> Iterator:
+        """The batches, then the error batch of a failure (the class doc)."""
+        stop = None
+        try:
+            yield from batches
+        except Exception as exc:  # noqa: BLE001 - as in rows_of
+            stop = self.failed(exc)
+        if stop is not None:
+            yield rows_batch(self.schema, [stop[:2]])
+
+    def failed(self, exc: Exception) -> tuple | None:
+        """The error row (own protocol, row, bytes) of a read that stopped with exc: None under
+        DROPMALFORMED or once a row has said so; FAILFAST raises a DumpDecodeError naming the file."""
+        if isinstance(exc, OSError):  # the storage, not the bytes: the task fails, and Spark retries it
+            raise exc
+        if isinstance(exc, DecodeError) and self.mode == "FAILFAST":
+            if isinstance(exc, DumpDecodeError):
+                raise exc
+            raise DumpDecodeError.of(self.path, exc) from None
+        if isinstance(exc, LimitError):
+            reason, kind = str(exc), FrameTooLargeError.kind
+        else:
+            text = " ".join(str(exc).split())[:300]
+            reason, kind = f"{type(exc).__name__} while reading it{': ' + text if text else ''}", DecodeError.kind
+        reason += "; the rest is not read"
+        if self.mode == "FAILFAST":
+            raise DumpDecodeError(self.path, self.position, "", reason, kind) from exc
+        if self.stopped:
+            return None
+        self.stopped = True
+        logging.getLogger(__name__).warning("%s: offset %d: %s", self.path, self.position, reason,
+                                            exc_info=not isinstance(exc, (LimitError, MemoryError)))
+        if self.mode == "DROPMALFORMED":
+            return None
+        error = (FrameTooLargeError if kind == FrameTooLargeError.kind else DecodeError)(self.position, "", reason)
+        frame = Frame(self.protocol, self.position, max(0, self.end - self.position), None, None, None, error)
+        own = _own(frame) if self.schema == AUTO else self.schema
+        return own, arrow.frame_tuple(self.path, frame, own), 0
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -527,39 +748,46 @@ def is_capture_file(path: str, fs_options=None) -> bool:
         return is_capture(src.head(4))
 
 
-def capture_batches(src, path: str, protocol: str, mode: str, rows: int = BATCH_ROWS):
+def piece_batches(src, path: str, protocol: str, direction: str | None, mode: str, split_size: int, index: int,
+                  rows: int = BATCH_ROWS, limits: Limits | None = None) -> Iterator:
+    """The batches of split `index` of one file under limits: a capture's (read whole by split 0), or a
+    dump's split's (read_split_batches)."""
+    if is_capture(src.head(4)):
+        return capture_batches(src, path, protocol, mode, rows, limits)
+    return read_split_batches(src, path, protocol, direction, mode, split_size, index, rows, limits)
+
+
+def capture_batches(src, path: str, protocol: str, mode: str, rows: int = BATCH_ROWS, limits: Limits | None = None):
     """The batches of one capture file: its packets fed to a CaptureDecoder a chunk at a time, or, for a
-    capture of at most CAPTURE_WHOLE bytes and a named protocol, the compiled walker's over the whole file.
+    capture of at most CAPTURE_WHOLE bytes and a framed protocol, the compiled walker's over the whole
+    file; under limits (FileGuard).
 
     With a protocol every flow is parsed as that protocol; with auto each flow is classified (see
     inlong_proto.capture). The direction option does not apply: a frame's TCP direction decides.
     """
+    guard = FileGuard(path, protocol, mode, limits or Limits(), src.size)
+    return guard.guarded(_capture_batches(src, guard, rows))
+
+
+def _capture_batches(src, guard: FileGuard, rows: int):
     from .capture import CaptureDecoder, native_path
 
-    if protocol != AUTO and src.size <= CAPTURE_WHOLE and native_path.backend() == "native":
-        try:  # the compiled walker takes the whole file (and hands it to the pure path when it must)
-            yield from native_path.capture_batches(src.read(0, src.size), protocol, mode, path, batch_rows=rows)
-        except DecodeError as exc:
-            raise DumpDecodeError.of(path, exc) from None
+    path, protocol, mode = guard.path, guard.schema, guard.mode
+    if (protocol != AUTO and protocol not in protocols.STREAM_PROTOCOLS and src.size <= CAPTURE_WHOLE
+            and native_path.backend() == "native"):  # the compiled walker takes the whole file
+        yield from guard.charged(native_path.capture_batches(src.read(0, src.size), protocol, mode, path,
+                                                             batch_rows=rows), dump=False)
         return
     decoder = CaptureDecoder(protocol if protocol != AUTO else "auto", mode, keep_flows=False)
 
     def items():
-        for start in [*range(0, src.size, CAPTURE_CHUNK), None]:  # None: the end, close the decoder
-            try:
-                if start is None:
-                    yield from decoder.close()
-                else:  # a copy: the decoder may keep slices of it, which must not pin the map
-                    yield from decoder.feed(src.read(start, CAPTURE_CHUNK))
-                    src.release(0, start)
-            except DecodeError as exc:
-                raise DumpDecodeError.of(path, exc) from None
+        for start in range(0, src.size, CAPTURE_CHUNK):
+            guard.fed(start)  # a copy: the decoder may keep slices of it, which must not pin the map
+            yield from decoder.feed(src.read(start, CAPTURE_CHUNK))
+            src.release(0, start)
+        yield from decoder.close()
 
-    for chunk in _bounded(items(), rows, lambda item: item.frame.length):
-        frames = [item.frame for item in chunk]
-        captures = [arrow.capture_value(item) for item in chunk]
-        yield (auto_batch(path, frames, captures) if protocol == AUTO
-               else arrow.frames_to_batch(path, frames, protocol, captures))
+    yield from guard.batches(((item.frame, arrow.capture_value(item)) for item in items()), rows)
 
 
 class Options:
@@ -571,7 +799,7 @@ class Options:
     fs_options.
     """
 
-    OPTIONS = ("protocol", "direction", "mode", "splitSize", "columnNameOfCorruptRecord")
+    OPTIONS = ("protocol", "direction", "mode", "splitSize", "columnNameOfCorruptRecord", *LIMIT_OPTIONS)
     FROM_SPARK = ("path", "paths")
     FS_PREFIX = "fs."
 
@@ -589,6 +817,7 @@ class Options:
         _check_direction(self.direction)
         self.mode = _check_mode(get("mode") or "PERMISSIVE")
         self.split_size = parse_size(get("splitsize") or DEFAULT_SPLIT_SIZE)
+        self.limits = Limits.of(get)
         paths = []
         if get("paths"):
             paths += json.loads(get("paths"))
@@ -721,12 +950,8 @@ def read_partition(options: Options, pieces, rows: int = BATCH_ROWS):
     for path, _, index in pieces:
         uri = file_uri(path)
         with open_source(path, options.fs_options) as src:
-            if is_capture(src.head(4)):
-                for batch in capture_batches(src, uri, options.protocol, options.mode, rows):
-                    yield spark_form(batch)
-                continue
-            for batch in read_split_batches(src, uri, options.protocol, options.direction, options.mode,
-                                            options.split_size, index, rows):
+            for batch in piece_batches(src, uri, options.protocol, options.direction, options.mode,
+                                       options.split_size, index, rows, options.limits):
                 yield spark_form(batch)
 
 
