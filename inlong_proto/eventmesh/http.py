@@ -79,7 +79,7 @@ _PROBE = SPEC["resync"]["direction-probe"].encode("ascii")
 MAX_HEAD = SPEC["resync"]["max-head-bytes"]
 _SLICE = 1 << 16  # bytes handed to h11 at a time, so that its buffer (and trailing_data) stays small
 _RESYNC_WINDOW = 1 << 20  # an unresynchronised malformed span is reported in pieces of at most this
-_SEGMENT_COST = 32  # what the bookkeeping of one body piece (a chunk) is charged against Limits.max_body
+_SEGMENT_COST = 128  # about what one body piece's (a chunk's) bookkeeping takes in memory, charged to max_body
 
 
 @cache
