@@ -1,6 +1,7 @@
 """Coverage-guided fuzzing of every decoder (issue 11, "fuzzing as a habit"): `make fuzz`.
 
-One target per protocol, plus EventMesh HTTP, the capture reader and its compiled fast path (capture-native:
+One target per protocol, plus EventMesh HTTP, EventMesh gRPC (HTTP/2 under small Limits, its budget asserted after
+every feed), the capture reader and its compiled fast path (capture-native:
 capture.native_path against the pure path, row for row). Every input goes through all the ways
 a user meets the bytes: decode + to_dict + json.dumps, iter_frames in FAILFAST and PERMISSIVE, the stream
 decoder fed in uneven pieces, and the payload layer (TubeMQ RPC, EventMesh TCP, DataProxy records). The
@@ -49,13 +50,13 @@ ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "tests" / "vectors"
 CRASHERS = VECTORS / "fuzz"
 FRAME_TARGETS = ("broadcast", "dataproxy", "eventmesh", "eventmesh-legacy", "tubemq")
-TARGETS = (*FRAME_TARGETS, "eventmesh-http", "capture", "capture-native")
+TARGETS = (*FRAME_TARGETS, "eventmesh-http", "eventmesh-grpc", "capture", "capture-native")
 TIME_LIMIT = 1.0  # seconds per input
 MEMORY_FACTOR = 64  # bytes of peak Python memory per input byte (snappy expands ~20x, hex and JSON ~3x more)
 MEMORY_CONSTANT = 1024 * 1024  # what the first calls cache, and atheris's own tracing, cost
 MEMORY_EVERY = 32  # the fuzzer traces one input in this many (tracemalloc slows decoding ~10x)
 RSS_JUMP = 32 * 1024 * 1024  # what peak RSS may grow by during one untraced input, plus the limit above
-MAX_LEN = {"eventmesh-http": 2048, "capture": 8192, "capture-native": 8192}  # libFuzzer -max_len; the others 1024 (resync work grows with it)
+MAX_LEN = {"eventmesh-http": 2048, "eventmesh-grpc": 4096, "capture": 8192, "capture-native": 8192}  # libFuzzer -max_len; the others 1024 (resync work grows with it)
 PIECES = (1, 7, 2, 64, 3, 500, 13, 4096)  # stream decoders are fed in pieces of these sizes, in turn
 
 
@@ -179,6 +180,52 @@ def http_target():
     return run
 
 
+def grpc_target():
+    """EventMesh gRPC (HTTP/2): iter_messages FAILFAST / PERMISSIVE, GrpcStreamDecoder in pieces, under small
+    Limits so that every limit is crossed often: PERMISSIVE items tile the input, and after every feed the
+    decoder holds no more than its budget (buffered bytes and retained state)."""
+    from inlong_proto import DecodeError
+    from inlong_proto.eventmesh import h2
+    from inlong_proto.stream import CALL_COST, Limits
+
+    limits = Limits(max_header_list=512, max_hpack_table=1024, max_message=1024, max_body=1024, max_open_calls=4,
+                    max_call_messages=3, max_retained=4096)
+    held = limits.max_retained + limits.max_open_calls * CALL_COST  # calls are charged even over the budget
+
+    def items(data: bytes, direction, mode: str, pieces) -> list:
+        decoder = h2.GrpcStreamDecoder(direction, mode=mode, limits=limits)
+        out = []
+        for piece in pieces:
+            out += decoder.feed(piece)
+            if decoder.retained > held or decoder.buffered > h2.MAX_GARBAGE + 2 * h2.HEADER_SIZE + len(piece):
+                raise InvariantError("budget", f"the decoder holds {decoder.buffered} bytes and retains "
+                                               f"{decoder.retained} (budget {held})")
+        return out + decoder.close()
+
+    def run(data: bytes) -> None:
+        direction = (None, "request", "response")[len(data) % 3]
+        try:
+            for item in items(data, direction, "FAILFAST", [data]):
+                _render(item)
+        except DecodeError:
+            pass
+        whole = items(data, direction, "PERMISSIVE", [data])
+        at = 0
+        for item in whole:
+            _render(item)
+            if item.length:
+                if item.offset != at:
+                    raise InvariantError("tiling", f"an item at {item.offset}, the previous one ended at {at}")
+                at += item.length
+        if at != len(data):
+            raise InvariantError("tiling", f"items cover {at} of {len(data)} bytes")
+        got = [_span(i) for i in items(data, direction, "PERMISSIVE", _pieces(data))]
+        if got != [_span(i) for i in whole]:
+            raise InvariantError("pieces", f"GrpcStreamDecoder fed in pieces differs from one feed: "
+                                           f"{_first_difference(got, [_span(i) for i in whole])}")
+    return run
+
+
 def capture_target():
     """pcap / pcapng: iter_capture_frames FAILFAST / PERMISSIVE, CaptureDecoder fed in pieces."""
     from inlong_proto import DecodeError
@@ -249,6 +296,8 @@ def target(name: str):
         return frame_target(name)
     if name == "eventmesh-http":
         return http_target()
+    if name == "eventmesh-grpc":
+        return grpc_target()
     if name == "capture":
         return capture_target()
     if name == "capture-native":
@@ -332,6 +381,13 @@ def seeds(name: str) -> list[bytes]:
         for path in sorted((VECTORS / "eventmesh" / "http").glob("*.json")):
             vector = json.loads(path.read_text())
             out.append(bytes.fromhex(vector["hex"]) if "hex" in vector else vector["text"].encode("utf-8"))
+    elif name == "eventmesh-grpc":  # small forms of the hostile recipes (tests/hostile_streams.py): valid frames too
+        sys.path.insert(0, str(ROOT / "tests"))
+        import hostile_streams as hostile
+
+        out += [hostile.hpack_bomb(3, refs=20), hostile.open_streams(6), hostile.one_stream_messages(8),
+                hostile.table_size_update(2, 20), b"".join(hostile.continuation_flood(40000, 20000)),
+                hostile.gzip_bomb(1, 4096), hostile.random_bytes(2048)]
     elif name in ("capture", "capture-native"):
         out += [p.read_bytes() for p in sorted((VECTORS / "capture").iterdir()) if p.suffix in (".pcap", ".pcapng")]
     return out + crashers(name)
