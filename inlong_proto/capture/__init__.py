@@ -19,12 +19,16 @@ protocol the flow speaks, and each direction's bytes through the protocol's stre
   gRPC's two directions share one HTTP/2 connection state (eventmesh.h2.H2Connection: streams, calls and
   the capture clock, for each call's record and latency).
 * Memory: one record of the file, per open connection the out-of-order data (max_pending) and one
-  partial frame per direction; connections are dropped when both sides have closed (FIN or RST).
+  partial frame per direction. A connection is freed once both sides have closed (FIN or RST); its 4-tuple
+  is remembered (at most MAX_CLOSED of them) so that its last ACKs or a retransmitted FIN start no new
+  flow. A connection that never got past SYNs is forgotten after SYN_TIMEOUT of capture time, and past
+  MAX_SYN_ONLY of those or MAX_OPEN open connections the least recently active goes first.
 """
 from __future__ import annotations
 
 import bisect
 import heapq
+from collections import OrderedDict
 from datetime import datetime
 from itertools import takewhile
 from typing import Iterator, NamedTuple
@@ -49,7 +53,17 @@ DETECT_BYTES = 4096
 # A 4-tuple silent this long in capture time is forgotten (CaptureDecoder): ten minutes, past every
 # server's own idle timeout (DataProxy 180 s, EventMesh 120 s) and Linux's TIME_WAIT (60 s).
 IDLE_TIMEOUT = 600.0
-SWEEP_EVERY = 4096  # segments between sweeps of idle 4-tuples
+# A connection whose packets so far are all SYNs (SYN or SYN-ACK, no data, FIN or RST: a scan, a flood, an
+# unanswered connect) holds no data: it is forgotten after this much capture time without a packet (Linux
+# resends a SYN after 1, 2, then 4 s), and a later packet of its 4-tuple starts a new connection.
+SYN_TIMEOUT = 5.0
+MAX_SYN_ONLY = 4096  # such connections held at once (Linux's tcp_max_syn_backlog on a large host)
+# Open connections held at once (the usual nf_conntrack_max): past it the least recently active one is
+# finished, as if it had ended (its unfinished frame is an error span), and its 4-tuple forgotten.
+MAX_OPEN = 1 << 16
+# Closed 4-tuples remembered (for idle_timeout of capture time): their late ACKs and retransmitted FINs
+# are ignored rather than starting a flow; past this many the least recently seen is forgotten.
+MAX_CLOSED = 1 << 16
 # With protocol="auto", frames wait while an earlier flow is not yet classified, so that they come out in
 # capture order; past this many waiting frames the oldest go out anyway (memory stays bounded; the order
 # is then only approximate, which the docstring says).
@@ -188,13 +202,13 @@ class _Side:
 
 
 class _Connection:
-    def __init__(self, flow: Flow, max_pending: int, timestamp_ns: int):
+    def __init__(self, flow: Flow, max_pending: int, timestamp_ns: int, rank: int):
         self.flow = flow
         self.protocol: str | None = None
         self.sides = {"request": _Side(max_pending), "response": _Side(max_pending)}
         self.closed = {"request": False, "response": False}
-        self.finished = False
         self.last_ns = timestamp_ns  # capture time of its 4-tuple's last packet (idle expiry)
+        self.rank = rank  # its 4-tuple's order of appearance (a 4-tuple forgotten and seen again is new)
         self.shared: dict = {}  # state both directions' framers share (EventMesh gRPC's HTTP/2 connection)
         self.totals = {"flow": flow, "protocol": None, "bytes": {"request": 0, "response": 0},
                        "frames": {"request": 0, "response": 0}, "errors": {"request": 0, "response": 0},
@@ -231,6 +245,13 @@ class CaptureDecoder:
     (spark_capture) finds the same connections; with capture times that go backwards by more than
     idle_timeout the two may differ. None keeps every 4-tuple until the end of the capture.
 
+    The other limits (module constants, and keywords of the same names in lower case): a connection of
+    SYNs only is forgotten after syn_timeout (None: never); past max_syn_only of those, or max_open open
+    connections, the least recently active is forgotten (finished first, with a reason naming the limit);
+    at most max_closed closed 4-tuples are remembered. The caps depend on the other 4-tuples: a reader
+    replaying each 4-tuple apart never reaches them. Every packet costs O(1) in the number of connections:
+    the tables are kept in order of last activity, and only their oldest entries are looked at.
+
     Order: items come out in the order their last byte was captured (the segment that completed them),
     whatever the protocol setting. With "auto" a flow's frames wait until the flow is classified, and so
     do the later frames of other flows; more than MAX_HELD_FRAMES of those waiting release the oldest out
@@ -238,22 +259,31 @@ class CaptureDecoder:
     """
 
     def __init__(self, protocol: str = "auto", mode: str = "FAILFAST", *, max_pending: int = 1 << 22,
-                 idle_timeout: float | None = IDLE_TIMEOUT, keep_flows: bool = True, on_bytes=None):
+                 idle_timeout: float | None = IDLE_TIMEOUT, keep_flows: bool = True, on_bytes=None,
+                 syn_timeout: float | None = SYN_TIMEOUT, max_syn_only: int = MAX_SYN_ONLY, max_open: int = MAX_OPEN,
+                 max_closed: int = MAX_CLOSED):
         self.mode = _check_mode(mode)
         self.on_bytes = on_bytes  # called (flow, direction, chunk) with each chunk of a reassembled stream
         self.idle_ns = None if idle_timeout is None else int(idle_timeout * 1e9)
         self.idle_reason = None if idle_timeout is None else f"idle for over {idle_timeout:g} s of capture time"
+        self.syn_ns = None if syn_timeout is None else int(syn_timeout * 1e9)
+        if min(max_syn_only, max_open, max_closed) < 1:
+            raise ValueError("max_syn_only, max_open and max_closed must be at least 1")
+        self.max_syn_only, self.max_open, self.max_closed = max_syn_only, max_open, max_closed
         self.keep_flows = keep_flows
         self.now_ns: int | None = None  # the latest capture time seen
         self._count = 0  # connections opened
-        self._since_sweep = 0
+        self._tuples = 0  # 4-tuples that appeared (again, once forgotten): the order close() finishes them in
         protocol = protocol if protocol == "auto" else protocols.canonical(protocol)
         if protocol != "auto" and protocol not in protocols.names() and protocol not in protocols.STREAM_PROTOCOLS:
             protocols.get(protocol)  # raises UnknownProtocolError with the list of names
         self.protocol = protocol
         self.max_pending = max_pending
         self.reader = PacketReader(self.mode)
-        self._open: dict[tuple, _Connection] = {}
+        # 4-tuple -> open connection, least recently active first; those of SYNs only are in _syn_only too
+        self._open: OrderedDict[tuple, _Connection] = OrderedDict()
+        self._syn_only: OrderedDict[tuple, _Connection] = OrderedDict()
+        self._closed: OrderedDict[tuple, tuple[int, int]] = OrderedDict()  # 4-tuple -> (last packet ns, rank)
         self._segment = 0  # segments fed: the capture-order key of what each one completes
         self._held: list[tuple[int, int, CaptureFrame]] = []  # (segment, emission count, item), a heap
         self._emitted = 0
@@ -269,10 +299,12 @@ class CaptureDecoder:
     def close(self) -> list[CaptureFrame]:
         out = self._packets(self.reader.close())
         finished = []
-        for conn in self._open.values():
-            if not conn.finished:
-                finished += self._finish(conn, self._idle(conn, self.now_ns) or "end of capture")
+        for conn in sorted(self._open.values(), key=lambda conn: conn.rank):
+            idle = self._idle(conn.last_ns, self.now_ns)
+            finished += self._finish(conn, self.idle_reason if idle else "end of capture")
         self._open.clear()
+        self._syn_only.clear()
+        self._closed.clear()
         return out + self._in_order(finished, final=True)
 
     def _in_order(self, items: list, final: bool = False) -> list[CaptureFrame]:
@@ -295,22 +327,47 @@ class CaptureDecoder:
             out.append(heapq.heappop(self._held)[2])
         return out
 
-    def _idle(self, conn: _Connection, now_ns: int | None) -> str | None:
-        """The reason to forget a connection at capture time now_ns, or None."""
-        if self.idle_ns is None or now_ns is None or conn.last_ns is None or now_ns - conn.last_ns <= self.idle_ns:
-            return None
-        return self.idle_reason
+    def _idle(self, last_ns: int | None, now_ns: int | None) -> bool:
+        """Whether a 4-tuple whose last packet came at last_ns is forgotten at capture time now_ns."""
+        return self.idle_ns is not None and now_ns is not None and last_ns is not None and \
+            now_ns - last_ns > self.idle_ns
 
     def _sweep(self) -> list[CaptureFrame]:
-        """Forget the 4-tuples idle at the latest capture time: what bounds memory by open connections."""
+        """Forget what is idle at the latest capture time, looking only at each table's least recently active
+        entries (capture times that go backwards can leave an idle one behind a newer one for a while)."""
         out: list[CaptureFrame] = []
-        for key, conn in list(self._open.items()):
-            why = self._idle(conn, self.now_ns)
-            if why is not None:
-                if not conn.finished:
-                    out += self._finish(conn, why)
-                del self._open[key]
+        now = self.now_ns
+        if now is None:
+            return out
+        while self._syn_only and self.syn_ns is not None:
+            key, conn = next(iter(self._syn_only.items()))
+            if now - conn.last_ns <= self.syn_ns:
+                break
+            out += self._forget(key, f"SYNs only, then nothing for over {self.syn_ns / 1e9:g} s of capture time")
+        while self._open:
+            key, conn = next(iter(self._open.items()))
+            if not self._idle(conn.last_ns, now):
+                break
+            out += self._forget(key, self.idle_reason)
+        while self._closed and self._idle(next(iter(self._closed.values()))[0], now):
+            self._closed.popitem(last=False)
         return out
+
+    def _over_caps(self) -> list[CaptureFrame]:
+        """Forget the least recently active connections past max_syn_only and max_open."""
+        out: list[CaptureFrame] = []
+        while len(self._syn_only) > self.max_syn_only:
+            out += self._forget(next(iter(self._syn_only)), f"over {self.max_syn_only} connections of SYNs only")
+        while len(self._open) > self.max_open:
+            out += self._forget(next(iter(self._open)), f"over {self.max_open} open connections (the least "
+                                                        f"recently active is finished first)")
+        return out
+
+    def _forget(self, key: tuple, why: str) -> list[CaptureFrame]:
+        """Finish an open connection and forget its 4-tuple: its next packet starts a new connection."""
+        conn = self._open.pop(key)
+        self._syn_only.pop(key, None)
+        return self._finish(conn, why)
 
     def _packets(self, items: list) -> list[CaptureFrame]:
         out: list[CaptureFrame] = []
@@ -351,27 +408,34 @@ class CaptureDecoder:
     def _segment_items(self, seg: Segment, timestamp_ns: int, file_offset: int) -> list:
         ends = ((seg.src, seg.src_port), (seg.dst, seg.dst_port))
         key = tuple(sorted(ends))
-        out: list[CaptureFrame] = []
-        self._since_sweep += 1
-        if self._since_sweep >= SWEEP_EVERY and self.idle_ns is not None:
-            self._since_sweep = 0
-            out += self._sweep()
+        out = self._sweep()
         conn = self._open.get(key)
-        if conn is not None and self._idle(conn, timestamp_ns) is not None:
-            if not conn.finished:
-                out += self._finish(conn, self.idle_reason)
-            del self._open[key]
+        if conn is not None and self._idle(conn.last_ns, timestamp_ns):
+            out += self._forget(key, self.idle_reason)
             conn = None
-        if conn is not None:
-            conn.last_ns = timestamp_ns
-        if conn is not None and seg.syn and seg.ack is None and all(conn.closed.values()):
-            if not conn.finished:
-                out += self._finish(conn, "connection reused")
-            conn = None  # a new connection on the same 4-tuple
-        elif conn is not None and conn.finished:
-            return out  # the last ACKs (or a retransmitted FIN) of a connection already closed
+        syns_only = seg.syn and not (seg.fin or seg.rst or seg.data or seg.missing)
         if conn is None:
-            conn = self._open[key] = self._new(seg, timestamp_ns, file_offset)
+            rank = None
+            if key in self._closed:
+                last_ns, rank = self._closed.pop(key)
+                if self._idle(last_ns, timestamp_ns):
+                    rank = None
+                elif not (seg.syn and seg.ack is None):  # not a new connection on the same 4-tuple:
+                    self._closed[key] = (timestamp_ns, rank)  # the last ACKs (or a retransmitted FIN)
+                    return out
+            if rank is None:
+                rank, self._tuples = self._tuples, self._tuples + 1
+            conn = self._open[key] = self._new(seg, timestamp_ns, file_offset, rank)
+            if syns_only:
+                self._syn_only[key] = conn
+        else:
+            conn.last_ns = timestamp_ns
+            self._open.move_to_end(key)
+            if key in self._syn_only:
+                if syns_only:
+                    self._syn_only.move_to_end(key)
+                else:
+                    del self._syn_only[key]
         direction = "request" if (seg.src, seg.src_port) == (conn.flow.client, conn.flow.client_port) else "response"
         side = conn.sides[direction]
         ts, at = timestamp_ns, file_offset
@@ -384,11 +448,16 @@ class CaptureDecoder:
             conn.closed[direction] = True
         if seg.rst:
             conn.closed = {"request": True, "response": True}
-        if all(conn.closed.values()):
+        if all(conn.closed.values()):  # freed at once; its 4-tuple is remembered for its stray packets
             out += self._finish(conn, "reset" if seg.rst else "connection closed")
-        return out
+            del self._open[key]
+            self._syn_only.pop(key, None)
+            self._closed[key] = (timestamp_ns, conn.rank)
+            if len(self._closed) > self.max_closed:
+                self._closed.popitem(last=False)
+        return out + self._over_caps()
 
-    def _new(self, seg: Segment, timestamp_ns: int, file_offset: int) -> _Connection:
+    def _new(self, seg: Segment, timestamp_ns: int, file_offset: int, rank: int) -> _Connection:
         a, b = (seg.src, seg.src_port), (seg.dst, seg.dst_port)
         if seg.syn:
             client, server = (a, b) if seg.ack is None else (b, a)
@@ -398,7 +467,7 @@ class CaptureDecoder:
             client, server = (a, b) if a[1] > b[1] else (b, a)
         flow = Flow(self._count, client[0], client[1], server[0], server[1], first_packet_offset=file_offset)
         self._count += 1
-        conn = _Connection(flow, self.max_pending, timestamp_ns)
+        conn = _Connection(flow, self.max_pending, timestamp_ns, rank)
         if self.protocol != "auto":
             conn.protocol = conn.totals["protocol"] = self.protocol
             for direction, side in conn.sides.items():
@@ -490,8 +559,7 @@ class CaptureDecoder:
         for direction, side in conn.sides.items():
             out += self._emit(conn, direction, side.framer.close())
         conn.totals["closed"] = True
-        conn.finished = True
-        conn.sides = {}  # its buffers are no longer needed; stray packets of it are ignored
+        conn.sides = {}  # its buffers are no longer needed
         return out
 
 
