@@ -9,6 +9,7 @@
           .option("mode", "PERMISSIVE")              # PERMISSIVE (default), DROPMALFORMED, FAILFAST
           .option("splitSize", "64m")                # bytes per split (k/m/g suffixes; default 128m)
           .option("columnNameOfCorruptRecord", "_corrupt_record")  # error rows' raw bytes (the default)
+          .option("maxTaskMemory", "1g")             # and the other limits of one file's read (Limits)
           .load("captures/"))                        # a file, a directory (recursive), a glob, or a list
 
 Option names are case-insensitive, as Spark's; an unknown or misspelt one fails at load() with the list
@@ -77,12 +78,35 @@ A task maps a local file read-only (``mmap``; a remote object: an anonymous mapp
 reads, ``sources.RangeSource``): only the pages the task touches are read (its range, max_frame_size
 before it and up to the next sync point after it), the scan hands the pages it has passed back every
 16 MiB (``MADV_DONTNEED``), and the scanner holds one frame at a time; no dump is ever read whole (a
-capture of at most CAPTURE_WHOLE bytes is, above). A batch holds at most BATCH_ROWS frames and about
-BATCH_BYTES of frame bytes. ``make bench-memory`` parses a 4 GiB dump and prints every process's peak
+capture of at most CAPTURE_WHOLE bytes is, above). A batch holds at most BATCH_ROWS rows and
+maxBatchBytes of them (below). ``make bench-memory`` parses a 4 GiB dump and prints every process's peak
 RSS. The scan runs over the mapped file, indexed by absolute offsets, rather than over a StreamDecoder
 fed with read() chunks. (Error texts no longer hold buffer positions, so StreamDecoder
 now gives the same rows, tests/test_recovery.py checks it; the map stays for now.) Over the map,
 the scan is iter_frames' own over the same indices, so they do, by construction.
+
+Limits: no file can end a session
+--------------------------------
+A decoder's output is not bounded by its input (an HPACK bomb of 3 MB decodes to 2 GB of headers), and
+Spark cannot survive every way a task fails: a batch of 2 GiB fails the JVM's allocation, and Spark's
+handler then stops the application. So every read of a file runs under a FileGuard (its doc says what
+each limit does; the options set them, and read_dumps / the UDTFs take a Limits):
+
+============== ======= ==============================================================================
+option          default what it bounds
+============== ======= ==============================================================================
+maxBatchBytes   16m     a batch: cut before its rows pass it (rows weighed before Arrow holds them)
+maxRowBytes     64m     a row: a larger one is an error row in its place (a batch so stays <= 64 MiB)
+maxOutputBytes  256m    the bytes of rows one file may yield, plus maxOutputRatio per byte of the file
+maxOutputRatio  64      (past them the read stops with an error row)
+maxTaskMemory   1g      the Python worker's growth while it reads one file (0: unchecked); past it the
+                        read stops with an error row
+============== ======= ==============================================================================
+
+Any exception out of a decoder, MemoryError and RecursionError included, stops that file's read the
+same way: its error row (PERMISSIVE) names the offset it got to and the reason, DROPMALFORMED leaves it
+out, FAILFAST fails the job with a DumpDecodeError naming the file. The other files' rows are unchanged
+and the session goes on (tests/test_spark_hostile.py).
 
 Cost of a sync point: the back window is walked cheaply. Only positions that the scanner's own
 candidate filter accepts can start a frame (``frames._Starts``: a regex generated from each spec's
@@ -576,6 +600,23 @@ LIMIT_OPTIONS = {"maxBatchBytes": "batch_bytes", "maxRowBytes": "row_bytes", "ma
                  "maxOutputRatio": "output_ratio", "maxTaskMemory": "task_memory"}
 
 
+@cache
+def fixed_bytes(protocol: str) -> int:
+    """The Arrow bytes every row of the schema takes whatever its values: a slot in each leaf column (an
+    offset in a variable-width one), null or not; arrow.row_bytes adds the values."""
+    import pyarrow as pa
+
+    def width(kind) -> int:
+        if pa.types.is_struct(kind):
+            return sum(width(field.type) for field in kind)
+        try:
+            return max(1, kind.bit_width // 8)
+        except ValueError:  # variable width: an offset
+            return 4
+
+    return sum(width(field.type) for field in (auto_schema() if protocol == AUTO else arrow.frame_schema(protocol)))
+
+
 class LimitError(Exception):
     """A limit of Limits crossed; the reason says which, with its value."""
 
@@ -640,15 +681,13 @@ class FileGuard:
     def rows_of(self, items: Iterable) -> Iterator[tuple[str | None, tuple, int]]:
         """(own protocol, arrow.frame_tuple row, its bytes) of (Frame, capture value or None) items: an
         oversized row replaced by its error row, a failure ending them with one (the class doc)."""
-        schema, cap = self.schema, self.limits.row_bytes
+        schema, cap, fixed = self.schema, self.limits.row_bytes, fixed_bytes(self.schema)
         stop = None
         try:
             for frame, capture in items:
-                if capture is None:  # a dump's frame (a capture's offsets are in its TCP streams: fed() says)
-                    self.position = max(self.position, frame.offset + frame.length)
                 own = _own(frame) if schema == AUTO else schema
                 row = arrow.frame_tuple(self.path, frame, own, capture)
-                size = arrow.row_bytes(row)
+                size = arrow.row_bytes(row) + fixed
                 if size > cap:
                     error = FrameTooLargeError(frame.offset, "", f"its row would take {size:,} bytes, over "
                                                                  f"maxRowBytes ({cap:,})")
@@ -658,8 +697,10 @@ class FileGuard:
                         continue
                     frame = Frame(frame.protocol, frame.offset, frame.length, None, None, frame.direction, error)
                     row = arrow.frame_tuple(self.path, frame, own, capture)
-                    size = arrow.row_bytes(row)
+                    size = arrow.row_bytes(row) + fixed
                 self._charge(size)
+                if capture is None:  # a dump's frame (a capture's offsets are in its TCP streams: fed() says)
+                    self.position = max(self.position, frame.offset + frame.length)
                 yield own, row, size
         except Exception as exc:  # noqa: BLE001 - any decoder failure is this file's, not the session's
             stop = self.failed(exc)
@@ -879,7 +920,8 @@ class InlongDataSource(DataSource):
     """spark.read.format("inlong"): dumps split into byte ranges parsed in parallel (module doc).
 
     Options (Options; case-insensitive, an unknown one fails at load() with the valid ones): protocol,
-    direction, mode, splitSize, columnNameOfCorruptRecord, fs.<name>.
+    direction, mode, splitSize, columnNameOfCorruptRecord, the limits of one file's read (maxBatchBytes,
+    maxRowBytes, maxOutputBytes, maxOutputRatio, maxTaskMemory: the module doc's "Limits"), fs.<name>.
 
     Columns, with Spark types. With a protocol they are read_dumps' (inlong_proto.spark.read_dumps lists
     the protocol's frame columns); with protocol=auto:
