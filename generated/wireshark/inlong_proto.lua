@@ -1963,11 +1963,20 @@ local function pb_fields(tvb, off, len)
   return fields
 end
 
-local function protobuf_call(stream, off, len, name, pinfo, tree)
+-- The protobuf dissector under pcall; its failure is expert info on the message's item. Dissector.call
+-- catches the dissector's exception but leaves what call_dissector changed for the call: pinfo.can_desegment
+-- stayed lowered, and TCP's PDU loop then failed after the frame with "Lua Error: (null)", so it is put back.
+local function protobuf_call(stream, off, len, name, pinfo, tree, ctx)
   if protobuf == nil or len <= 0 then return end
+  local can_desegment = pinfo.can_desegment
   pinfo.private["pb_msg_type"] = "message," .. name
-  pcall(function() protobuf:call(stream:range(off, len):tvb(), pinfo, tree) end)
+  local ok, err = pcall(protobuf.call, protobuf, stream:range(off, len):tvb(), pinfo, tree)
   pinfo.private["pb_msg_type"] = nil
+  pinfo.can_desegment = can_desegment
+  if not ok then
+    tree:add_proto_expert_info(ctx.P.ef_error, "tubemq.rpc.message: the protobuf dissector refused this " .. name ..
+      " (" .. tostring(err):gsub("^.-Dissector_call: ", "") .. ")")
+  end
 end
 
 local function tubemq_after(tvb, pinfo, top, v, ctx)
@@ -2009,7 +2018,7 @@ local function tubemq_after(tvb, pinfo, top, v, ctx)
     local m = sitem:add(F["tubemq.rpc.message"], stream:range(off, size))
     m:append_text(" (" .. name .. ")")
     m:add(F["tubemq.rpc.message_type"], stream:range(off, size), name):set_generated()
-    if name ~= "?" then protobuf_call(stream, off, size, name, pinfo, m) end
+    if name ~= "?" then protobuf_call(stream, off, size, name, pinfo, m, ctx) end
     if name == "RequestBody" or name == "RspResponseBody" then
       local method = fields[1]
       local payload = fields[name == "RequestBody" and 3 or 2]
@@ -2024,7 +2033,7 @@ local function tubemq_after(tvb, pinfo, top, v, ctx)
             local p = m:add(F["tubemq.rpc.message"], stream:range(payload[1], payload[2]))
             p:append_text(" (" .. inner .. ")")
             p:add(F["tubemq.rpc.message_type"], stream:range(payload[1], payload[2]), inner):set_generated()
-            protobuf_call(stream, payload[1], payload[2], inner, pinfo, p)
+            protobuf_call(stream, payload[1], payload[2], inner, pinfo, p, ctx)
           end
         end
       end
