@@ -647,6 +647,11 @@ def _push_outcome(status: int, ret: WebhookReply, headers) -> dict:
 
 
 # ------------------------------------------------------------------------------------ stream decoding
+def _chunked(head) -> bool:
+    return any(name.lower() == b"transfer-encoding" and b"chunked" in value.lower()
+               for name, value in head.headers.raw_items())
+
+
 class HttpStreamDecoder(StreamDecoderBase):
     """Feed one direction of an HTTP/1.1 connection, split anywhere; get EventMesh messages back.
 
@@ -656,8 +661,10 @@ class HttpStreamDecoder(StreamDecoderBase):
     plausible message start (the spec's resync patterns); DROPMALFORMED resumes silently. Blank lines
     between messages are skipped, as RFC 7230 3.5 allows. offset: the stream offset of the first byte
     fed, for a decoder restarted mid-stream (after a capture's gap). limits.max_body bounds a message's body
-    (with what its chunks' bookkeeping costs): a longer one is reported as error spans of at most that size
-    as it goes, never held, and the next message is read as usual.
+    (with what its chunks' bookkeeping costs): a longer one is never held. A Content-Length body is reported
+    as error spans of at most that size as it goes and the next message is read as usual; a chunked one is
+    a malformed span up to the next plausible message start (reading a flood of tiny chunks one by one would
+    take h11 minutes).
     """
 
     def __init__(self, direction: str | None = None, *, mode: str = "FAILFAST", offset: int = 0,
@@ -762,6 +769,8 @@ class HttpStreamDecoder(StreamDecoderBase):
                 self._refused = over_limit(self._base + self._start, "http.body", "max_body", self.limits.max_body,
                                            "a message body of more bytes (or chunks)")
                 self._body, self._segments = bytearray(), []
+                if _chunked(self._head):  # h11 would take every chunk in turn: skip to the next message start
+                    raise self._refused
             if self._refused is not None:
                 if pos - self._start >= self.limits.max_body:
                     self._refused_piece(out, pos)
@@ -773,8 +782,7 @@ class HttpStreamDecoder(StreamDecoderBase):
             self._conn = None
         elif isinstance(event, h11.EndOfMessage):
             head = self._head
-            chunked = any(name.lower() == b"transfer-encoding" and b"chunked" in value.lower()
-                          for name, value in head.headers.raw_items())
+            chunked = _chunked(head)
             reader = _read_request if isinstance(head, h11.Request) else _read_response
             start, self._start, self._conn = self._start, pos, None
             try:
