@@ -56,7 +56,8 @@ from typing import Iterator
 from .. import arrow, native, protocols
 from ..errors import DecodeError
 from ..frames import _check_mode
-from . import IDLE_TIMEOUT, SERVER_PORTS, CaptureDecoder, iter_capture_frames
+from . import (IDLE_TIMEOUT, MAX_CLOSED, MAX_OPEN, MAX_SYN_ONLY, SERVER_PORTS, SYN_TIMEOUT, CaptureDecoder,
+               iter_capture_frames)
 from .tcp import Reassembler
 
 BATCH_ROWS = native.BATCH_ROWS
@@ -85,12 +86,16 @@ def _ports() -> bytes:
 
 
 def walk(data, record: bool = False, skip: bool = False):
-    """The C walker over a whole capture, with CaptureDecoder's settings (server ports, idle timeout, how many
-    delivered bytes a reassembler keeps to compare retransmissions with): see capture_runtime.c. record:
-    also give the packets of the 4-tuples it hands over (a second walk does, when the first hands any);
-    skip: go on past a packet it cannot read, and list it (else it stops there)."""
-    return _extension().walk(data, _ports(), int(IDLE_TIMEOUT * 1e9) if IDLE_TIMEOUT is not None else -1,
-                             Reassembler().recent_limit, record, skip)
+    """The C walker over a whole capture, with CaptureDecoder's settings (server ports, idle and SYN timeouts,
+    the caps on its tables, how many delivered bytes a reassembler keeps to compare retransmissions with):
+    see capture_runtime.c. record: also give the packets of the 4-tuples it hands over (a second walk does,
+    when the first hands any); skip: go on past a packet it cannot read, and list it (else it stops there)."""
+    return _extension().walk(data, _ports(), _ns(IDLE_TIMEOUT), Reassembler().recent_limit, record, skip,
+                             _ns(SYN_TIMEOUT), MAX_SYN_ONLY, MAX_OPEN, MAX_CLOSED)
+
+
+def _ns(seconds: float | None) -> int:
+    return int(seconds * 1e9) if seconds is not None else -1
 
 
 def capture_batches(data, protocol: str, mode: str = "FAILFAST", path: str = "", *, batch_rows: int = BATCH_ROWS,

@@ -1,6 +1,6 @@
 /* ---- runtime of the compiled capture walker (tools/ksygen/capture_runtime.c, copied by cgen_capture.py).
  *
- * walk(buffer, server_ports, idle_ns, recent) reads a whole pcap / pcapng file: the container, link -> IP
+ * walk(buffer, server_ports, idle_ns, recent, ...) reads a whole pcap / pcapng file: the container, link -> IP
  * -> TCP (every header through the readers generated from specs/capture, spliced in below), and the TCP
  * bookkeeping of inlong_proto.capture for the case it is sure of: every direction's data in order, nothing
  * lost or cut, retransmitted bytes only equal to the first copy. It returns each connection's ends, where it
@@ -8,7 +8,9 @@
  * the first thing it is not sure of, the reason, so that the caller runs the pure-Python path instead.
  * It knows no byte position of any header: it chooses which reader runs next (link type, EtherType, IP
  * version, protocol number, as inlong_proto/capture/tcp.py does) and does sequence arithmetic.
- * Memory: the stream bytes and the index, bounded by the file's size.
+ * Memory: the stream bytes and the index, bounded by the file's size, and per open connection (or closed
+ * 4-tuple still remembered) its state; a connection's own buffers go when it is finished, and one without a
+ * stream byte goes whole once its 4-tuple is forgotten (CaptureDecoder's limits, passed in).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -62,23 +64,38 @@ typedef struct {
     uint32_t next_seq;
     int has_next, has_fin, closed;
     int64_t offset, fin_at;
-    cbuf data, index;  /* index: int64 (stream offset, packet number, time ns, file offset) per data segment */
+    cbuf data, index;  /* index: int64 (stream offset, packet number, time ns, file offset) per data segment;
+                        * once the connection is finished both move to the walk's `out` buffers (their .p
+                        * freed, their .len kept) at out_at and out_row */
+    Py_ssize_t out_at, out_row;
 } cside;
+
+/* A connection's place in the tables of CaptureDecoder: open (in the open list, and in the SYN-only list while
+ * it has seen SYNs only), closed (its 4-tuple remembered for its stray packets), gone (its 4-tuple forgotten;
+ * its rows stay), or free (gone without a stream byte: the slot is reused). */
+enum { C_OPEN = 1, C_CLOSED, C_GONE, C_FREE };
 
 typedef struct {
     uint8_t client[EP], server[EP];
     int64_t first_offset, last_ns, finish_at, order;
-    int finished;
+    int state, syn_only, moved;
+    int64_t link[2][2];  /* [0: the open or closed list, 1: the SYN-only list][0 previous, 1 next], -1 none */
     cside side[2];
 } cconn;
+
+typedef struct { int64_t head, tail, count; } clist;  /* least recently active first */
 
 typedef struct {
     cconn *conns;
     Py_ssize_t n_conns, cap_conns;
+    int64_t free_conn;  /* free connections, chained through link[0][1] */
     uint8_t *keys;  /* open addressing: slots of 2 * EP key bytes -> the 4-tuple's current connection */
     int64_t *slot_conn;
     Py_ssize_t slots, used;
     int64_t n_keys, now_ns, idle_ns, recent;
+    int64_t syn_ns, max_syn, max_open, max_closed;  /* CaptureDecoder's SYN_TIMEOUT, MAX_SYN_ONLY, ... */
+    clist open, syn, closed;
+    cbuf out_data[2], out_index[2];  /* per side, the streams and index rows of finished connections */
     int record;    /* keep `packets` (a second walk, when a first one handed 4-tuples over) */
     int skip;      /* go on past a packet it cannot read, kept in `malformed` for the caller to check */
     cbuf malformed;  /* int64 (time ns, link type, data offset, data length, file offset) per such packet */
@@ -219,7 +236,11 @@ static int cw_segment_of(const uint8_t *b, Py_ssize_t at, Py_ssize_t end, int64_
     return 1;
 }
 
-/* ---- connections (CaptureDecoder._segment_items for in-order streams) ---- */
+/* ---- connections (CaptureDecoder._segment_items for in-order streams) ----
+ * The tables mirror CaptureDecoder's: every step below is one of its steps, in the same order, so that
+ * both free, expire and cap the same connections at the same packets. A 4-tuple forgotten and seen again
+ * is a new 4-tuple (a new order): the pure path knows nothing of it either, so a 4-tuple handed over is
+ * replayed from there. */
 static uint64_t cw_hash(const uint8_t *key)
 {
     uint64_t h = 1469598103934665603ULL;
@@ -252,6 +273,44 @@ static int cw_grow(cwalk *w)
     return 1;
 }
 
+/* Empty slot i, shifting back the entries after it that may move (linear probing without tombstones). */
+static void cw_unslot(cwalk *w, Py_ssize_t i)
+{
+    Py_ssize_t mask = w->slots - 1, j = i;
+    w->slot_conn[i] = -1;
+    w->used--;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (w->slot_conn[j] < 0) return;
+        Py_ssize_t home = (Py_ssize_t)(cw_hash(w->keys + j * 2 * EP) & (uint64_t)mask);
+        if (i <= j ? (home > i && home <= j) : (home > i || home <= j)) continue;  /* it cannot move to i */
+        memcpy(w->keys + i * 2 * EP, w->keys + j * 2 * EP, 2 * EP);
+        w->slot_conn[i] = w->slot_conn[j];
+        w->slot_conn[j] = -1;
+        i = j;
+    }
+}
+
+static void cl_push(cwalk *w, clist *l, int k, int64_t i)
+{
+    w->conns[i].link[k][0] = l->tail;
+    w->conns[i].link[k][1] = -1;
+    if (l->tail >= 0) w->conns[l->tail].link[k][1] = i;
+    else l->head = i;
+    l->tail = i;
+    l->count++;
+}
+
+static void cl_remove(cwalk *w, clist *l, int k, int64_t i)
+{
+    int64_t prev = w->conns[i].link[k][0], next = w->conns[i].link[k][1];
+    if (prev >= 0) w->conns[prev].link[k][1] = next;
+    else l->head = next;
+    if (next >= 0) w->conns[next].link[k][0] = prev;
+    else l->tail = prev;
+    l->count--;
+}
+
 static int cw_server_port(const cwalk *w, const uint8_t *ep)
 {
     int port = (ep[17] << 8) | ep[18];
@@ -260,74 +319,119 @@ static int cw_server_port(const cwalk *w, const uint8_t *ep)
 }
 
 /* Hand a 4-tuple over to the pure path (all its connections, from its first packet): the walker goes on
- * with the others, and only records this one's packets. */
+ * with the others, and only records this one's packets and follows its connections' opening and closing. */
 static int cw_hand_over(cwalk *w, const cconn *c)
 {
     w->dirty.p[c->order] = 1;
     return 0;
 }
 
-static int cw_finish(cwalk *w, cconn *c, int64_t at)
+/* A connection's streams and index rows into the walk's out buffers (its own freed): memory then holds
+ * what the result needs, not a buffer per connection. A 4-tuple handed over keeps nothing. */
+static int cw_compact(cwalk *w, cconn *c)
 {
-    c->finished = 1;
-    c->finish_at = at;
-    for (int d = 0; d < 2; d++)
-        if (c->side[d].has_fin && c->side[d].fin_at > c->side[d].offset) return cw_hand_over(w, c);  /* a gap */
+    int dirty = w->dirty.p[c->order];
+    for (int d = 0; d < 2 && !c->moved; d++) {
+        cside *side = &c->side[d];
+        side->out_at = w->out_data[d].len;
+        side->out_row = w->out_index[d].len;
+        if (dirty) side->data.len = side->index.len = 0;
+        else if (!cbuf_put(&w->out_data[d], side->data.p, side->data.len) ||
+                 !cbuf_put(&w->out_index[d], side->index.p, side->index.len)) return -1;
+        free(side->data.p); free(side->index.p);
+        side->data.p = side->index.p = NULL;
+        side->data.cap = side->index.cap = 0;
+    }
+    c->moved = 1;
     return 0;
 }
 
-static int cw_segment(cwalk *w, const uint8_t *b, const cseg *s, int64_t ts, int64_t file_offset, int64_t number,
-                      int64_t *tuple)
+static int cw_finish(cwalk *w, int64_t i, int64_t at)
 {
+    cconn *c = &w->conns[i];
+    c->finish_at = at;
+    for (int d = 0; d < 2; d++)
+        if (c->side[d].has_fin && c->side[d].fin_at > c->side[d].offset) { cw_hand_over(w, c); break; }  /* a gap */
+    return cw_compact(w, c) < 0 ? cw_bail(w, "out of memory", -1) : 0;
+}
+
+/* Forget a connection's 4-tuple (CaptureDecoder._forget, or a closed 4-tuple no longer remembered): its next
+ * packet starts a new 4-tuple. Its rows stay; without a stream byte it has none, and its slot is reused. */
+static void cw_forget(cwalk *w, int64_t i)
+{
+    cconn *c = &w->conns[i];
     uint8_t key[2 * EP];
-    int src_first = memcmp(s->src, s->dst, EP) <= 0;
-    memcpy(key, src_first ? s->src : s->dst, EP);
-    memcpy(key + EP, src_first ? s->dst : s->src, EP);
-    if (2 * (w->used + 1) > w->slots && !cw_grow(w)) return cw_bail(w, "out of memory", file_offset);
-    Py_ssize_t slot = cw_slot(w, key);
-    int64_t index = w->slot_conn[slot], order;
-    cconn *c = NULL;
-    if (index >= 0) {
-        c = &w->conns[index];
-        if (w->idle_ns >= 0 && w->now_ns - c->last_ns > w->idle_ns)
-            return cw_bail(w, "a 4-tuple idle past idle_timeout", file_offset);
-        c->last_ns = ts;
-        *tuple = c->order;
-        if (w->dirty.p[c->order]) return 0;  /* handed over: its packets are recorded, nothing else */
-        if (s->syn && !s->ack && c->side[0].closed && c->side[1].closed) c = NULL;  /* reused 4-tuple */
-        else if (c->finished) return 0;  /* stray packets of a connection already closed */
+    int client_first = memcmp(c->client, c->server, EP) <= 0;
+    cl_remove(w, c->state == C_OPEN ? &w->open : &w->closed, 0, i);
+    if (c->syn_only) cl_remove(w, &w->syn, 1, i);
+    c->syn_only = 0;
+    memcpy(key, client_first ? c->client : c->server, EP);
+    memcpy(key + EP, client_first ? c->server : c->client, EP);
+    cw_unslot(w, cw_slot(w, key));
+    c->state = C_GONE;
+    if (c->side[0].data.len == 0 && c->side[1].data.len == 0) {
+        for (int d = 0; d < 2; d++) { free(c->side[d].data.p); free(c->side[d].index.p); }
+        memset(c->side, 0, sizeof c->side);
+        c->state = C_FREE;
+        c->link[0][1] = w->free_conn;
+        w->free_conn = i;
     }
-    if (c == NULL) {
-        if (index >= 0) order = w->conns[index].order;
-        else {
-            uint8_t clean = 0;
-            if (!cbuf_put(&w->dirty, &clean, 1)) return cw_bail(w, "out of memory", file_offset);
-            order = w->n_keys++;
-            memcpy(w->keys + slot * 2 * EP, key, 2 * EP);
-            w->used++;
-        }
-        *tuple = order;
-        if (w->n_conns == w->cap_conns) {
-            Py_ssize_t cap = w->cap_conns ? w->cap_conns * 2 : 64;
-            cconn *conns = realloc(w->conns, (size_t)cap * sizeof(cconn));
-            if (conns == NULL) return cw_bail(w, "out of memory", file_offset);
-            w->conns = conns;
-            w->cap_conns = cap;
-        }
-        w->slot_conn[slot] = w->n_conns;
-        c = &w->conns[w->n_conns++];
-        memset(c, 0, sizeof *c);
-        const uint8_t *client;
-        if (s->syn) client = s->ack ? s->dst : s->src;
-        else if (cw_server_port(w, s->dst) != cw_server_port(w, s->src)) client = cw_server_port(w, s->dst) ? s->src : s->dst;
-        else client = (((s->src[17] << 8) | s->src[18]) > ((s->dst[17] << 8) | s->dst[18])) ? s->src : s->dst;
-        memcpy(c->client, client, EP);
-        memcpy(c->server, client == s->src ? s->dst : s->src, EP);
-        c->first_offset = file_offset;
-        c->last_ns = ts;
-        c->finish_at = -1;
-        c->order = order;
+}
+
+/* CaptureDecoder._sweep: what is idle at the latest capture time, oldest first in each list. An open
+ * connection past idle_timeout that has seen more than SYNs is the pure path's to finish (its rows then). */
+static int cw_sweep(cwalk *w, int64_t file_offset)
+{
+    while (w->syn_ns >= 0 && w->syn.head >= 0 && w->now_ns - w->conns[w->syn.head].last_ns > w->syn_ns)
+        cw_forget(w, w->syn.head);
+    while (w->idle_ns >= 0 && w->open.head >= 0 && w->now_ns - w->conns[w->open.head].last_ns > w->idle_ns) {
+        if (!w->conns[w->open.head].syn_only) return cw_bail(w, "a 4-tuple idle past idle_timeout", file_offset);
+        cw_forget(w, w->open.head);
     }
+    while (w->idle_ns >= 0 && w->closed.head >= 0 && w->now_ns - w->conns[w->closed.head].last_ns > w->idle_ns)
+        cw_forget(w, w->closed.head);
+    return 0;
+}
+
+/* CaptureDecoder._over_caps: past max_syn_only SYN-only or max_open open connections, the least recently
+ * active is finished (at this packet) and forgotten. One handed over goes to the pure path whole: its replay
+ * alone would never reach a cap. */
+static int cw_caps(cwalk *w, int64_t number, int64_t file_offset)
+{
+    while (w->syn.count > w->max_syn) cw_forget(w, w->syn.head);
+    while (w->open.count > w->max_open) {
+        int64_t i = w->open.head;
+        if (!w->conns[i].syn_only) {
+            if (w->dirty.p[w->conns[i].order] || cw_finish(w, i, number) < 0 || w->dirty.p[w->conns[i].order])
+                return cw_bail(w, "an open connection past max_open that the walker hands over", file_offset);
+        }
+        cw_forget(w, i);
+    }
+    return 0;
+}
+
+static int64_t cw_new_conn(cwalk *w)
+{
+    int64_t i = w->free_conn;
+    if (i >= 0) {
+        w->free_conn = w->conns[i].link[0][1];
+        return i;
+    }
+    if (w->n_conns == w->cap_conns) {
+        Py_ssize_t cap = w->cap_conns ? w->cap_conns * 2 : 64;
+        cconn *conns = realloc(w->conns, (size_t)cap * sizeof(cconn));
+        if (conns == NULL) return -1;
+        w->conns = conns;
+        w->cap_conns = cap;
+    }
+    return w->n_conns++;
+}
+
+/* The bytes of a segment into its side's stream, for a 4-tuple not handed over (hands it over at the first
+ * thing the walker is not sure of). */
+static int cw_data(cwalk *w, const uint8_t *b, const cseg *s, cconn *c, int64_t ts, int64_t file_offset,
+                   int64_t number)
+{
     if (s->cut) return cw_hand_over(w, c);
     cside *side = &c->side[memcmp(s->src, c->client, EP) == 0 ? 0 : 1];
     uint32_t seq = s->seq;
@@ -363,10 +467,99 @@ static int cw_segment(cwalk *w, const uint8_t *b, const cseg *s, int64_t ts, int
         side->offset += data_len;
         side->next_seq += (uint32_t)data_len;
     }
+    return 0;
+}
+
+static int cw_segment(cwalk *w, const uint8_t *b, const cseg *s, int64_t ts, int64_t file_offset, int64_t number,
+                      int64_t *tuple)
+{
+    uint8_t key[2 * EP];
+    int src_first = memcmp(s->src, s->dst, EP) <= 0;
+    memcpy(key, src_first ? s->src : s->dst, EP);
+    memcpy(key + EP, src_first ? s->dst : s->src, EP);
+    if (cw_sweep(w, file_offset) < 0) return -1;
+    if (2 * (w->used + 1) > w->slots && !cw_grow(w)) return cw_bail(w, "out of memory", file_offset);
+    Py_ssize_t slot = cw_slot(w, key);
+    int64_t i = w->slot_conn[slot], order = -1;
+    int syns_only = s->syn && !s->fin && !s->rst && s->data_len == 0 && !s->cut;
+    if (i >= 0 && w->conns[i].state == C_OPEN && w->idle_ns >= 0 && w->now_ns - w->conns[i].last_ns > w->idle_ns)
+        return cw_bail(w, "a 4-tuple idle past idle_timeout", file_offset);
+    if (i >= 0 && w->conns[i].state == C_CLOSED) {
+        cconn *c = &w->conns[i];
+        if (w->idle_ns >= 0 && ts - c->last_ns > w->idle_ns) {  /* forgotten: a new 4-tuple */
+            cw_forget(w, i);
+            slot = cw_slot(w, key);
+        } else if (s->syn && !s->ack) {  /* a new connection on the same 4-tuple */
+            order = c->order;
+            cl_remove(w, &w->closed, 0, i);
+            c->state = C_GONE;
+            if (c->side[0].data.len == 0 && c->side[1].data.len == 0) {
+                c->state = C_FREE;
+                c->link[0][1] = w->free_conn;
+                w->free_conn = i;
+            }
+        } else {  /* its last ACKs, or a retransmitted FIN: ignored */
+            c->last_ns = ts;
+            cl_remove(w, &w->closed, 0, i);
+            cl_push(w, &w->closed, 0, i);
+            *tuple = c->order;
+            return 0;
+        }
+        i = -1;
+    }
+    if (i < 0) {
+        if (order < 0) {  /* a 4-tuple not seen before (or forgotten since) */
+            uint8_t clean = 0;
+            if (!cbuf_put(&w->dirty, &clean, 1)) return cw_bail(w, "out of memory", file_offset);
+            order = w->n_keys++;
+            memcpy(w->keys + slot * 2 * EP, key, 2 * EP);
+            w->used++;
+        }
+        i = cw_new_conn(w);
+        if (i < 0) return cw_bail(w, "out of memory", file_offset);
+        w->slot_conn[slot] = i;
+        cconn *c = &w->conns[i];
+        memset(c, 0, sizeof *c);
+        const uint8_t *client;
+        if (s->syn) client = s->ack ? s->dst : s->src;
+        else if (cw_server_port(w, s->dst) != cw_server_port(w, s->src)) client = cw_server_port(w, s->dst) ? s->src : s->dst;
+        else client = (((s->src[17] << 8) | s->src[18]) > ((s->dst[17] << 8) | s->dst[18])) ? s->src : s->dst;
+        memcpy(c->client, client, EP);
+        memcpy(c->server, client == s->src ? s->dst : s->src, EP);
+        c->first_offset = file_offset;
+        c->last_ns = ts;
+        c->finish_at = -1;
+        c->order = order;
+        c->state = C_OPEN;
+        cl_push(w, &w->open, 0, i);
+        if (syns_only) { c->syn_only = 1; cl_push(w, &w->syn, 1, i); }
+    } else {
+        cconn *c = &w->conns[i];
+        c->last_ns = ts;
+        cl_remove(w, &w->open, 0, i);
+        cl_push(w, &w->open, 0, i);
+        if (c->syn_only) {
+            cl_remove(w, &w->syn, 1, i);
+            if (syns_only) cl_push(w, &w->syn, 1, i);
+            else c->syn_only = 0;
+        }
+    }
+    cconn *c = &w->conns[i];
+    *tuple = c->order;
+    if (!w->dirty.p[c->order] && cw_data(w, b, s, c, ts, file_offset, number) < 0) return -1;
+    cside *side = &c->side[memcmp(s->src, c->client, EP) == 0 ? 0 : 1];
     if (s->fin) side->closed = 1;
     if (s->rst) c->side[0].closed = c->side[1].closed = 1;
-    if (c->side[0].closed && c->side[1].closed) return cw_finish(w, c, number);
-    return 0;
+    if (c->side[0].closed && c->side[1].closed) {  /* freed at once; its 4-tuple remembered for its stray packets */
+        if (cw_finish(w, i, number) < 0) return -1;
+        cl_remove(w, &w->open, 0, i);
+        if (c->syn_only) cl_remove(w, &w->syn, 1, i);
+        c->syn_only = 0;
+        c->state = C_CLOSED;
+        cl_push(w, &w->closed, 0, i);
+        if (w->closed.count > w->max_closed) cw_forget(w, w->closed.head);
+    }
+    return cw_caps(w, number, file_offset);
 }
 
 static int cw_packet(cwalk *w, const uint8_t *b, Py_ssize_t at, Py_ssize_t len, int64_t linktype, int64_t ts,
@@ -517,6 +710,7 @@ static void cw_free(cwalk *w)
 {
     for (Py_ssize_t i = 0; i < w->n_conns; i++)
         for (int d = 0; d < 2; d++) { free(w->conns[i].side[d].data.p); free(w->conns[i].side[d].index.p); }
+    for (int d = 0; d < 2; d++) { free(w->out_data[d].p); free(w->out_index[d].p); }
     free(w->conns); free(w->keys); free(w->slot_conn); free(w->dirty.p); free(w->packets.p); free(w->malformed.p);
 }
 
@@ -528,17 +722,18 @@ static void cw_free(cwalk *w)
  * was asked to skip them: the packets it could not read, int64 (time ns, link type, data offset, data length,
  * file offset) each.
  * connections: int64 (first packet offset, finishing packet number or -1, 4-tuple order, request length,
- * response length) per connection; endpoints: client and server (EP bytes each) per connection; each side's
+ * response length) per connection with a stream byte and not handed over (the others give no row);
+ * endpoints: client and server (EP bytes each) per such connection; each side's
  * streams are concatenated in connection order, and its index rows (int64: offset in that concatenation,
  * packet number, time ns, file offset) follow the same order. */
 static PyObject *cw_result(cwalk *w, int64_t n_packets)
 {
-    Py_ssize_t n = w->n_conns, size[2] = {0, 0}, rows[2] = {0, 0};
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (w->dirty.p[w->conns[i].order]) {  /* the pure path replays its 4-tuple: no streams from here */
-            for (int d = 0; d < 2; d++) w->conns[i].side[d].data.len = w->conns[i].side[d].index.len = 0;
-        }
-        for (int d = 0; d < 2; d++) { size[d] += w->conns[i].side[d].data.len; rows[d] += w->conns[i].side[d].index.len; }
+    Py_ssize_t n = 0, size[2] = {0, 0}, rows[2] = {0, 0};
+    for (Py_ssize_t i = 0; i < w->n_conns; i++) {
+        cconn *c = &w->conns[i];
+        if (!c->moved || w->dirty.p[c->order] || c->side[0].data.len + c->side[1].data.len == 0) continue;
+        n++;  /* a connection with rows: not replayed by the pure path, not without a stream byte */
+        for (int d = 0; d < 2; d++) { size[d] += c->side[d].data.len; rows[d] += c->side[d].index.len; }
     }
     Py_ssize_t replayed = 0;
     const int64_t *record = (const int64_t *)w->packets.p;
@@ -566,20 +761,22 @@ static PyObject *cw_result(cwalk *w, int64_t n_packets)
     }
     int64_t *row = (int64_t *)PyBytes_AS_STRING(conns);
     uint8_t *ep = (uint8_t *)PyBytes_AS_STRING(ends);
-    Py_ssize_t at[2] = {0, 0}, entries[2] = {0, 0};
-    for (Py_ssize_t i = 0; i < n; i++) {
+    Py_ssize_t at[2] = {0, 0}, entries[2] = {0, 0}, j = 0;
+    for (Py_ssize_t i = 0; i < w->n_conns; i++) {
         cconn *c = &w->conns[i];
-        row[5 * i] = c->first_offset;
-        row[5 * i + 1] = c->finish_at;
-        row[5 * i + 2] = c->order;
-        memcpy(ep + 2 * EP * i, c->client, EP);
-        memcpy(ep + 2 * EP * i + EP, c->server, EP);
+        if (!c->moved || w->dirty.p[c->order] || c->side[0].data.len + c->side[1].data.len == 0) continue;
+        row[5 * j] = c->first_offset;
+        row[5 * j + 1] = c->finish_at;
+        row[5 * j + 2] = c->order;
+        memcpy(ep + 2 * EP * j, c->client, EP);
+        memcpy(ep + 2 * EP * j + EP, c->server, EP);
         for (int d = 0; d < 2; d++) {
             cside *side = &c->side[d];
-            row[5 * i + 3 + d] = side->data.len;
-            if (side->data.len) memcpy(PyBytes_AS_STRING(data[d]) + at[d], side->data.p, (size_t)side->data.len);
+            row[5 * j + 3 + d] = side->data.len;
+            if (side->data.len)
+                memcpy(PyBytes_AS_STRING(data[d]) + at[d], w->out_data[d].p + side->out_at, (size_t)side->data.len);
             int64_t *out = (int64_t *)PyBytes_AS_STRING(index[d]) + 4 * entries[d];
-            const int64_t *in = (const int64_t *)side->index.p;
+            const int64_t *in = (const int64_t *)(w->out_index[d].p + side->out_row);
             Py_ssize_t count = side->index.len / (Py_ssize_t)(4 * sizeof(int64_t));
             for (Py_ssize_t k = 0; k < count; k++) {
                 out[4 * k] = in[4 * k] + at[d];
@@ -590,6 +787,7 @@ static PyObject *cw_result(cwalk *w, int64_t n_packets)
             entries[d] += count;
             at[d] += side->data.len;
         }
+        j++;
     }
     return Py_BuildValue("(LNNNNNNNNN)", (long long)n_packets, conns, ends, data[0], index[0], data[1], index[1], dirty,
                          packets, malformed);
@@ -598,13 +796,25 @@ static PyObject *cw_result(cwalk *w, int64_t n_packets)
 static PyObject *walk(PyObject *self, PyObject *args)
 {
     Py_buffer data, ports;
-    long long idle_ns, recent;
+    long long idle_ns, recent, syn_ns = -1, max_syn = INT64_MAX, max_open = INT64_MAX, max_closed = INT64_MAX;
     int record = 0, skip = 0;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*LL|pp", &data, &ports, &idle_ns, &recent, &record, &skip)) return NULL;
+    if (!PyArg_ParseTuple(args, "y*y*LL|ppLLLL", &data, &ports, &idle_ns, &recent, &record, &skip, &syn_ns, &max_syn,
+                          &max_open, &max_closed)) return NULL;
+    if (max_syn < 1 || max_open < 1 || max_closed < 1) {
+        PyBuffer_Release(&data);
+        PyBuffer_Release(&ports);
+        PyErr_SetString(PyExc_ValueError, "max_syn_only, max_open and max_closed must be at least 1");
+        return NULL;
+    }
     cwalk w;
     memset(&w, 0, sizeof w);
     w.idle_ns = idle_ns;
+    w.syn_ns = syn_ns;
+    w.max_syn = max_syn;
+    w.max_open = max_open;
+    w.max_closed = max_closed;
+    w.free_conn = w.open.head = w.open.tail = w.syn.head = w.syn.tail = w.closed.head = w.closed.tail = -1;
     w.recent = recent;
     w.record = record;
     w.skip = skip;
@@ -620,16 +830,11 @@ static PyObject *walk(PyObject *self, PyObject *args)
     else if (cap_pcap_header_order(cap_rd4be(b)) >= 0) rc = cw_pcap(&w, b, n, &packets);
     else if (cap_rd4be(b) == (uint32_t)CAP_PCAPNG_BLOCK_TYPE_SECTION_HEADER) rc = cw_pcapng(&w, b, n, &packets);
     else rc = cw_bail(&w, "not a pcap or pcapng file", 0);
-    for (Py_ssize_t i = 0; rc == 0 && i < w.n_conns; i++) {
+    for (int64_t i = w.open.head; rc == 0 && i >= 0; i = w.conns[i].link[0][1]) {  /* the end of the capture */
         cconn *c = &w.conns[i];
-        int dirty = w.dirty.p[c->order];  /* its state is the pure path's to know: any may be open */
-        if (c->finished && !dirty) continue;
-        if (w.idle_ns >= 0 && w.now_ns - c->last_ns > w.idle_ns) rc = cw_bail(&w, "a 4-tuple idle past idle_timeout", -1);
-        else if (!dirty) {
-            rc = cw_finish(&w, c, -1);
-            c->finished = 0;  /* finished at the end of the capture: finish_at stays -1 */
-            c->finish_at = -1;
-        }
+        if (w.idle_ns >= 0 && w.now_ns - c->last_ns > w.idle_ns && !c->syn_only)
+            rc = cw_bail(&w, "a 4-tuple idle past idle_timeout", -1);
+        else if (!w.dirty.p[c->order]) rc = cw_finish(&w, i, -1);
     }
     Py_END_ALLOW_THREADS
     PyObject *out;
@@ -643,7 +848,8 @@ static PyObject *walk(PyObject *self, PyObject *args)
 
 static PyMethodDef cw_methods[] = {
     {"walk", walk, METH_VARARGS,
-     "walk(buffer, server_ports (uint16 array bytes), idle_ns or -1, recent, record=False, skip=False) -> (packets, connections, endpoints, "
+     "walk(buffer, server_ports (uint16 array bytes), idle_ns or -1, recent, record=False, skip=False, syn_ns=-1, "
+     "max_syn_only, max_open, max_closed) -> (packets, connections, endpoints, "
      "request bytes, request index, response bytes, response index) or (None, reason, file offset); see cw_result. "
      "An endpoint is the IP version, 16 address bytes (IPv4 in the first 4), the big-endian port."},
     {NULL, NULL, 0, NULL}
