@@ -4,19 +4,29 @@ A TubeMQ frame has no total length: a header claims up to 3,584 blocks and the d
 by one. While resynchronising, the scanner decodes a frame at offset after offset, and crafted bytes
 (a header claiming 3,584 blocks of 12 bytes, each block itself such a header) make every one of them
 walk thousands of blocks: 128 KB took 40 s. The walks of neighbouring offsets run through the same
-block positions, so a ``Chains`` remembers, per position, where 1, 2, 4 ... 2**j blocks from there end
-(binary lifting): each block header is read once per scan, each jump computed once, and a walk of any
-claimed length is decided in O(log count) lookups. The first failing item is then decoded by the
-generated decoder itself, so the error raised is exactly the one a plain loop raises. A list that does
-decode is built by the generated item decoder too; the items of the latest run are remembered (within a
-byte budget), so the next walk, one item further along the same chain, takes most of them as a slice.
-Such a frame still costs its payload layer's work (TubeMQ's RPC parse of the joined blocks) per offset.
+block positions. A ``Chains`` keeps the latest run of consecutive items decoded: a walk that starts
+inside it takes its items as a slice, and decodes only the items past its end (each item once per run)
+or the one item that fails, so the error is exactly the one a plain loop raises. A walk starting
+elsewhere is first decided with binary lifting (per position, where 1, 2, 4 ... 2**j items from there
+end: each block header read once per scan, a walk of any claimed length decided in O(log count)
+lookups), and only a walk that decodes starts a new run.
+
+A run also joins its items' data (``Joined``) as far as a payload layer reads it, so TubeMQ's RPC parse
+of a frame taken from a run (``joined``) reads a slice of data joined once, not thousands of blocks
+joined again at every offset: a resynchronising scan's cost per offset stays a small constant, whatever
+the claimed block count (issue 24, item 20).
 
 Generated code calls ``walk`` (see tools/ksygen: a root-level ``repeat: expr`` of a type whose size
 follows from its header, whose module says ``CHAINS = True``). A Chains is valid for one buffer whose
 bytes do not change; every fact it keeps was read before the ``end`` its query was given.
 """
 from __future__ import annotations
+
+import sys
+import weakref
+from bisect import bisect_right
+from itertools import accumulate
+from operator import itemgetter
 
 from .errors import DecodeError
 
@@ -40,6 +50,8 @@ class Chains:
         self.ends: list[int] = [] if pos is None else [pos]  # ends[i]: where item i begins
         self.index: dict[int, int] = {} if pos is None else {pos: 0}
         self.item_bytes = 0
+        self.joined = Joined(self.items)  # the run's item data, joined as far as a payload layer asks
+        self.window: tuple[int, tuple] = (0, ())  # (first, items[first:...]): walks' items are sliced from it
 
     def walk(self, buf, pos: int, end: int, count: int, decode_item, size_item, path: str):
         """(tuple of count items from pos, position after them), or the error the plain loop raises."""
@@ -49,10 +61,11 @@ class Chains:
                 item, pos = decode_item(buf, pos, end, f"{path}[{index}].")
                 items.append(item)
             return tuple(items), pos
-        whole, at = self._prefix(buf, pos, end, count, size_item)
-        if whole < count:  # item `whole` is the first that fails: let its decoder say why
-            decode_item(buf, at, end, f"{path}[{whole}].")
-            raise AssertionError(f"{path}[{whole}] at {at} decoded, but its walk said it fails")
+        if pos not in self.index:  # a walk outside the run: decided first, a run only for one that decodes
+            whole, at = self._prefix(buf, pos, end, count, size_item)
+            if whole < count:  # item `whole` is the first that fails: let its decoder say why
+                decode_item(buf, at, end, f"{path}[{whole}].")
+                raise AssertionError(f"{path}[{whole}] at {at} decoded, but its walk said it fails")
         return self._build(buf, pos, end, count, decode_item, path)
 
     def _prefix(self, buf, pos: int, end: int, count: int, size_item) -> tuple[int, int]:
@@ -101,22 +114,89 @@ class Chains:
         return target
 
     def _build(self, buf, pos: int, end: int, count: int, decode_item, path: str):
-        """The items of a walk known to decode: a slice of the run of items remembered when it starts
-        inside it (neighbouring walks share their tails), else a new run."""
+        """The items of a walk: a slice of the run of items remembered when it starts inside it (neighbouring
+        walks share their tails), else a new run. Items past the run's end are decoded and added; the
+        first that fails under this end (one the run holds that ends past it, or a new one) raises the
+        plain loop's error."""
+        global _latest
         first = self.index.get(pos)
         if first is None:
             self._run(pos)
             first = 0
-        items, ends, index = self.items, self.ends, self.index
+        items, ends = self.items, self.ends
         need = first + count
+        fits = bisect_right(ends, end, first) - 1  # items [first, fits) end at or before end
+        if fits < need and fits < len(items):  # item `fits` is held but overruns this end
+            decode_item(buf, ends[fits], end, f"{path}[{fits - first}].")
+            raise AssertionError(f"{path}[{fits - first}] at {ends[fits]} decoded past {end}, but it ends later")
+        try:
+            self._extend(buf, end, need, decode_item, path, first)
+            start, held = self.window
+            if first < start or need > start + len(held):  # a new window: the items of about two walks
+                try:
+                    self._extend(buf, end, need + count, decode_item, path, first)
+                except DecodeError:
+                    pass  # the chain ends sooner: the window ends with it
+                self.window = start, held = first, tuple(items[first:need + count])
+            built = held[first - start:need - start]  # one copy of the items, not two
+            _latest = (built, weakref.ref(self.joined), first)
+            return built, ends[need]
+        finally:
+            if self.item_bytes > MAX_ITEM_BYTES:  # walks that fail grow the run too
+                self._run()
+
+    def _extend(self, buf, end: int, need: int, decode_item, path: str, first: int) -> None:
+        """Decode items onto the run until it holds need of them (the plain loop's error if one fails)."""
+        items, ends = self.items, self.ends
         while len(items) < need:
             at = ends[-1]
             item, after = decode_item(buf, at, end, f"{path}[{len(items) - first}].")
             items.append(item)
             ends.append(after)
-            index[after] = len(ends) - 1
+            self.index[after] = len(ends) - 1
             self.item_bytes += after - at
-        built = tuple(items[first:need]), ends[need]
-        if self.item_bytes > MAX_ITEM_BYTES:
-            self._run()
-        return built
+
+
+class Joined:
+    """The data of a list's items joined (each item's last field: its sized run of bytes), as far as asked;
+    starts[i] is where item i's data begins. A run's item list only grows, so one Joined serves every
+    walk inside the run; data already joined is never joined again."""
+
+    __slots__ = ("items", "data", "starts", "__weakref__")
+
+    def __init__(self, items):
+        self.items, self.data, self.starts = items, bytearray(), [0]
+
+    def reach(self, stop: int, last: int) -> int:
+        """Join items (up to index last) until the data holds stop bytes; where the data of the items
+        before last ends, or the data joined when that is further on."""
+        starts, run = self.starts, 16
+        while len(self.data) < stop and len(starts) <= last:
+            done = len(starts) - 1
+            pieces = list(map(_data_of, self.items[done:min(last, done + run)]))
+            if not pieces:  # fewer items than last
+                break
+            starts += accumulate(map(len, pieces), initial=starts.pop())
+            self.data += b"".join(pieces)
+            run *= 2  # runs that double: the joining is done in C, and at most twice what is read
+        return starts[last] if len(starts) > last else len(self.data)
+
+    def start(self, index: int) -> int:
+        """Where item index's data begins (the items before it joined)."""
+        self.reach(sys.maxsize, index)
+        return self.starts[index]
+
+
+_data_of = itemgetter(-1)
+_latest: tuple | None = None  # (items, weakref to the Joined, first) of the latest walk a run answered
+
+
+def joined(items) -> tuple[Joined, int]:
+    """(Joined, index of items[0] in it) for a list of items: its run's when a Chains built it (its latest
+    walk, still held), else a Joined of these items alone."""
+    latest = _latest
+    if latest is not None and latest[0] is items:
+        shared = latest[1]()
+        if shared is not None:
+            return shared, latest[2]
+    return Joined(items), 0
