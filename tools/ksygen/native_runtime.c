@@ -132,8 +132,11 @@ static inline int ipbuf_reserve(ipbuf *b, Py_ssize_t more)
     return b->len + more <= b->cap || ipbuf_grow(b, more);
 }
 
+/* n bytes from src onto b. Nothing for n == 0: b->p may still be NULL then (no buffer yet), and memcpy with a
+   NULL pointer is undefined even for 0 bytes (UBSan: a DataProxy binary heartbeat's empty body). */
 static IP_INLINE void ip_put(ipcol *c, ipbuf *b, const void *src, Py_ssize_t n)
 {
+    if (n == 0) return;
     if (!ipbuf_reserve(b, n)) { c->oom = 1; return; }
     memcpy(b->p + b->len, src, (size_t)n);
     b->len += n;
@@ -274,7 +277,7 @@ static void ip_repeat(ipcol *c, const char *s, Py_ssize_t n, Py_ssize_t rows)
 {
     if ((double)n * (double)rows > (double)INT32_MAX || !ipbuf_reserve(&c->data, n * rows)
         || !ipbuf_reserve(&c->offs, 4 * (rows + 1))) { c->oom = 1; return; }
-    for (Py_ssize_t i = 0; i < rows; i++) memcpy(c->data.p + i * n, s, (size_t)n);
+    if (n > 0) for (Py_ssize_t i = 0; i < rows; i++) memcpy(c->data.p + i * n, s, (size_t)n);  /* p: NULL for n 0 */
     for (Py_ssize_t i = 0; i <= rows; i++) { int32_t end = (int32_t)(i * n); memcpy(c->offs.p + 4 * i, &end, 4); }
     c->data.len = n * rows;
     c->offs.len = 4 * (rows + 1);
