@@ -85,7 +85,7 @@ UBSAN_DIR   := build/ubsan
 UBSAN_FLAGS := -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 UBSAN_TESTS := tests/test_native_backend.py tests/test_fuzz_regressions.py tests/test_native_encode.py \
 	tests/capture/test_native_capture.py tests/tubemq/test_tubemq_native_layer.py \
-	tests/eventmesh/test_eventmesh_native_layer.py tests/broadcast/test_vectors.py
+	tests/eventmesh/test_eventmesh_native_layer.py tests/broadcast/test_vectors.py tests/test_native_empty_values.py
 ubsan: setup
 	rm -rf $(UBSAN_DIR)
 	CFLAGS="$(UBSAN_FLAGS)" LDFLAGS="-fsanitize=undefined" $(PY) setup.py --quiet build_ext --force \
