@@ -15,8 +15,17 @@ head, or a single truncated frame); reaching the end of ``data`` exactly on a fr
 Decoding stops at the first malformed frame, so corruption later in the dump does not matter, but a
 dump whose *first* frame is malformed matches nothing. Ties go to the earlier name in ``ORDER`` (the
 current EventMesh form before the legacy one, which reads the same magic).
+
+Stream protocols have exact openings, declared in their registry entry (``detect``: an ``opening``,
+``patterns`` that must match at the first byte, or a ``probe`` function), and are tried first. ``classify``
+is the one "auto" rule every reader follows: content (stream openings, then the framed scores, client first),
+then the server port the registry gives.
 """
 from __future__ import annotations
+
+import importlib
+import re
+from functools import cache
 
 from . import protocols
 from .errors import DecodeError
@@ -30,7 +39,7 @@ def _signature(name: str) -> bytes | None:
 
 
 SIGNATURES = {name: signature for name in protocols.names() if (signature := _signature(name)) is not None}
-ORDER = ("eventmesh", "eventmesh-legacy", "tubemq", "dataproxy", "broadcast")
+ORDER = tuple(name for name in protocols.DETECT_ORDER if name not in protocols.STREAM_PROTOCOLS)
 PROBE_FRAMES = 4
 HEAD_SIZE = 1 << 20  # what a caller should pass when it has more: enough for several frames of any protocol
 
@@ -85,21 +94,49 @@ def detect(data: bytes) -> str | None:
     return best_match(data)[0]
 
 
-def detect_stream(head: bytes) -> str | None:
-    """The stream protocol a one-direction dump (or a flow's first bytes) starts with, or None: HTTP/2 (the
-    client's connection preface, or frames from the first byte: a capture begun mid-connection) is
-    eventmesh-grpc, an HTTP/1.1 request or status line eventmesh-http. These have exact openings, so they
-    are tried before the framed protocols' scores."""
-    from .eventmesh import h2, http
+@cache
+def _openings() -> tuple:
+    """(name, opening bytes, compiled patterns, probe) of every stream protocol, in detection order."""
+    out = []
+    for name in protocols.DETECT_ORDER:
+        if name not in protocols.STREAM_PROTOCOLS:
+            continue
+        hints = protocols.REGISTRY[name]["detect"]
+        opening = hints.get("opening", "").encode("latin-1")
+        patterns = tuple(re.compile(p.encode("ascii")) for p in hints.get("patterns", ()))
+        probe = None
+        if "probe" in hints:
+            module, _, function = hints["probe"].partition(":")
+            probe = getattr(importlib.import_module(module), function)
+        out.append((name, opening, patterns, probe))
+    return tuple(out)
 
+
+def detect_stream(head: bytes) -> str | None:
+    """The stream protocol a one-direction dump (or a flow's first bytes) starts with, or None: its opening
+    (HTTP/2's client preface: a head that is a prefix of it counts), a pattern matching at the first byte
+    (an HTTP/1.1 request or status line), and then the probes (HTTP/2 frames from the first byte: a capture
+    begun mid-connection). These are exact, so they are tried before the framed protocols' scores."""
     head = bytes(head)
-    if head and h2.PREFACE.startswith(head[:len(h2.PREFACE)]):
-        return h2.PROTOCOL
-    if http._RESYNC["request"].match(head) or http._RESYNC["response"].match(head):
-        return http.PROTOCOL
-    if h2.looks_like_http2(head):
-        return h2.PROTOCOL
+    stages = _openings()
+    for name, opening, patterns, _ in stages:
+        if head and opening and opening.startswith(head[:len(opening)]) or any(p.match(head) for p in patterns):
+            return name
+    for name, _, _, probe in stages:
+        if probe is not None and probe(head):
+            return name
     return None
+
+
+def classify(client_head: bytes, server_head: bytes = b"", server_port: int = 0) -> str | None:
+    """The protocol of a connection, or of a one-direction dump (its bytes as client_head): the one "auto"
+    rule. Content first (a stream opening of either side, then the framed protocols' scores on the client's
+    bytes, else the server's), then the registry's server port; None when nothing says."""
+    stream = detect_stream(client_head or server_head)
+    if stream is not None:
+        return stream
+    content = detect(client_head) if client_head else detect(server_head) if server_head else None
+    return content or protocols.SERVER_PORTS.get(server_port)
 
 
 def best_match(data: bytes) -> tuple[str | None, int]:

@@ -1,5 +1,7 @@
 """Protocol registry: each protocol is one generated frame codec, or one per direction when requests and
-responses have different layouts (DataProxy), plus what the runtime needs to know of them."""
+responses have different layouts (DataProxy), or a stream protocol's decoder, plus what the runtime needs to
+know of them. All of it comes from the specs' `registry` blocks (generated/registry.py, tools/ksygen/registry.py):
+nothing here is a table kept by hand."""
 from __future__ import annotations
 
 import importlib
@@ -8,24 +10,47 @@ from functools import cache
 from types import ModuleType
 
 from .errors import InlongProtoError
+from .generated.registry import PROTOCOLS as REGISTRY
 
 DIRECTIONS = ("request", "response")
 
+
+def _registered(key: str) -> dict:
+    return {name: entry[key] for name, entry in REGISTRY.items() if entry.get(key)}
+
+
+def _named(path: str) -> tuple[str, str]:
+    module, _, name = path.partition(":")
+    return module, name
+
+
 # Runtime layers above a protocol's generated frame codec: describe(message, direction) returns
 # (message type, direction, payload object with to_dict()) and raises DecodeError for a bad payload.
-EXTENSIONS = {"tubemq": "inlong_proto.tubemq.rpc", "eventmesh": "inlong_proto.eventmesh.tcp",
-              "eventmesh-legacy": "inlong_proto.eventmesh.tcp"}
+EXTENSIONS = _registered("extension")
 # Optional readers of what a frame carries, for `decode --payload`: payload(frame) -> object with to_dict().
-PAYLOAD_READERS = {"dataproxy": "inlong_proto.dataproxy.payload"}
+PAYLOAD_READERS = _registered("payload_reader")
 # The class of each protocol's payload (decode's "payload" key), with JSON_KEYS: the keys its to_dict gives.
-PAYLOAD_TYPES = {"dataproxy": ("inlong_proto.dataproxy.payload", "Payload"),
-                 "tubemq": ("inlong_proto.tubemq.rpc", "RpcMessage"),
-                 "eventmesh": ("inlong_proto.eventmesh.tcp", "TcpMessage"),
-                 "eventmesh-legacy": ("inlong_proto.eventmesh.tcp", "TcpMessage")}
+PAYLOAD_TYPES = {name: _named(path) for name, path in _registered("payload_type").items()}
 # Protocols that are not one spec's frames (HTTP/1.1 streams; HTTP/2 + gRPC): each module provides
 # iter_messages(data: bytes, direction: str | None, mode: str) -> Iterator[object with to_dict()],
 # HttpStreamDecoder (its incremental decoder, under that name) and MESSAGE_TYPES (with JSON_KEYS).
-STREAM_PROTOCOLS = {"eventmesh-http": "inlong_proto.eventmesh.http", "eventmesh-grpc": "inlong_proto.eventmesh.h2"}
+STREAM_PROTOCOLS = _registered("module")
+# The compiled payload layer of a protocol: an extension module of the package (inlong_proto.native).
+COMPILED_LAYERS = _registered("compiled_layer")
+# The real servers' default ports: a capture's flow with no other clue is the protocol of its server port.
+SERVER_PORTS = {port: name for name, entry in REGISTRY.items() for port in entry["ports"]}
+# Detection order: stream openings first, then the framed protocols (ties go to the earlier).
+DETECT_ORDER = tuple(REGISTRY)
+
+
+def connection_context(name: str):
+    """A fresh instance of the state both directions of a connection of this protocol share (HTTP/2's
+    streams and calls), or None when each direction stands alone."""
+    path = REGISTRY.get(canonical(name), {}).get("connection")
+    if path is None:
+        return None
+    module, cls = _named(path)
+    return getattr(importlib.import_module(module), cls)()
 
 
 class UnknownProtocolError(InlongProtoError, ValueError):

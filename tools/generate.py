@@ -1,6 +1,8 @@
 """`make generate`: rebuild everything under generated/ from specs/, deterministically.
 
 * the project's own codecs (tools/ksygen) -> generated/codec/<protocol>/<spec>.py
+* the protocol registry (tools/ksygen/registry.py: ports, detection, payload layers, connection context, from
+  each protocol's `registry` block) -> generated/registry.py
 * the compiled backend's C source (tools/ksygen/cgen.py) -> generated/native/inlong_native.c
 * the compiled encoders' C source (tools/ksygen/cgen_encode.py) -> generated/native/inlong_native_encode.c
 * the compiled capture walker (tools/ksygen/cgen_capture.py) -> generated/native/inlong_capture.c
@@ -31,7 +33,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tools import jsonschema_codegen  # noqa: E402
-from tools.ksygen import cgen, cgen_capture, cgen_encode, cgen_json, cgen_protobuf, wireshark  # noqa: E402
+from tools.ksygen import cgen, cgen_capture, cgen_encode, cgen_json, cgen_protobuf, registry, wireshark  # noqa: E402
 from tools.ksygen.emit import emit_module  # noqa: E402
 from tools.ksygen.expr import GenerationError  # noqa: E402
 from tools.ksygen.model import Loader  # noqa: E402
@@ -64,27 +66,25 @@ def own_codecs(specs: Path, out: Path) -> list[str]:
     registry += [f"    {name!r}: {tuple(entries)!r}," for name, entries in by_protocol.items()]
     registry += ["}", ""]
     (out / "codec" / "__init__.py").write_text("\n".join(registry))
-    native(loaded, out)
+    native(loaded, out, specs)
     native_encode(loaded, out)
     capture_native(loaded, out)
     return list(by_protocol)
 
 
-def payload_layers() -> list[str]:
-    """The protocols whose frames a runtime layer reads further (inlong_proto.protocols.EXTENSIONS): the
+def payload_layers(specs: Path) -> list[str]:
+    """The protocols whose frames a runtime layer reads further (their registry entry names an extension): the
     compiled backend's answers for them are not final."""
-    from inlong_proto.protocols import EXTENSIONS
-
-    return sorted(EXTENSIONS)
+    return sorted(name for name, entry in registry.entries(specs).items() if entry.get("extension"))
 
 
-def native(specs: list, out: Path) -> Path:
+def native(specs: list, out: Path, spec_folder: Path) -> Path:
     """The C source of the optional compiled backend (tools/ksygen/cgen.py): columnar scanners of the frame
     specs it supports, built into inlong_proto._native by setup.py when a C compiler is present."""
     target = out / "native" / "inlong_native.c"
     target.parent.mkdir(parents=True, exist_ok=True)
     runtime = cgen.runtime_source(ROOT / "tools" / "ksygen" / "native_runtime.c")
-    target.write_text(cgen.emit_extension(specs, runtime, payload_layers()))
+    target.write_text(cgen.emit_extension(specs, runtime, payload_layers(spec_folder)))
     return target
 
 
@@ -228,6 +228,7 @@ def generate(specs: Path, out: Path, with_official: bool = True) -> set[Path]:
         (staging / "__init__.py").write_text(
             '"""Everything `make generate` writes from specs/. Never edited by hand."""\n')
         own_codecs(specs, staging)
+        registry.write(specs, staging)
         eventmesh_layer(specs, staging)
         tables(specs, staging)
         jsonschema_codegen.generate(specs, staging)

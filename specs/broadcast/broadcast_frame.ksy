@@ -9,6 +9,11 @@ meta:
 -inlong:
   protocol: broadcast
   frame: true
+  registry:
+    framing: frames
+    doc: the simple broadcasting protocol (a client resumes after its last value, the server replays and pushes)
+    ports: []  # no default port: found by content alone
+    detect: {order: 70}  # no magic: last, after the protocols that have one
 doc: |
   One frame of the simple broadcasting protocol: a client asks for everything after the last value it
   holds, the server replays its history and then pushes each new value in real time.

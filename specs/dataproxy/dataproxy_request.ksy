@@ -12,6 +12,13 @@ meta:
   frame: true
   direction: request
   max-frame-size: 65536
+  registry:
+    framing: frames
+    doc: Apache InLong DataProxy's binary protocol (its TCP source and the Java SDK's sender)
+    ports: [46801]  # the DataProxy TCP source's default port
+    detect: {order: 60}  # no magic: the length probe and a full decode decide
+    payload-reader: inlong_proto.dataproxy.payload
+    payload-type: inlong_proto.dataproxy.payload:Payload
 doc: |
   TotalLen (u4) + MsgType (1 byte) + a payload whose layout the MsgType's low 5 bits select.
   TotalLen counts the MsgType byte and the payload but not its own 4 bytes (the public document is vague

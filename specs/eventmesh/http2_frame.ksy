@@ -4,6 +4,18 @@ meta:
   license: Apache-2.0
   ks-version: "0.11"
   endian: be
+-inlong:
+  registry:
+    protocol: eventmesh-grpc
+    framing: http2
+    doc: Apache EventMesh's gRPC API (HTTP/2 frames, HPACK header blocks, gRPC messages and calls)
+    ports: [10205]  # the runtime's gRPC port
+    detect:
+      order: 10  # the client's connection preface; else HTTP/2 frames from the first byte (the probe)
+      opening: "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+      probe: inlong_proto.eventmesh.h2:looks_like_http2
+    module: inlong_proto.eventmesh.h2
+    connection: inlong_proto.eventmesh.h2:H2Connection  # both directions share the streams and their calls
 doc: |
   One HTTP/2 frame (RFC 9113 section 4.1): a 9-byte header (payload length, type, flags, reserved bit and
   stream identifier) and the payload. EventMesh's gRPC endpoint (default port 10205) speaks gRPC over

@@ -9,6 +9,14 @@ meta:
   protocol: eventmesh
   frame: true
   max-frame-size: 4194304
+  registry:
+    framing: frames
+    doc: Apache EventMesh's TCP protocol (JSON header and body behind the EventMesh magic)
+    ports: [10000]  # the runtime's TCP port (the legacy length form shares it; content tells them apart)
+    detect: {order: 30}  # the magic; before the legacy form, which reads the same magic
+    extension: inlong_proto.eventmesh.tcp
+    payload-type: inlong_proto.eventmesh.tcp:TcpMessage
+    compiled-layer: _eventmesh_layer
 doc: |
   One frame of the EventMesh TCP protocol (magic, version, package length, header length, header, body).
   The header and body meanings (command table, body types, JSON Schemas) are declared beside this file

@@ -11,6 +11,14 @@ meta:
   protocol: eventmesh-legacy
   frame: true
   max-frame-size: 4194317
+  registry:
+    framing: frames
+    doc: Apache EventMesh's TCP protocol in its older length form (before 1.4)
+    ports: []  # the current form's port: content decides
+    detect: {order: 40}
+    extension: inlong_proto.eventmesh.tcp
+    payload-type: inlong_proto.eventmesh.tcp:TcpMessage
+    compiled-layer: _eventmesh_layer
 doc: |
   The frame of tcp_frame.ksy with the length field of EventMesh up to 1.8.0.
   Still written by the Go SDK and by the runtime's test client: package_length = 8 + header_length +

@@ -8,6 +8,14 @@ meta:
   protocol: tubemq
   frame: true
   max-frame-size: 29374476
+  registry:
+    framing: frames
+    doc: Apache InLong TubeMQ's RPC frames (master and broker), with their protobuf RPC layer
+    ports: [8715, 8123]  # the master's and the broker's default ports
+    detect: {order: 50}  # the begin token FF 7F F4 FE
+    extension: inlong_proto.tubemq.rpc
+    payload-type: inlong_proto.tubemq.rpc:RpcMessage
+    compiled-layer: _tubemq_layer
 doc: |
   Begin token, serial number and a counted list of sized blocks. There is no total length: a frame ends
   after its last block. The blocks' data, joined, is one stream of varint-length-delimited protobuf

@@ -29,7 +29,7 @@ _ATTR_KEYS = {"id", "type", "size", "size-eos", "contents", "enum", "valid", "do
               "repeat", "repeat-expr", "-inlong-encode", "-inlong-default"}
 _VALID_KEYS = {"min", "max", "eq", "any-of", "expr", "in-enum"}
 _INSTANCE_KEYS = {"value", "doc", "doc-ref", "enum"}
-_TYPE_OPTIONS = {"python-type", "protocol", "frame", "direction", "max-frame-size"}
+_TYPE_OPTIONS = {"python-type", "protocol", "frame", "direction", "max-frame-size", "registry"}
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 SWITCHED = "?"  # struct prefix of an integer whose byte order a meta/endian switch decides (see specialize)
 

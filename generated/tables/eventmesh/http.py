@@ -75,6 +75,16 @@ DATA = {'doc': 'The legacy API ignores the path: every request is `POST /` (or G
             'response': 'HTTP/[0-9]\\.[0-9] [0-9]{3}[ \\r\\n]',
             'direction-probe': 'HTTP/',
             'max-head-bytes': 65536},
+ 'registry': {'protocol': 'eventmesh-http',
+              'framing': 'http1',
+              'doc': "Apache EventMesh's HTTP API (the legacy request codes and the webhook push) over "
+                     'HTTP/1.1',
+              'ports': [10105],
+              'detect': {'order': 20,
+                         'patterns': ['(?:GET|POST|PUT|DELETE|HEAD|OPTIONS|PATCH|TRACE|CONNECT) [^ \\r\\n]+ '
+                                      'HTTP/[0-9]\\.[0-9]\\r?\\n',
+                                      'HTTP/[0-9]\\.[0-9] [0-9]{3}[ \\r\\n]']},
+              'module': 'inlong_proto.eventmesh.http'},
  'header-keys': {'source': 'common/protocol/http/common/ProtocolKey.java',
                  'request': [{'key': 'code', 'any-case': True, 'doc': 'The request code (POST).'},
                              {'key': 'version',
