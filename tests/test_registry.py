@@ -1,0 +1,78 @@
+"""The protocol registry generated from the specs' registry blocks: every entry is complete and points at code
+that exists, and every reader's protocol knowledge comes from it (issue 25, item 1)."""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import pytest
+
+from inlong_proto import detect, protocols
+from inlong_proto.generated.codec import PROTOCOLS as FRAME_CODECS
+from tools.ksygen import registry
+
+ROOT = Path(__file__).resolve().parent.parent
+NAMES = list(protocols.REGISTRY)
+
+
+def test_the_generated_registry_is_what_the_specs_say():
+    assert protocols.REGISTRY == registry.entries(ROOT / "specs")
+
+
+def test_every_protocol_a_reader_takes_is_registered_and_nothing_else():
+    assert sorted(NAMES) == protocols.every_name()
+    assert {n for n in NAMES if protocols.REGISTRY[n]["framing"] == "frames"} == set(FRAME_CODECS)
+
+
+def _resolve(path: str):
+    module, _, name = path.partition(":")
+    loaded = importlib.import_module(module if "." in module else f"inlong_proto.{module}")
+    return getattr(loaded, name) if name else loaded
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_entry_points_at_code_that_exists(name):
+    entry = protocols.REGISTRY[name]
+    assert entry["doc"] and (ROOT / "specs" / entry["spec"]).is_file()
+    if entry["framing"] == "frames":
+        protocols.get(name)  # its codecs load
+    else:
+        module = _resolve(entry["module"])
+        assert all(hasattr(module, attr) for attr in ("HttpStreamDecoder", "iter_messages", "MESSAGE_TYPES"))
+    if "extension" in entry:
+        assert callable(_resolve(entry["extension"]).describe)
+    if "payload_reader" in entry:
+        assert callable(_resolve(entry["payload_reader"]).payload)
+    if "payload_type" in entry:
+        assert _resolve(entry["payload_type"]).JSON_KEYS
+    if "connection" in entry:
+        assert protocols.connection_context(name) is not None
+    if "probe" in entry["detect"]:
+        assert callable(_resolve(entry["detect"]["probe"]))
+
+
+def test_ports_and_detection_order_come_from_the_registry():
+    assert protocols.SERVER_PORTS[46801] == "dataproxy" and protocols.SERVER_PORTS[10205] == "eventmesh-grpc"
+    assert detect.ORDER == ("eventmesh", "eventmesh-legacy", "tubemq", "dataproxy", "broadcast")
+    assert protocols.DETECT_ORDER[:2] == ("eventmesh-grpc", "eventmesh-http")
+
+
+def test_classify_is_content_first_then_the_server_port():
+    preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+    assert detect.classify(preface[:10]) == "eventmesh-grpc"
+    assert detect.classify(b"POST /x HTTP/1.1\r\n") == "eventmesh-http"
+    assert detect.classify(b"HTTP/1.1 200 OK\r\n") == "eventmesh-http"
+    assert detect.classify(b"", b"", 8123) == "tubemq"
+    assert detect.classify(b"\x00\x01", b"", 1) is None
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"framing": "frames", "doc": "x", "ports": [0], "detect": {"order": 1}}, "port"),
+    ({"framing": "frames", "doc": "x", "ports": [], "detect": {}}, "order"),
+    ({"framing": "http3", "doc": "x", "ports": [], "detect": {"order": 1}}, "framing"),
+    ({"framing": "http1", "doc": "x", "ports": [], "detect": {"order": 1}}, "module"),
+    ({"framing": "frames", "doc": "x", "ports": [], "detect": {"order": 1}, "colour": "red"}, "unknown"),
+])
+def test_a_bad_registry_block_is_a_generation_error(bad, message):
+    with pytest.raises(registry.GenerationError, match=message):
+        registry._check("x.ksy", bad)
