@@ -67,8 +67,8 @@ def broadcast() -> Turns:
     for second in range(24):
         status = (bf.Status.last_data_not_found if second == 0 else bf.Status.history if second < 12
                   else bf.Status.real_time)
-        reply = bf.BroadcastFrame(body=bf.DataResponse(
-            status=status, timestamp=start + timedelta(seconds=second, milliseconds=125), data=(second * 37 + 11) % 100))
+        at = start + timedelta(seconds=second, milliseconds=125)
+        reply = bf.BroadcastFrame(body=bf.DataResponse(status=status, timestamp=at, data=(second * 37 + 11) % 100))
         turns.append(("server", inlong_proto.encode(reply)))
     return turns
 
