@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 import time
 from typing import Iterator
@@ -15,6 +16,7 @@ from .output import FORMATS, console
 from .query import QueryError
 
 FOLLOW_POLL = 0.2  # seconds between looks at a followed file that has not grown
+FOLLOW_CHECK = 4096  # bytes at the start and before the read position of a followed file, compared at each look
 
 def _protocol_name(ctx, param, value: str | None) -> str | None:
     """-p as the project spells it (eventmesh_legacy is read as eventmesh-legacy)."""
@@ -34,10 +36,10 @@ class _Cli(click.Group):
         try:
             return super().invoke(ctx)
         except InlongProtoError as exc:
-            click.echo(f"inlong-proto: error: {exc}", err=True)
+            _error(exc)
             ctx.exit(1)
         except QueryError as exc:  # a bad -e / -Y / -T: the command line's fault, as click's usage errors
-            click.echo(f"inlong-proto: error: {exc}", err=True)
+            _error(exc)
             ctx.exit(2)
         except BrokenPipeError:  # `inlong-proto decode ... | head` is normal use
             sys.stdout = open(os.devnull, "w")
@@ -45,6 +47,13 @@ class _Cli(click.Group):
         except OSError as exc:
             click.echo(f"inlong-proto: error: {exc.filename or ''}: {exc.strerror or exc}", err=True)
             ctx.exit(1)
+
+
+def _error(exc: Exception) -> None:
+    """The one error line; an error may quote frame content, so it is escaped as inspect escapes it."""
+    from .inspect import printable
+
+    click.echo(f"inlong-proto: error: {printable(str(exc))}", err=True)
 
 
 @click.group(cls=_Cli, context_settings={"help_option_names": ["-h", "--help"]})
@@ -67,23 +76,87 @@ def _read(path: str) -> bytes:
         return handle.read()
 
 
-def _chunks(path: str, follow: bool = False, size: int = 1 << 16) -> Iterator[bytes]:
+def _chunks(path: str, follow: bool = False, size: int = 1 << 16) -> Iterator[bytes | None]:
     """The bytes of path (- for stdin) as they arrive: a pipe's or socket's as soon as any are there (one
-    os.read each, never to the end first); with follow, a file that grows is read on, as tail -f does."""
+    os.read each, never to the end first). With follow, a file that grows is read on, as tail -F does:
+    when it is found shorter than what was read, or with other bytes at its start or just before the read
+    position (truncated and rewritten between two looks; looked for before every read), or once it has no
+    more bytes its name names another file (rotated: the old one was read to its end), a notice goes to
+    stderr and the file is read again from its start, and None is yielded first so that the caller starts
+    a fresh decoder (offsets restart at 0)."""
     if path == "-":
         fd = sys.stdin.buffer.fileno()
         while chunk := os.read(fd, size):
             yield chunk
         return
-    with open(path, "rb", buffering=0) as handle:
+    handle = open(path, "rb", buffering=0)
+    try:
+        read, inaccessible = _Read(), False
         while True:
+            if follow and read.rewritten(handle.fileno()):
+                handle.seek(0)
+                read = _Read()
+                _notice(path, "file truncated; reading it again from the start (offsets restart at 0)")
+                yield None
             chunk = handle.read(size)
             if chunk:
+                read.add(chunk)
                 yield chunk
-            elif follow:
-                time.sleep(FOLLOW_POLL)
-            else:
+                continue
+            if not follow:
                 return
+            time.sleep(FOLLOW_POLL)
+            try:
+                named = os.stat(path)
+            except OSError as exc:  # removed (rotation under way): wait for the name to come back
+                if not inaccessible:
+                    _notice(path, f"has become inaccessible ({exc.strerror}); waiting for it to reappear")
+                inaccessible = True
+                continue
+            inaccessible, held = False, os.fstat(handle.fileno())
+            if (named.st_dev, named.st_ino) != (held.st_dev, held.st_ino):
+                try:
+                    replacement = open(path, "rb", buffering=0)
+                except FileNotFoundError:
+                    continue
+                handle.close()
+                handle, read = replacement, _Read()
+                _notice(path, "has been replaced; following new file from its start (offsets restart at 0)")
+                yield None
+    finally:
+        handle.close()
+
+
+class _Read:
+    """What was read of a followed file, enough to tell a file that grew from one truncated and rewritten
+    while it was not looked at (its size alone cannot: the new content may already be longer): its first
+    and its last FOLLOW_CHECK bytes. A rewrite that leaves both the same is not seen."""
+
+    def __init__(self):
+        self.position, self.head, self.tail = 0, b"", b""
+
+    def add(self, chunk: bytes) -> None:
+        self.position += len(chunk)
+        if len(self.head) < FOLLOW_CHECK:
+            self.head = (self.head + chunk)[:FOLLOW_CHECK]
+        self.tail = (self.tail + chunk)[-FOLLOW_CHECK:]
+
+    def rewritten(self, fd: int) -> bool:
+        if not self.position:
+            return False
+        held = os.fstat(fd)
+        if not stat.S_ISREG(held.st_mode):  # a FIFO or a device: nothing to compare
+            return False
+        return held.st_size < self.position or (
+            os.pread(fd, len(self.head), 0) != self.head
+            or os.pread(fd, len(self.tail), self.position - len(self.tail)) != self.tail)
+
+
+def _notice(path: str, text: str) -> None:
+    """One line on stderr about a followed file, as tail -F gives one."""
+    from .inspect import printable
+
+    click.echo(f"inlong-proto: {printable(path)}: {text}", err=True)
 
 
 STREAM_HEAD = 64  # bytes of a raw dump that tell HTTP/2 (its 24-byte preface) or HTTP/1.1 with -p auto
@@ -179,6 +252,10 @@ def decode(protocol, direction, mode, with_payload, follow, fields, expression, 
         named = path if len(files) > 1 else None
         try:
             for chunk in _chunks(path, follow):
+                if chunk is None:  # a followed file truncated or replaced: what was held of it ends here
+                    output.write(selection.records(live.feed(b"", final=True), mode, named))
+                    live = _LiveDecoder(path, protocol, direction, mode)
+                    continue
                 output.write(selection.records(live.feed(chunk), mode, named))
             output.write(selection.records(live.feed(b"", final=True), mode, named))
         except InlongProtoError as exc:
@@ -426,7 +503,9 @@ def spark_parse(source, output, protocol, direction, mode, output_format, split_
     """Parse every dump under SOURCE into OUTPUT, partitioned by protocol and capture date."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
+    from .inspect import printable
     from .spark_job import run
 
     try:
@@ -437,8 +516,8 @@ def spark_parse(source, output, protocol, direction, mode, output_format, split_
     table = Table(title=f"{output} ({output_format}, partitioned by protocol and date)")
     for column in ("protocol", "message type", "frames", "error spans", "bytes"):
         table.add_column(column, justify="left" if column in ("protocol", "message type") else "right")
-    for row in summary:
-        table.add_row(*[str(value) for value in row])
+    for row in summary:  # message types come from the data (an HTTP route, a gRPC path): escaped, not markup
+        table.add_row(*[Text(printable(str(value))) for value in row])
     console().print(table)
 
 

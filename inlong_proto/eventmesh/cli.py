@@ -28,7 +28,7 @@ import sys
 import click
 
 from ..endpoints import HOST, LOG_LEVEL, LOG_RATE, host_port, idle_timeout_option, setup_logging
-from ..values import json_text
+from ..output import terminal_json
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ RECORD_SENT = click.option("--record-sent", type=click.Path(dir_okay=False), def
 
 
 def _echo_json(value: dict) -> None:
-    click.echo(json_text(value))
+    click.echo(terminal_json(value))  # received content: no control character reaches the terminal raw
 
 
 @click.group()
