@@ -42,7 +42,7 @@ from inlong_proto.tubemq import rpc  # noqa: E402
 
 VECTORS = ROOT / "tests" / "vectors"
 OUT = ROOT / "examples" / "data"
-T0_MS = 1_795_363_200_000  # 2026-11-22 09:20:00 UTC: every time in the samples counts from here
+T0_MS = 1_795_363_200_000  # 2026-11-22 16:00:00 UTC: every time in the samples counts from here
 # Ordered (client stream, server stream) pairs need these default server ports; broadcast has none.
 PORTS = {"broadcast": 9000, "dataproxy": 46801, "tubemq": 8123, "eventmesh": 10000, "eventmesh-http": 10105,
          "eventmesh-grpc": 10205}
@@ -61,7 +61,7 @@ Turns = list[tuple[str, bytes]]
 def broadcast() -> Turns:
     """A client that held value 17 from before the server restarted: the server does not find it, replays its
     history (the first item flagged last_data_not_found) and then sends real-time values, one a second."""
-    start = datetime(2026, 11, 22, 9, 20, 0)
+    start = datetime(2026, 11, 22, 16, 0, 0)
     request = bf.BroadcastFrame(body=bf.DataRequest(last_timestamp=start - timedelta(hours=1), last_data=17))
     turns = [("client", inlong_proto.encode(request))]
     for second in range(24):
