@@ -3,8 +3,8 @@
     .venv/bin/python tools/make_examples.py [--out examples/data] [--check]
 
 * broadcast.bin       a broadcast server's replies to a client: a lost last value, history, real time
-* dataproxy.bin       DataProxy requests as the Java SDK sends them (text and binary layouts, Snappy, per-record
-                      attributes, heartbeats), built with inlong_proto.dataproxy.builders
+* dataproxy.bin       a DataProxy client's requests as the Java SDK sends them (text and binary layouts, Snappy,
+                      per-record attributes, heartbeats), built with inlong_proto.dataproxy.builders
 * tubemq.bin          a TubeMQ producer's calls to a broker and the answers, built with inlong_proto.tubemq.rpc
 * eventmesh.bin       an EventMesh TCP session: hello, subscribe, listen, heartbeat, a publish, a push, goodbye
                       (the test vectors, both directions)
@@ -194,10 +194,12 @@ def eventmesh_grpc() -> Turns:
 
 BUILDERS = {"broadcast": broadcast, "dataproxy": dataproxy, "tubemq": tubemq, "eventmesh": eventmesh,
             "eventmesh-http": eventmesh_http, "eventmesh-grpc": eventmesh_grpc}
-# What a raw dump of each protocol holds: the server's recording of both sides where the protocol tells the
-# directions apart frame by frame; the server's replies for broadcast; the client's side for HTTP and gRPC
-# (a raw dump of those is one direction of a connection).
-DUMP_SIDES = {"broadcast": ("server",), "eventmesh-http": ("client",), "eventmesh-grpc": ("client",)}
+# What a raw dump of each protocol holds: both sides where every frame says its direction (TubeMQ, EventMesh
+# TCP); one side where it does not, as the endpoints' --record writes it: the replies a broadcast client
+# received, the requests a DataProxy server received (its text layout reads both ways), and the client's side
+# of HTTP and gRPC (a raw dump of those is one direction of a connection).
+DUMP_SIDES = {"broadcast": ("server",), "dataproxy": ("client",), "eventmesh-http": ("client",),
+              "eventmesh-grpc": ("client",)}
 
 
 # ------------------------------------------------------------------------------------------------- files
