@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 import click
 
+from .values import printable
+
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 #: Log lines per second per connection (and as many at once) before lines are counted instead.
@@ -63,8 +65,18 @@ LOG_RATE = click.option("--log-rate", type=click.FloatRange(min=0), default=DEFA
                              "counted and reported as one 'suppressed N log line(s)' line. 0: no limit.")
 
 
+class _PrintableFormatter(logging.Formatter):
+    """Log lines carry peers' text (topics, urls, their errors): escaped as inspect escapes frame content, so a
+    peer can neither drive the terminal nor forge a line. A traceback (our own code's) is appended as is."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return printable(super().formatMessage(record))
+
+
 def setup_logging(level: str) -> None:
-    logging.basicConfig(level=level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    handler = logging.StreamHandler()
+    handler.setFormatter(_PrintableFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level.upper(), handlers=[handler])
 
 
 class RawStream:

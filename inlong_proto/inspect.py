@@ -16,7 +16,7 @@ import click
 
 from . import frames, protocols, reference
 from .capture import DETECT_BYTES, UNKNOWN, CaptureDecoder, classify, is_capture
-from .values import json_text
+from .values import json_text, printable  # noqa: F401 (printable: the CLI's writers import it from here)
 
 PREVIEW = 16  # bytes of hex shown per row
 MALFORMED_PREVIEW = 64
@@ -27,17 +27,6 @@ class Row(NamedTuple):
     length: int
     path: str
     value: str
-
-
-def printable(text: str) -> str:
-    """text with every character that repr escapes (C0 and C1 controls such as ESC and CSI, DEL, line
-    breaks, format characters such as bidi overrides) written as repr writes it (\\x1b, \\n, \\u202e), so that
-    frame content printed to a terminal can neither drive it nor hide text. Values here are shown by repr;
-    this is the same rule for text shown bare (table and CSV cells, error lines): quotes and backslashes
-    stay as they are."""
-    if text.isprintable():
-        return text
-    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
 def _value_text(value) -> str:

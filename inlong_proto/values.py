@@ -159,3 +159,14 @@ def json_text(value) -> str:
     except UnicodeEncodeError:
         return json.dumps(value)
     return text
+
+
+def printable(text: str) -> str:
+    """text with every character that repr escapes (C0 and C1 controls such as ESC and CSI, DEL, line
+    breaks, format characters such as bidi overrides) written as repr writes it (\\x1b, \\n, \\u202e), so that
+    frame content printed to a terminal can neither drive it nor hide text. Values here are shown by repr;
+    this is the same rule for text shown bare (table and CSV cells, error lines): quotes and backslashes
+    stay as they are."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)

@@ -374,3 +374,22 @@ def test_follow_of_a_file_that_only_grows_says_nothing(tmp_path):
         assert b"inlong-proto:" not in process.stderr.read()
     finally:
         process.kill()
+
+
+def test_log_lines_escape_peer_text(capsys):
+    """A peer's text in a server's log line (a topic, a url, its error) cannot drive the terminal."""
+    import logging
+
+    from inlong_proto.endpoints import setup_logging
+
+    root = logging.getLogger()
+    kept = root.handlers[:]
+    root.handlers.clear()
+    try:
+        setup_logging("info")
+        logging.getLogger("inlong_proto.test").warning("topic %s", "a\x1b[2Jb\x9b31m")
+        root.handlers[0].flush()
+    finally:
+        root.handlers[:] = kept
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\x9b" not in err and "a\\x1b[2Jb\\x9b31m" in err
