@@ -104,3 +104,9 @@ demo: setup
 
 clean:
 	rm -rf $(VENV) tools/ksc/node_modules build *.egg-info out .pytest_cache .hypothesis
+
+# The documentation site (docs/, mkdocs.yml) built into site/. --strict: a broken link, a missing page or a
+# docstring mkdocstrings cannot read fails the build. The protocol pages are generated/docs (make generate).
+.PHONY: docs
+docs: setup
+	$(VENV)/bin/mkdocs build --strict --site-dir site

@@ -15,6 +15,7 @@
 * grpcio-tools for every .proto -> generated/protobuf
 * every YAML table under specs/ (method tables, enums) -> generated/tables, as Python data
 * JSON Schemas under specs/ (EventMesh headers and bodies) -> generated/eventmesh, typed classes (jsonschema_codegen)
+* the protocol reference pages of the docs site (tools/ksygen/docs.py) -> generated/docs/*.md
 * Wireshark Lua dissectors of the frame specs (tools/ksygen/wireshark.py) -> generated/wireshark/inlong_proto.lua,
   with the TubeMQ .proto files it hands to Wireshark's protobuf dissector
 """
@@ -34,6 +35,7 @@ if str(ROOT) not in sys.path:
 
 from tools import jsonschema_codegen  # noqa: E402
 from tools.ksygen import cgen, cgen_capture, cgen_encode, cgen_json, cgen_protobuf, registry, wireshark  # noqa: E402
+from tools.ksygen import docs  # noqa: E402
 from tools.ksygen.emit import emit_module  # noqa: E402
 from tools.ksygen.expr import GenerationError  # noqa: E402
 from tools.ksygen.model import Loader  # noqa: E402
@@ -235,6 +237,7 @@ def generate(specs: Path, out: Path, with_official: bool = True) -> set[Path]:
         wireshark.generate(specs, staging, ROOT)
         if with_official:
             official(specs, staging)
+        docs.write(specs, staging)  # after official(): the pages embed its diagrams
         protobuf(specs, staging)
         tubemq_layer(staging)
         return sync(staging, out)
