@@ -245,7 +245,7 @@ class CaptureDecoder:
     (spark_capture) finds the same connections; with capture times that go backwards by more than
     idle_timeout the two may differ. None keeps every 4-tuple until the end of the capture.
 
-    The other limits (module constants, and keywords of the same names in lower case): a connection of
+    The other limits (keywords; None: the module constant of the name in capitals): a connection of
     SYNs only is forgotten after syn_timeout (None: never); past max_syn_only of those, or max_open open
     connections, the least recently active is forgotten (finished first, with a reason naming the limit);
     at most max_closed closed 4-tuples are remembered. The caps depend on the other 4-tuples: a reader
@@ -260,16 +260,18 @@ class CaptureDecoder:
 
     def __init__(self, protocol: str = "auto", mode: str = "FAILFAST", *, max_pending: int = 1 << 22,
                  idle_timeout: float | None = IDLE_TIMEOUT, keep_flows: bool = True, on_bytes=None,
-                 syn_timeout: float | None = SYN_TIMEOUT, max_syn_only: int = MAX_SYN_ONLY, max_open: int = MAX_OPEN,
-                 max_closed: int = MAX_CLOSED):
+                 syn_timeout: float | None = SYN_TIMEOUT, max_syn_only: int | None = None,
+                 max_open: int | None = None, max_closed: int | None = None):
         self.mode = _check_mode(mode)
         self.on_bytes = on_bytes  # called (flow, direction, chunk) with each chunk of a reassembled stream
         self.idle_ns = None if idle_timeout is None else int(idle_timeout * 1e9)
         self.idle_reason = None if idle_timeout is None else f"idle for over {idle_timeout:g} s of capture time"
         self.syn_ns = None if syn_timeout is None else int(syn_timeout * 1e9)
-        if min(max_syn_only, max_open, max_closed) < 1:
+        self.max_syn_only, self.max_open, self.max_closed = (
+            MAX_SYN_ONLY if max_syn_only is None else max_syn_only, MAX_OPEN if max_open is None else max_open,
+            MAX_CLOSED if max_closed is None else max_closed)
+        if min(self.max_syn_only, self.max_open, self.max_closed) < 1:
             raise ValueError("max_syn_only, max_open and max_closed must be at least 1")
-        self.max_syn_only, self.max_open, self.max_closed = max_syn_only, max_open, max_closed
         self.keep_flows = keep_flows
         self.now_ns: int | None = None  # the latest capture time seen
         self._count = 0  # connections opened

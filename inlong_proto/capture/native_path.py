@@ -56,8 +56,8 @@ from typing import Iterator
 from .. import arrow, native, protocols
 from ..errors import DecodeError
 from ..frames import _check_mode
-from . import (IDLE_TIMEOUT, MAX_CLOSED, MAX_OPEN, MAX_SYN_ONLY, SERVER_PORTS, SYN_TIMEOUT, CaptureDecoder,
-               iter_capture_frames)
+from .. import capture
+from . import IDLE_TIMEOUT, SERVER_PORTS, SYN_TIMEOUT, CaptureDecoder, iter_capture_frames
 from .tcp import Reassembler
 
 BATCH_ROWS = native.BATCH_ROWS
@@ -91,7 +91,7 @@ def walk(data, record: bool = False, skip: bool = False):
     see capture_runtime.c. record: also give the packets of the 4-tuples it hands over (a second walk does,
     when the first hands any); skip: go on past a packet it cannot read, and list it (else it stops there)."""
     return _extension().walk(data, _ports(), _ns(IDLE_TIMEOUT), Reassembler().recent_limit, record, skip,
-                             _ns(SYN_TIMEOUT), MAX_SYN_ONLY, MAX_OPEN, MAX_CLOSED)
+                             _ns(SYN_TIMEOUT), capture.MAX_SYN_ONLY, capture.MAX_OPEN, capture.MAX_CLOSED)
 
 
 def _ns(seconds: float | None) -> int:
