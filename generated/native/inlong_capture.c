@@ -1470,7 +1470,8 @@ static int cw_segment(cwalk *w, const uint8_t *b, const cseg *s, int64_t ts, int
         memset(c, 0, sizeof *c);
         const uint8_t *client;
         if (s->syn) client = s->ack ? s->dst : s->src;
-        else if (cw_server_port(w, s->dst) != cw_server_port(w, s->src)) client = cw_server_port(w, s->dst) ? s->src : s->dst;
+        else if (cw_server_port(w, s->dst) != cw_server_port(w, s->src))
+            client = cw_server_port(w, s->dst) ? s->src : s->dst;
         else client = (((s->src[17] << 8) | s->src[18]) > ((s->dst[17] << 8) | s->dst[18])) ? s->src : s->dst;
         memcpy(c->client, client, EP);
         memcpy(c->server, client == s->src ? s->dst : s->src, EP);
