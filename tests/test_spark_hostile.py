@@ -232,3 +232,270 @@ def test_guard_error_row_names_the_protocol_it_read():
     assert own == "tubemq" and row[1:4] == (40, 50, "tubemq")
     assert row[6] == "offset 40: MemoryError while reading it; the rest is not read"
     assert guard.failed(MemoryError()) is None  # one error row a read
+
+
+# --- one session: a folder of hostile files beside good ones ------------------------------------------------
+
+# hostile_streams' recipes, sized so that the folder reads in seconds (the decoders' own tests run them whole)
+HOSTILE = {
+    "hpack_bomb.h2": lambda: hostile.hpack_bomb(),
+    "hpack_bomb.pcap": lambda: hostile.as_capture(hostile.hpack_bomb(300)),
+    "gzip_bomb.h2": lambda: hostile.gzip_bomb(),
+    "gzip_bomb.pcap": lambda: hostile.as_capture(hostile.gzip_bomb(4)),
+    "open_streams.h2": lambda: hostile.open_streams(3_000),
+    "continuation_flood.h2": lambda: b"".join(hostile.continuation_flood(2 << 20)),
+    "table_size_update.h2": lambda: hostile.table_size_update(),
+    "one_stream_messages.h2": lambda: hostile.one_stream_messages(10_000),
+    "random_bytes.bin": lambda: hostile.random_bytes(1 << 20),
+    "http_chunk_flood.http": lambda: hostile.http_chunk_flood(200_000),
+    "http_huge_body.http": lambda: b"".join(hostile.http_huge_body(8 << 20)),
+}
+GOOD = sorted(p.name for p in VECTORS.iterdir())  # captures of every protocol and dumps of three
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("hostile")
+    for name, build in HOSTILE.items():
+        (folder / name).write_bytes(build())
+    good = folder / "good"
+    good.mkdir()
+    for name in GOOD:
+        (good / name).write_bytes((VECTORS / name).read_bytes())
+    (good / "requests.http").write_bytes(http_dump(200))
+    return folder
+
+
+class WorkerPeak:
+    """The peak RSS of this process's Python descendants (Spark's daemon and workers; not the JVM) over a with
+    block: their VmHWM, reset on entry (/proc/PID/clear_refs) and sampled every 0.2 s (a worker that exits
+    takes its own along)."""
+
+    def __init__(self):
+        self.peak, self.seen, self._done = 0, set(), threading.Event()
+
+    @staticmethod
+    def workers() -> list[int]:
+        parents = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                except (OSError, IndexError, ValueError):
+                    continue
+        found, mine = [], {os.getpid()}
+        for _ in range(8):  # the JVM's launcher, the JVM, the daemon, its workers: a few generations
+            mine |= {pid for pid, parent in parents.items() if parent in mine}
+        for pid in mine - {os.getpid()}:
+            try:
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"python" in os.path.basename(argv[0]) and any(arg.startswith(b"pyspark.") for arg in argv):
+                found.append(pid)
+        return found
+
+    def _sample(self):
+        for pid in self.workers():
+            self.seen.add(pid)
+            try:
+                status = Path(f"/proc/{pid}/status").read_text()
+            except OSError:
+                continue
+            for line in status.splitlines():
+                if line.startswith("VmHWM:"):
+                    self.peak = max(self.peak, int(line.split()[1]) << 10)
+
+    def _run(self):
+        while not self._done.wait(0.2):
+            self._sample()
+
+    def __enter__(self):
+        for pid in self.workers():
+            try:
+                Path(f"/proc/{pid}/clear_refs").write_text("5")
+            except OSError:
+                pass
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._done.set()
+        self._thread.join()
+        self._sample()
+
+
+def summary(df) -> dict:
+    """{path: [(offset, length, protocol, message_type, error, bytes)]}, bytes: about the row's size (its
+    columns as JSON, its corrupt-record bytes)."""
+    from pyspark.sql import functions as F
+
+    plain = [F.col(f"`{name}`") for name in df.columns if name != arrow.CORRUPT_RECORD]
+    size = (F.octet_length(F.to_json(F.struct(*plain)))
+            + F.coalesce(F.octet_length(arrow.CORRUPT_RECORD), F.lit(0))).alias("bytes")
+    found: dict = {}
+    for row in df.select("path", "offset", "length", "protocol", "message_type", "error", size).collect():
+        found.setdefault(row.path, []).append(tuple(row)[1:])
+    return found
+
+
+def reference(path: Path, protocol: str) -> list[tuple]:
+    """The rows one file gives read alone in this process (piece_batches, as a task reads it)."""
+    from inlong_proto.sources import BytesSource
+    from inlong_proto.spark_source import piece_batches
+
+    data = path.read_bytes()
+    rows = []
+    for batch in piece_batches(BytesSource(data), "p", protocol, None, "PERMISSIVE", max(1, len(data)), 0):
+        rows += [tuple(r.values()) for r in batch.select(["offset", "length", "protocol", "message_type",
+                                                          "error"]).to_pylist()]
+    return sorted(rows, key=repr)
+
+
+def check(found: dict, folder: Path, protocol: str, uri, good=(*GOOD, "requests.http"), bad=tuple(HOSTILE)):
+    """The good files' rows are all there, as read alone; every hostile file gave rows (errors, or what
+    it holds), within Limits' bound on a file's rows."""
+    limits = Limits()
+    for name in good:
+        path = folder / "good" / name
+        assert sorted((row[:5] for row in found.pop(uri(path))), key=repr) == reference(path, protocol), name
+    for name in bad:
+        rows = found.pop(uri(folder / name))
+        size = (folder / name).stat().st_size
+        assert sum(row[5] for row in rows) <= limits.output_bytes + limits.output_ratio * size, name
+    assert not found  # no other path
+
+
+def test_one_session_reads_a_hostile_folder_and_goes_on(spark, folder):
+    from pyspark.sql import functions as F
+
+    from inlong_proto.spark import read_dumps, register_udtf
+    from inlong_proto.spark_source import register
+
+    register(spark)
+    register_udtf(spark, "eventmesh-grpc", name="parse_grpc_hostile")
+    packing = spark.conf.get("spark.sql.files.maxPartitionBytes")
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "8m")  # binaryFile: files over both cores, as splitSize
+    start = time.monotonic()
+    try:
+        with WorkerPeak() as peak:
+            auto = summary(spark.read.format("inlong").option("protocol", "auto").option("splitSize", "8m")
+                           .load(str(folder)))
+            grpc = summary(read_dumps(spark, str(folder), "eventmesh-grpc"))
+            spark.sql(f"CREATE OR REPLACE TEMP VIEW hostile_files USING binaryFile "  # the HTTP/2 ones
+                      f"OPTIONS (path '{folder}', recursiveFileLookup 'true', pathGlobFilter '*.h2')")
+            sql = summary(spark.sql("SELECT p.* FROM hostile_files, LATERAL parse_grpc_hostile(path, content) p"))
+    finally:
+        spark.conf.set("spark.sql.files.maxPartitionBytes", packing)
+    seconds = time.monotonic() - start
+    print(f"\nhostile folder: 3 reads in {seconds:.1f} s, Python workers' peak RSS {peak.peak / 2**20:.0f} MiB "
+          f"({len(peak.seen)} processes)")
+    assert 0 < peak.peak < WORKER_PEAK
+    assert seconds < READ_SECONDS
+    auto_errors = {path: sum(1 for row in rows if row[4]) for path, rows in auto.items()}
+    for name in ("hpack_bomb.h2", "gzip_bomb.h2", "continuation_flood.h2", "random_bytes.bin",
+                 "http_huge_body.http"):
+        assert auto_errors[file_uri(str(folder / name))], name  # each says what is wrong with it
+    check(auto, folder, "auto", lambda path: file_uri(str(path)))
+    check(grpc, folder, "eventmesh-grpc", lambda path: f"file:{path}")
+    check(sql, folder, "eventmesh-grpc", lambda path: f"file:{path}", (), [n for n in HOSTILE if n.endswith(".h2")])
+    # the session goes on
+    assert spark.range(1000).select(F.sum("id")).first()[0] == 499500
+    again = spark.read.format("inlong").option("protocol", "auto").load(str(folder / "good" / "requests.http"))
+    assert again.where("error IS NULL").count() == 200
+
+
+# --- synthetic trouble in the workers -------------------------------------------------------------------------
+
+
+class decoders_failing:
+    """In the process it runs in (a Spark worker), stream decoders that raise MemoryError on their second feed."""
+
+    def __enter__(self):
+        from inlong_proto import spark_source
+
+        self.real = spark_source.stream_decoder
+        spark_source.stream_decoder = failing_decoders(1, out_of_memory)
+
+    def __exit__(self, *exc):
+        from inlong_proto import spark_source
+
+        spark_source.stream_decoder = self.real  # the worker serves later tasks too
+
+
+class TroubleReader(InlongReader):
+    def read(self, partition):
+        with decoders_failing():
+            yield from super().read(partition)
+
+
+class TroubleSource(InlongDataSource):
+    """format("inlong") whose workers' HTTP decoders fail (decoders_failing)."""
+
+    @classmethod
+    def name(cls):
+        return "inlong_trouble"
+
+    def reader(self, schema):
+        reader = super().reader(schema)
+        return TroubleReader(reader.options, reader.columns, reader.names)
+
+
+def trouble_udtf():
+    """read_dumps' UDTF (eventmesh-http) whose workers' HTTP decoders fail (decoders_failing)."""
+    from pyspark.sql.functions import arrow_udtf
+
+    from inlong_proto.spark import batch_udtf
+
+    inner = batch_udtf("eventmesh-http")
+
+    class TroubleBatches(inner.func):
+        def eval(self, table):
+            with decoders_failing():
+                yield from super().eval(table)
+
+    return arrow_udtf(TroubleBatches, returnType=inner.returnType)
+
+
+@pytest.fixture
+def by_value():
+    """This module's classes and functions go to the workers by value (they cannot import it)."""
+    from pyspark import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    yield
+    cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+
+
+def test_decoder_failures_in_the_workers_are_error_rows(spark, tmp_path, by_value):
+    from inlong_proto.spark import dump_files
+
+    dump = tmp_path / "requests.http"
+    dump.write_bytes(http_dump())
+    (tmp_path / "dataproxy.pcap").write_bytes((VECTORS / "dataproxy_lo.pcap").read_bytes())
+    want = {path: sorted(rows) for path, rows in [
+        (file_uri(str(path)), [(r["offset"], r["length"], r["error"]) for r in rows_of(read(path))])
+        for path in (dump, tmp_path / "dataproxy.pcap")]}
+    spark.dataSource.register(TroubleSource)
+
+    def trouble(mode: str) -> dict:
+        df = spark.read.format("inlong_trouble").option("protocol", "auto").option("mode", mode).load(str(tmp_path))
+        found: dict = {}
+        for row in df.select("path", "offset", "length", "error").collect():
+            found.setdefault(row.path, []).append(tuple(row)[1:])
+        return {path: sorted(rows) for path, rows in found.items()}
+
+    found = trouble("PERMISSIVE")
+    assert found.pop(file_uri(str(tmp_path / "dataproxy.pcap"))) == want[file_uri(str(tmp_path / "dataproxy.pcap"))]
+    *kept, (offset, length, error) = found.pop(file_uri(str(dump)))
+    assert kept == [row for row in want[file_uri(str(dump))] if row[0] + row[1] <= STREAM_CHUNK][:len(kept)]
+    assert (offset, length) == (STREAM_CHUNK, dump.stat().st_size - STREAM_CHUNK) and len(kept) > 300
+    assert error == f"offset {STREAM_CHUNK}: MemoryError while reading it; the rest is not read"
+    assert not found
+    assert not any(row[2] for rows in trouble("DROPMALFORMED").values() for row in rows)
+    with pytest.raises(Exception, match=rf"{file_uri(str(dump))}: offset {STREAM_CHUNK}: MemoryError while"):
+        trouble("FAILFAST")
+    rows = trouble_udtf()(dump_files(spark, str(dump))).select("offset", "error").collect()
+    assert rows[-1].error == f"offset {STREAM_CHUNK}: MemoryError while reading it; the rest is not read"
+    assert spark.range(10).count() == 10  # the session goes on
