@@ -25,7 +25,7 @@ Correct by construction: the walker only answers for what it is sure of. A 4-tup
 not sure of (data out of order or lost, retransmitted bytes that differ from the first copy, a SYN that
 moves a stream's start, a FIN whose earlier bytes never came, data cut by the snap length) is handed over
 alone: its packets, recorded by the walker, are replayed through a CaptureDecoder of its own (a 4-tuple's
-connections depend on its own packets only, idle expiry aside), and its rows keyed by the packet that
+connections depend on its own packets only, idle expiry and caps aside), and its rows keyed by the packet that
 gave each out. A retransmission of bytes equal to the first copy is dropped, as the reassembler drops it.
 A packet that is not TCP (another link type, EtherType or IP protocol, an IP fragment, an IPv6 extension
 header) is skipped, as the pure path skips it, once its headers have been read without fault. The WHOLE
@@ -33,9 +33,15 @@ capture goes to the pure path (iter_capture_frames, batched) when
 * the file is not a pcap / pcapng file, or any record or block is broken or cut (a container error);
 * in FAILFAST mode, a packet's link, IP or TCP header fails a check or is cut (a malformed packet: in the
   other modes the pure path drops it, and so does the fast path once Python's own reading of it fails too);
-* a 4-tuple sees a later packet (or the capture ends) more than idle_timeout (IDLE_TIMEOUT) after its last
-  one, in capture time (the pure path's idle expiry and sweeps, which see every 4-tuple's clock, could then
-  split or finish it at another moment);
+* an open connection that has seen more than SYNs goes idle_timeout (IDLE_TIMEOUT) of capture time without a
+  packet (the pure path finishes it then, at a moment set by every 4-tuple's clock);
+* a connection of a 4-tuple handed over is past the cap on open connections (MAX_OPEN: its replay alone
+  would never reach it).
+The walker keeps CaptureDecoder's tables otherwise, step for step: a connection is freed when both sides
+closed and its 4-tuple remembered (MAX_CLOSED) for its stray packets, SYN-only connections expire
+(SYN_TIMEOUT, MAX_SYN_ONLY), the least recently active open connection past MAX_OPEN is finished at the
+packet that opened one more; a 4-tuple forgotten and seen again is a new 4-tuple (replayed apart if handed
+over). The whole capture also goes to the pure path when
 * FAILFAST mode meets an error (a frame's, or a handed-over 4-tuple's): the pure path raises it where it would;
 * protocol is "auto", a stream protocol (eventmesh-http, eventmesh-grpc), or one whose direction has
   several frame layouts; the extension is not built, or INLONG_PROTO_BACKEND=python.
