@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import zlib
 from functools import partial
+from itertools import groupby
 from typing import Iterator, NamedTuple, Sequence
 
 from . import arrow, protocols
@@ -61,7 +62,7 @@ from .errors import DecodeError, FrameTooLargeError, TruncatedError, ValidationE
 from .frames import _check_mode
 from .sources import file_uri, list_files, open_source
 from .spark import DumpDecodeError
-from .spark_source import (AUTO, BATCH_BYTES, BATCH_ROWS, DEFAULT_SPLIT_SIZE, auto_batch, is_capture_file,
+from .spark_source import (AUTO, BATCH_BYTES, BATCH_ROWS, DEFAULT_SPLIT_SIZE, FileGuard, Limits, is_capture_file,
                            parse_size, spark_arrow_schema, spark_schema)
 
 # Row kinds; control rows sort first in their bucket.
@@ -78,6 +79,9 @@ ROWS = (("path", "string"), ("bucket", "int32"), ("kind", "int8"), ("a", "string
         ("fail_reason", "string"))
 TASKS = "location string, path string, size bigint, split int"
 _ERRORS = {cls.kind: cls for cls in (ValidationError, TruncatedError, FrameTooLargeError)}
+# A file's rows are spread over the replay tasks: no per-file share of output or memory applies, only the
+# batch and row bounds (spark_source.Limits).
+REPLAY_LIMITS = Limits(output_bytes=1 << 62, task_memory=0)
 
 
 class _Settings(NamedTuple):
@@ -412,23 +416,10 @@ class _Replayer:
 
 
 def _replay(settings: _Settings, batches):
-    """mapInArrow: the frames of each bucket's 4-tuples, in the data source's schema."""
-    path, items, held = None, [], 0
-    for item_path, item in _Replayer(settings).replay(batches):
-        if item_path != path or len(items) >= BATCH_ROWS or held >= BATCH_BYTES:
-            if items:
-                yield _frames(settings.protocol, path, items)
-            path, items, held = item_path, [], 0
-        items.append(item)
-        held += item.frame.length
-    if items:
-        yield _frames(settings.protocol, path, items)
-
-
-def _frames(protocol: str, path: str, items: list):
-    """The batch capture_batches (spark_source) builds for these CaptureFrames."""
-    frames = [item.frame for item in items]
-    captures = [arrow.capture_value(item) for item in items]
-    batch = (auto_batch(path, frames, captures) if protocol == AUTO
-             else arrow.frames_to_batch(path, frames, protocol, captures))
-    return batch.cast(spark_arrow_schema(protocol))
+    """mapInArrow: the frames of each bucket's 4-tuples, in the data source's schema, in the batches
+    capture_batches (spark_source) cuts: by rows and bytes, a row over maxRowBytes an error row. A failure
+    fails the task (FileGuard contain=False): one replay serves the bucket's other files too."""
+    for path, items in groupby(_Replayer(settings).replay(batches), key=lambda pair: pair[0]):
+        guard = FileGuard(path, settings.protocol, settings.mode, REPLAY_LIMITS, 0, contain=False)
+        for batch in guard.batches((item.frame, arrow.capture_value(item)) for _, item in items):
+            yield batch.cast(spark_arrow_schema(settings.protocol))

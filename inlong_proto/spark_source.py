@@ -643,11 +643,12 @@ class FileGuard:
     rows before stay, then one error row runs from where the read got to (``position``: a file offset)
     to the end of the file, or of the split; its corrupt-record column is null, as for a file no
     protocol recognises. DROPMALFORMED leaves it out; FAILFAST raises a DumpDecodeError naming the file.
+    contain=False lets failures through (a reader whose decoder serves other files too).
     """
 
     def __init__(self, path: str, protocol: str, mode: str, limits: Limits, size: int, start: int = 0,
-                 end: int | None = None):
-        self.path, self.schema, self.mode, self.limits = path, protocol, mode, limits
+                 end: int | None = None, contain: bool = True):
+        self.path, self.schema, self.mode, self.limits, self.contain = path, protocol, mode, limits, contain
         self.protocol = None if protocol == AUTO else protocol  # the error row's protocol (auto: once detected)
         self.position, self.end = start, size if end is None else end
         self.size, self.allowed = size, limits.output_bytes + limits.output_ratio * size
@@ -703,6 +704,8 @@ class FileGuard:
                     self.position = max(self.position, frame.offset + frame.length)
                 yield own, row, size
         except Exception as exc:  # noqa: BLE001 - any decoder failure is this file's, not the session's
+            if not self.contain:
+                raise
             stop = self.failed(exc)
         finally:
             close = getattr(items, "close", None)
