@@ -240,7 +240,25 @@ def rows_to_batch(rows: list, schema):
 def row_bytes(value) -> int:
     """About the bytes a frame_tuple row (or any of its values) takes in Arrow: text and bytes by length,
     other values 8, and 4 more for each value (offsets, validity). The Spark readers cut batches and bound
-    rows by it, before any Arrow memory is taken."""
+    rows by it, before any Arrow memory is taken. Leaves are weighed inline (this runs once per row)."""
+    kind = type(value)
+    if kind is not tuple and kind is not list:
+        return _leaf_bytes(value) if kind is not dict else row_bytes(list(value.items()))
+    total = 4
+    for item in value:
+        kind = type(item)
+        if kind is str:
+            total += (len(item) if item.isascii() else len(item.encode("utf-8", "surrogatepass"))) + 4
+        elif item is None:
+            total += 1
+        elif kind is tuple or kind is list or kind is dict:
+            total += row_bytes(item)
+        else:
+            total += _leaf_bytes(item)
+    return total
+
+
+def _leaf_bytes(value) -> int:
     kind = type(value)
     if kind is bytes or kind is bytearray:
         return len(value) + 4
@@ -248,10 +266,6 @@ def row_bytes(value) -> int:
         return value.nbytes + 4
     if kind is str:
         return (len(value) if value.isascii() else len(value.encode("utf-8", "surrogatepass"))) + 4
-    if kind is tuple or kind is list:
-        return sum(map(row_bytes, value)) + 4
-    if kind is dict:
-        return sum(map(row_bytes, value.items())) + 4
     return 8 if value is not None else 1
 
 
