@@ -68,9 +68,10 @@ point (split 0 starts at 0; the last one ends at the end of the file): it runs i
 scanner from M(S_i), reading past its end to finish its last frame (and through every following split
 that has no sync point). Both neighbours compute the same M(S) from the same bytes, so the owned
 ranges partition the file: every frame and every error span is emitted exactly once and, in
-PERMISSIVE mode, they tile the file. A mismatch would be a bug and raises RuntimeError rather than
-give a wrong table. FAILFAST fails the job with the first error of whichever split meets one (a
-DumpDecodeError naming the file and the offset); DROPMALFORMED leaves error spans out.
+PERMISSIVE mode, they tile the file. A mismatch would be a bug: split_frames raises RuntimeError
+rather than give a wrong table (the split's FileGuard makes it its error row, below). FAILFAST fails the
+job with the first error of whichever split meets one (a DumpDecodeError naming the file and the
+offset); DROPMALFORMED leaves error spans out.
 
 Memory
 ------
