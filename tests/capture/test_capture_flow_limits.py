@@ -90,6 +90,12 @@ def same_rows(data: bytes, protocol: str = "dataproxy") -> dict:
 native = pytest.mark.skipif(native_path._extension() is None, reason="the compiled capture walker is not built")
 
 
+@pytest.fixture(autouse=True)
+def compiled_backend(monkeypatch):
+    """The comparisons of the two paths run the compiled one whatever INLONG_PROTO_BACKEND the run has."""
+    monkeypatch.delenv("INLONG_PROTO_BACKEND", raising=False)
+
+
 def test_the_limits_and_their_defaults():
     """The README's reliability section lists these."""
     assert (capture.IDLE_TIMEOUT, SYN_TIMEOUT, MAX_SYN_ONLY, MAX_OPEN, MAX_CLOSED) == (600.0, 5.0, 4096, 65536, 65536)
