@@ -1,0 +1,178 @@
+"""Run the fenced `python` and `sh` examples of Markdown pages, so that no example can go stale: the README's
+(tests/test_readme.py) and the documentation site's (tests/test_docs.py).
+
+Each block runs in one folder that holds the files the examples name: `examples/` (the repository's, so
+that `examples/data/...` means the shipped samples, as from a clone's root), `dump.bin` (broadcast
+responses), `capture.bin` (DataProxy requests), `tubemq.bin`, `lo.pcap` and `capture.pcap` (a DataProxy
+capture), `capture.pcapng` (the same packets), `captures/` (dumps and captures) and `pcaps/` (captures).
+The test S3 server (moto, tests/conftest.py) holds the bucket `captures` with `2026/11/lo.pcap`, `dumps/`
+and `big.pcap`; in the examples the host `minio.internal:9000` stands for it, and `key` / `secret` are
+its credentials.
+
+python blocks run each in its own interpreter in that folder, given what the prose around them assumes:
+`inlong_proto` (imported as in the first example), `data` (a frame of the section's protocol), `dump` and
+`chunk` (bytes of a dump of it, and a piece of that) and, where a block uses Spark, `spark` (a local
+session started there, so that relative paths mean the same to the JVM). Every DataFrame a block leaves
+behind is counted, so a lazy example runs too. sh blocks run under `bash -e` with the package's commands
+first on PATH; what a block starts with `&` is stopped when it ends. `make` and `pip install` lines are
+checked, not run (the suite runs inside what they install): the make targets must exist (`make -n`), the
+pip extras must be defined.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+from vectors import valid_frames
+
+ROOT = Path(__file__).resolve().parent.parent
+CAPTURES = ROOT / "tests" / "vectors" / "capture"
+S3_HOST = "http://minio.internal:9000"
+
+
+def blocks(page: Path) -> list[tuple[str, int, str, str]]:
+    """(language, line, section, text) of every fenced python / sh block, section = the heading above it."""
+    text = page.read_text()
+    out = []
+    for match in re.finditer(r"^```(python|sh)\n(.*?)^```", text, re.S | re.M):
+        before = text[:match.start()]
+        headings = re.findall(r"^#{2,4} (.+)$", before, re.M)
+        out.append((match.group(1), before.count("\n") + 1, headings[-1] if headings else "", match.group(2)))
+    return out
+
+
+def _section_protocol(section: str) -> str:
+    for name in ("DataProxy", "TubeMQ", "EventMesh"):
+        if name.lower() in section.lower():
+            return name.lower()
+    return "broadcast"
+
+
+def _dump(protocol: str) -> bytes:
+    direction = "request" if protocol == "dataproxy" else None
+    frames = valid_frames([direction] if direction else None)[protocol]
+    return b"".join(frames)
+
+
+def make_folder(home: Path) -> Path:
+    """The files the examples name (module doc), in home and in the S3 bucket (the s3 fixture's)."""
+    from tools import s3server
+    from tools.make_captures import pcapng_file
+
+    from inlong_proto.capture import iter_packets
+
+    (home / "examples").symlink_to(ROOT / "examples")  # the examples' own commands run from a clone's root
+    responses = [f for f in valid_frames(["response"])["broadcast"]]
+    (home / "dump.bin").write_bytes(b"".join(responses))
+    (home / "capture.bin").write_bytes(_dump("dataproxy"))
+    (home / "tubemq.bin").write_bytes(_dump("tubemq"))
+    pcap = (CAPTURES / "dataproxy_lo.pcap").read_bytes()
+    for name in ("lo.pcap", "capture.pcap"):
+        (home / name).write_bytes(pcap)
+    packets = list(iter_packets(pcap))
+    (home / "capture.pcapng").write_bytes(pcapng_file(
+        [(packets[0].linktype, 9)], [(0, p.timestamp_ns, p.data, p.orig_len) for p in packets]))
+    for name in ("captures", "pcaps"):
+        (home / name).mkdir()
+        for path in CAPTURES.glob("*.pcap*"):
+            shutil.copy(path, home / name / path.name)
+    (home / "captures" / "broadcast.bin").write_bytes(b"".join(responses))
+    uploads = {"2026/11/lo.pcap": home / "lo.pcap", "dumps/dataproxy.bin": home / "capture.bin",
+               "big.pcap": home / "capture.pcap"}
+    for key, path in uploads.items():
+        s3server.upload(path, f"s3://{s3server.BUCKET}/{key}")
+    return home
+
+
+def example_namespace(section: str, spark) -> dict:
+    """What a python block may use without defining it (module doc)."""
+    import inlong_proto
+
+    protocol = _section_protocol(section)
+    dump = _dump(protocol)
+    first = next(inlong_proto.iter_frames(dump, protocol))
+    return {"data": dump[:first.length], "dump": dump, "chunk": dump[:100], "spark": spark,
+            "key": os.environ.get("AWS_ACCESS_KEY_ID"), "secret": os.environ.get("AWS_SECRET_ACCESS_KEY"),
+            "inlong_proto": inlong_proto, "__name__": "example"}
+
+
+def run_example(section: str, text: str, source: str) -> None:
+    """Run one python block here (the current folder), as a user's script would: a Spark example gets a
+    session started from this folder, so that relative paths mean the same to the JVM."""
+    spark = None
+    if "spark" in text:
+        from inlong_proto.spark import local_session
+        from inlong_proto.spark_source import register
+
+        spark = local_session("inlong-proto-examples", cores=1)
+        spark.sparkContext.setLogLevel("ERROR")
+        register(spark)
+    namespace = example_namespace(section, spark)
+    endpoint = os.environ.get("AWS_ENDPOINT_URL", S3_HOST)
+    exec(compile(text.replace(S3_HOST, endpoint), f"{source} ({section})", "exec"), namespace)
+    if spark is not None:
+        from pyspark.sql import DataFrame
+
+        for value in list(namespace.values()):
+            if isinstance(value, DataFrame):
+                value.count()
+
+
+def run_python(section: str, text: str, folder: Path, source: str) -> None:
+    """A python block in a fresh interpreter in folder (run_example there); fails with its stderr."""
+    runner = ("import sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]; import fenced; "
+              "fenced.run_example(sys.argv[3], sys.stdin.read(), sys.argv[4])")
+    done = subprocess.run([sys.executable, "-c", runner, str(ROOT / "tests"), str(ROOT), section, source],
+                          input=text, cwd=folder, env=environment(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-4000:]
+
+
+def environment() -> dict:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+           "PYSPARK_PYTHON": sys.executable}
+    env.pop("PYTEST_CURRENT_TEST", None)
+    return env
+
+
+def _checked(line: str) -> bool:
+    """A make or pip install line: checked, not run (module doc)."""
+    words = line.split("#", 1)[0].split()
+    if words[:1] == ["make"]:
+        targets = [w for w in words[1:] if not w.startswith("-")]
+        done = subprocess.run(["make", "-n", *targets], cwd=ROOT, capture_output=True, text=True)
+        assert done.returncode == 0, f"make {' '.join(targets)}: {done.stderr}"
+        return True
+    if words[:2] == ["pip", "install"]:
+        extras = re.findall(r"\[([\w,-]+)\]", line)
+        defined = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+        for extra in ",".join(extras).split(","):
+            assert not extra or extra in defined, f"pip install: no extra {extra!r}"
+        return True
+    return False
+
+
+def run_shell(text: str, folder: Path) -> None:
+    """An sh block under bash -e in folder; what it left running is killed; fails with its output."""
+    script = "\n".join(line for line in text.splitlines() if not _checked(line))
+    if not script.strip():
+        return
+    log = folder / "sh-output.txt"
+    with open(log, "w") as output:
+        process = subprocess.Popen(["bash", "-e", "-c", script], cwd=folder, env=environment(), stdout=output,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            process.wait(timeout=240)
+        finally:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)  # what it started with & and left running
+            except ProcessLookupError:
+                pass
+    text = log.read_text(errors="replace")
+    assert process.returncode == 0, f"exit {process.returncode}:\n{text[-4000:]}"
+    assert "Traceback" not in text, text[-4000:]
