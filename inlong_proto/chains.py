@@ -51,6 +51,7 @@ class Chains:
         self.index: dict[int, int] = {} if pos is None else {pos: 0}
         self.item_bytes = 0
         self.joined = Joined(self.items)  # the run's item data, joined as far as a payload layer asks
+        self.joined_ref = weakref.ref(self.joined)
         self.window: tuple[int, tuple] = (0, ())  # (first, items[first:...]): walks' items are sliced from it
 
     def walk(self, buf, pos: int, end: int, count: int, decode_item, size_item, path: str):
@@ -61,12 +62,13 @@ class Chains:
                 item, pos = decode_item(buf, pos, end, f"{path}[{index}].")
                 items.append(item)
             return tuple(items), pos
-        if pos not in self.index:  # a walk outside the run: decided first, a run only for one that decodes
+        first = self.index.get(pos)
+        if first is None:  # a walk outside the run: decided first, a run only for one that decodes
             whole, at = self._prefix(buf, pos, end, count, size_item)
             if whole < count:  # item `whole` is the first that fails: let its decoder say why
                 decode_item(buf, at, end, f"{path}[{whole}].")
                 raise AssertionError(f"{path}[{whole}] at {at} decoded, but its walk said it fails")
-        return self._build(buf, pos, end, count, decode_item, path)
+        return self._build(buf, pos, end, count, decode_item, path, first)
 
     def _prefix(self, buf, pos: int, end: int, count: int, size_item) -> tuple[int, int]:
         """How many of the count items from pos decode whole before end, and where the next one begins."""
@@ -113,13 +115,12 @@ class Chains:
         self.jumps_held += 1
         return target
 
-    def _build(self, buf, pos: int, end: int, count: int, decode_item, path: str):
+    def _build(self, buf, pos: int, end: int, count: int, decode_item, path: str, first: int | None):
         """The items of a walk: a slice of the run of items remembered when it starts inside it (neighbouring
         walks share their tails), else a new run. Items past the run's end are decoded and added; the
         first that fails under this end (one the run holds that ends past it, or a new one) raises the
         plain loop's error."""
         global _latest
-        first = self.index.get(pos)
         if first is None:
             self._run(pos)
             first = 0
@@ -130,7 +131,8 @@ class Chains:
             decode_item(buf, ends[fits], end, f"{path}[{fits - first}].")
             raise AssertionError(f"{path}[{fits - first}] at {ends[fits]} decoded past {end}, but it ends later")
         try:
-            self._extend(buf, end, need, decode_item, path, first)
+            if len(items) < need:
+                self._extend(buf, end, need, decode_item, path, first)
             start, held = self.window
             if first < start or need > start + len(held):  # a new window: the items of about two walks
                 try:
@@ -139,7 +141,7 @@ class Chains:
                     pass  # the chain ends sooner: the window ends with it
                 self.window = start, held = first, tuple(items[first:need + count])
             built = held[first - start:need - start]  # one copy of the items, not two
-            _latest = (built, weakref.ref(self.joined), first)
+            _latest = (built, self.joined_ref, first)
             return built, ends[need]
         finally:
             if self.item_bytes > MAX_ITEM_BYTES:  # walks that fail grow the run too

@@ -175,7 +175,8 @@ class _Stream:
     def __init__(self, frame: TubemqFrame):
         self.joined, first = joined(frame.blocks)  # the frame's blocks are items [first, last) of it
         self.last = first + len(frame.blocks)
-        self.first, self.base = first, self.joined.start(first)
+        starts = self.joined.starts
+        self.first, self.base = first, starts[first] if first < len(starts) else self.joined.start(first)
         self.pos = 0
 
     def _reach(self, stop: int) -> int:
@@ -183,7 +184,7 @@ class _Stream:
         return self.joined.reach(self.base + stop, self.last) - self.base
 
     def _bytes(self, start: int, stop: int) -> bytes:
-        return bytes(self.joined.data[self.base + start:self.base + stop])
+        return bytes(memoryview(self.joined.data)[self.base + start:self.base + stop])  # one copy, not two
 
     def rest(self) -> bytes:
         """What follows the messages read."""
@@ -200,13 +201,15 @@ class _Stream:
     def read(self, name: str):
         cls = message_class(name)
         at = self.pos
-        head = self._bytes(at, min(self._reach(at + 10), at + 10))  # a varint is at most 10 bytes
-        try:
-            size, used = _DecodeVarint32(head, 0)
+        have = self._reach(at + 10)  # a varint is at most 10 bytes
+        try:  # read in place: the data may go on past the frame's, so where the varint ends is checked
+            size, after = _DecodeVarint32(self.joined.data, self.base + at)
         except (IndexError, protobuf_message.DecodeError):
+            after = None
+        if after is None or after - self.base > have:
             raise ValidationError(self.frame_offset(at), f"rpc.{name}", "the message stream ends before this "
-                                                                        "message's length") from None
-        self.pos = at + used
+                                                                        "message's length")
+        self.pos = after - self.base
         left = self._reach(self.pos + size) - self.pos
         if size > left:  # every block is joined: the stream ends short
             raise ValidationError(self.frame_offset(at), f"rpc.{name}",
