@@ -362,11 +362,12 @@ def write(specs: Path, out: Path) -> list[Path]:
         target.write_text(_page(name, page, specs, out / "diagrams"))
         written.append(target)
     rows = [[f"[{name}]({name}.md)", page["entry"]["doc"] if page["entry"] else page["title"],
-             ", ".join(f"`{s.meta['id']}`" for s in page["ksy"])] for name, page in found.items()]
+             ", ".join([f"`{s.meta['id']}`" for s in page["ksy"]] + [f"`{p.name}`" for p in page["other"]])]
+            for name, page in found.items()]
     index = ["<!-- Generated from specs/ by tools/ksygen/docs.py (make generate). Do not edit. -->", "",
              "# Protocol reference", "",
-             "One page per protocol, generated from its specs: the field tables, diagrams, limits and quirks "
-             "below are what the codecs are generated from, so they cannot drift from the code.", ""]
-    index += _table(["page", "what", "layouts"], rows)
+             "One page per protocol, generated from its specs: the field tables, diagrams, limits and quirks",
+             "on these pages are what the codecs are generated from, so they cannot drift from the code.", ""]
+    index += _table(["page", "what", "specs"], rows)
     (folder / "index.md").write_text("\n".join(index).rstrip("\n") + "\n")
     return written + [folder / "index.md"]
