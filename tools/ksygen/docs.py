@@ -207,7 +207,7 @@ def _yaml_section(path: Path, specs: Path) -> list[str]:
     if data.get("doc-ref"):
         out += [f"Source of the facts: {_cell(data['doc-ref'])}", ""]
     notes = [(key, value["doc"]) for key, value in data.items()
-             if isinstance(value, dict) and isinstance(value.get("doc"), str)]
+             if isinstance(value, dict) and isinstance(value.get("doc"), str) and key != "registry"]
     notes += [(f"{key}: {sub}", value["doc"]) for key, section in data.items() if isinstance(section, dict)
               for sub, value in section.items() if isinstance(value, dict) and isinstance(value.get("doc"), str)
               and key not in ("field-types", "bodies", "body-kinds")]
