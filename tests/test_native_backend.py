@@ -116,7 +116,7 @@ def test_generated_source_is_current():
 
     loader = Loader(ROOT / "specs")
     source = cgen.emit_extension([loader.load(p) for p in ksy_files(ROOT / "specs")],
-                                 runtime_source(ROOT / "tools" / "ksygen" / "native_runtime.c"), payload_layers())
+                                 runtime_source(ROOT / "tools" / "ksygen" / "native_runtime.c"), payload_layers(ROOT / "specs"))
     assert source == (ROOT / "generated" / "native" / "inlong_native.c").read_text()
 
 

@@ -16,7 +16,7 @@ window the pure decoder sees ([pos, min(end, pos + limit + 1)), frames._decode_w
   the bytes), a date that Python's datetime() would refuse, a division whose divisor may be zero.
 
 A spec is "exact" (DESCRIBE) when its function never answers IP_UNKNOWN and its protocol has no payload
-layer (protocols.EXTENSIONS, passed in as payload_layers) that could still reject a frame the spec accepts:
+layer (a registry entry's extension, passed in as payload_layers) that could still reject a frame the spec accepts:
 then every answer is final. Without a payload layer IP_INVALID is final for every spec. The scan only ever accepts:
 at the first position without a size it stops, and the runtime hands that stretch to the pure-Python
 scanner, so error rows come from one implementation by construction.
