@@ -472,8 +472,9 @@ class CaptureDecoder:
         conn = _Connection(flow, self.max_pending, timestamp_ns, rank)
         if self.protocol != "auto":
             conn.protocol = conn.totals["protocol"] = self.protocol
-            for direction, side in conn.sides.items():
-                side.framer = _Framer(self.protocol, direction, self.mode, conn.shared)
+            if self.protocol in protocols.STREAM_PROTOCOLS:  # (their decoders share the connection's state)
+                for direction, side in conn.sides.items():
+                    side.framer = _Framer(self.protocol, direction, self.mode, conn.shared)
         if self.keep_flows:
             self.flows[flow.number] = conn.totals
         return conn
@@ -490,6 +491,8 @@ class CaptureDecoder:
                 conn.totals["gaps"] += 1
             side.starts.append(chunk.offset)
             side.origins.append((chunk.timestamp_ns, chunk.file_offset))
+            if side.framer is None and conn.protocol is not None:  # a framed protocol named: from its first bytes
+                side.framer = _Framer(conn.protocol, direction, self.mode, conn.shared)
             if side.framer is None:
                 side.waiting.append((chunk, self._segment))
                 side.waiting_bytes += chunk.length
@@ -556,10 +559,11 @@ class CaptureDecoder:
         out: list[CaptureFrame] = []
         for direction, side in conn.sides.items():
             out += self._chunks(conn, direction, side.stream.finish(why))
-        if conn.sides["request"].framer is None:
+        if conn.protocol is None:
             out += self._classified(conn)
-        for direction, side in conn.sides.items():
-            out += self._emit(conn, direction, side.framer.close())
+        for direction, side in conn.sides.items():  # (a framed side without a byte has no framer: nothing to close)
+            if side.framer is not None:
+                out += self._emit(conn, direction, side.framer.close())
         conn.totals["closed"] = True
         conn.sides = {}  # its buffers are no longer needed
         return out
