@@ -29,8 +29,9 @@ SPARK_EXTRA = "pip install 'inlong-proto[spark]'"
 # file may use a sixteenth of the heap; larger files go to format("inlong").
 HEAP_SHARE = 16
 # parse_udtf's rows of one file reach Spark as one Arrow table (Spark collects an eval call's rows): a file's
-# rows may take this many bytes there, whatever its size (Limits.output_bytes, with no share per byte).
-ROW_UDTF_OUTPUT = 256 << 20
+# rows may take this many bytes there, whatever its size (Limits.output_bytes, with no share per byte). The
+# rows of a 64 MiB dump of small frames (binaryFile's default limit) take about 400 MiB and fit.
+ROW_UDTF_OUTPUT = 512 << 20
 
 
 def default_max_file_size(spark) -> int:
