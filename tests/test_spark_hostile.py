@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from inlong_proto import arrow, protocols
+from inlong_proto import arrow
 from inlong_proto.capture.writer import Conversation, pcap_file
 from inlong_proto.spark import DumpDecodeError
 from inlong_proto.spark_source import (STREAM_CHUNK, FileGuard, InlongDataSource, InlongReader, Limits, Options,
