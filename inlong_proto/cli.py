@@ -193,7 +193,7 @@ class _LiveDecoder:
         if len(head) < 4 and not final:
             return False
         if is_capture(head):
-            self.capture, self.decoder = True, CaptureDecoder(self.protocol, self.mode)
+            self.capture, self.decoder = True, CaptureDecoder(self.protocol, self.mode, keep_flows=False)
             return True
         protocol = self.protocol
         if protocol == "auto":

@@ -228,7 +228,8 @@ def calls(output_format, file):
         for chunk in _chunks(file):
             if decoder is None:
                 capture = is_capture(chunk)
-                decoder = CaptureDecoder("auto", "PERMISSIVE") if capture else StreamDecoder("tubemq", mode="PERMISSIVE")
+                decoder = (CaptureDecoder("auto", "PERMISSIVE", keep_flows=False) if capture
+                           else StreamDecoder("tubemq", mode="PERMISSIVE"))
             _count(stats, decoder.feed(chunk), capture)
         if decoder is not None:
             _count(stats, decoder.close(), capture)
