@@ -159,7 +159,6 @@ def _notice(path: str, text: str) -> None:
     click.echo(f"inlong-proto: {printable(path)}: {text}", err=True)
 
 
-STREAM_HEAD = 64  # bytes of a raw dump that tell HTTP/2 (its 24-byte preface) or HTTP/1.1 with -p auto
 
 
 class _LiveDecoder:
@@ -197,16 +196,11 @@ class _LiveDecoder:
             return True
         protocol = self.protocol
         if protocol == "auto":
-            from .detect import HEAD_SIZE, PROBE_FRAMES, best_match, detect_stream
+            from .detect import HEAD_SIZE, classify, decided
 
-            stream = detect_stream(head[:HEAD_SIZE])
-            if stream is not None and (final or len(head) >= STREAM_HEAD):
-                self.decoder = frames.stream_decoder(stream, self.direction, mode=self.mode)
-                return True
-            found, points = best_match(head[:HEAD_SIZE])
-            sure = points >= 2 * PROBE_FRAMES  # whole frames, as many as detection reads
-            if not (final or len(head) >= HEAD_SIZE or sure):
+            if not (final or len(head) >= HEAD_SIZE or decided(head[:HEAD_SIZE])):
                 return False
+            found = classify(head[:HEAD_SIZE])
             if found is None:
                 raise click.ClickException(f"{self.path}: no known protocol reads its first frame")
             protocol = found

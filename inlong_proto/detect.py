@@ -128,6 +128,19 @@ def detect_stream(head: bytes) -> str | None:
     return None
 
 
+STREAM_HEAD = 64  # bytes that settle a stream protocol's opening (HTTP/2's 24-byte preface, an HTTP/1.1 line)
+
+
+def decided(head: bytes) -> bool:
+    """Whether more bytes could no longer change what classify says of this head: a stream opening seen in
+    STREAM_HEAD bytes, or PROBE_FRAMES whole frames of the best framed protocol (a live reader decides on
+    this before HEAD_SIZE bytes have come)."""
+    head = bytes(head)
+    if len(head) >= STREAM_HEAD and detect_stream(head) is not None:
+        return True
+    return best_match(head)[1] >= 2 * PROBE_FRAMES
+
+
 def classify(client_head: bytes, server_head: bytes = b"", server_port: int = 0) -> str | None:
     """The protocol of a connection, or of a one-direction dump (its bytes as client_head): the one "auto"
     rule. Content first (a stream opening of either side, then the framed protocols' scores on the client's

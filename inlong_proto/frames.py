@@ -9,7 +9,7 @@ from typing import Iterator, NamedTuple
 from . import native_encode, protocols
 from .chains import Chains
 from .errors import DecodeError, EncodeError, FrameTooLargeError, TruncatedError, ValidationError
-from .stream import MODES, StreamDecoderBase, check_direction, check_mode
+from .stream import MODES, StreamDecoderBase, check_direction, check_mode  # noqa: F401 (MODES: frames.MODES)
 from .values import render_bytes, to_plain
 
 _tuple_new = tuple.__new__
@@ -369,14 +369,18 @@ class StreamDecoder(StreamDecoderBase):
         return keep
 
 
-def stream_decoder(protocol: str, direction: str | None = None, *, mode: str = "FAILFAST", offset: int = 0):
-    """The incremental decoder of any protocol `protocols` lists: StreamDecoder for framed ones, the HTTP
-    message reader (h11) for the stream protocols; both take bytes in pieces and give frames back."""
+def stream_decoder(protocol: str, direction: str | None = None, *, mode: str = "FAILFAST", offset: int = 0,
+                   connection=None):
+    """The incremental decoder of any protocol `protocols` lists: StreamDecoder for framed ones, the stream
+    protocols' decoders (HTTP/1.1, HTTP/2 + gRPC); all take bytes in pieces and give frames back. connection:
+    the state both directions of a connection share, for a protocol whose registry entry has one
+    (protocols.connection_context)."""
     protocol = protocols.canonical(protocol)
     if protocol in protocols.STREAM_PROTOCOLS:
         import importlib
 
         module = importlib.import_module(protocols.STREAM_PROTOCOLS[protocol])
-        return module.HttpStreamDecoder(direction, mode=mode, offset=offset)
+        shared = {} if connection is None else {"connection": connection}
+        return module.HttpStreamDecoder(direction, mode=mode, offset=offset, **shared)
     return StreamDecoder(protocol, direction, mode=mode, offset=offset)
 

@@ -303,7 +303,7 @@ def scan_batch(data, protocol: str, path: str = "", direction: str | None = None
 # The compiled payload layers (generated from the payload specs: TubeMQ's .proto files, EventMesh's JSON
 # schemas): verdicts over a batch's columns, one int32 a row, (message type index << 1 | response), or
 # -1 where Python must decide. Which columns each reads is its verdicts() signature.
-LAYERS = {"tubemq": "_tubemq_layer", "eventmesh": "_eventmesh_layer", "eventmesh-legacy": "_eventmesh_layer"}
+LAYERS = protocols.COMPILED_LAYERS  # from the specs' registry blocks
 
 
 @cache

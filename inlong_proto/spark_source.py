@@ -131,7 +131,7 @@ from typing import Container, Iterable, Iterator, NamedTuple
 from . import arrow, native, protocols
 from .capture.container import is_capture
 from .chains import Chains
-from .detect import HEAD_SIZE, candidates, detect, detect_stream
+from .detect import HEAD_SIZE, candidates, classify
 from .errors import DecodeError, FrameTooLargeError, ValidationError
 from .frames import Frame, _check_direction, _check_mode, _decode_at, _decode_with, _Scanner, _starts, stream_decoder
 from .sources import BytesSource, FileSource, file_uri, list_files, open_source, scan_windows  # noqa: F401
@@ -392,8 +392,7 @@ def undetected(size: int) -> Frame:
 
 
 def detect_source(src) -> str | None:
-    head = src.head(HEAD_SIZE)
-    return detect_stream(head) or detect(head)
+    return classify(src.head(HEAD_SIZE))
 
 
 def read_split(src, path: str, protocol: str, direction: str | None, mode: str, split_size: int,

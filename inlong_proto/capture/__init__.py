@@ -10,14 +10,14 @@ protocol the flow speaks, and each direction's bytes through the protocol's stre
 
 * client = the sender of the SYN (or the receiver of the SYN-ACK); without a handshake in the capture,
   the side not on a known server port (SERVER_PORTS), else the side with the higher port.
-* protocol: with protocol="auto", content first (detect.detect on the client's first bytes, else the
-  server's; an HTTP request line means EventMesh HTTP; the HTTP/2 preface means EventMesh gRPC), then the
-  server port. Content wins when they disagree. A flow is classified once its client has sent
+* protocol: with protocol="auto", detect.classify, the one "auto" rule: content first (a stream protocol's
+  opening, then the framed protocols' scores on the client's first bytes, else the server's), then the server
+  port (the registry's). Content wins when they disagree. A flow is classified once its client has sent
   DETECT_BYTES bytes or its server 4x that, or it ends or has a gap (what waits meanwhile is bounded).
 * Frames and error spans of one direction tile its reassembled bytes (PERMISSIVE): gaps are error spans
-  of kind "gap" after which the stream decoder restarts; an unrecognised flow is error spans. EventMesh
-  gRPC's two directions share one HTTP/2 connection state (eventmesh.h2.H2Connection: streams, calls and
-  the capture clock, for each call's record and latency).
+  of kind "gap" after which the stream decoder restarts; an unrecognised flow is error spans. A protocol
+  whose registry entry names a connection context (EventMesh gRPC: eventmesh.h2.H2Connection, its streams,
+  calls and the capture clock) has both directions' decoders share one.
 * Memory: one record of the file, per open connection the out-of-order data (max_pending) and one
   partial frame per direction. A connection is freed once both sides have closed (FIN or RST); its 4-tuple
   is remembered (at most MAX_CLOSED of them) so that its last ACKs or a retransmitted FIN start no new
@@ -34,7 +34,7 @@ from itertools import takewhile
 from typing import Iterator, NamedTuple
 
 from .. import protocols
-from ..detect import detect, detect_stream
+from ..detect import classify as detect_classify
 from ..errors import DecodeError, TruncatedError, ValidationError
 from ..frames import Frame, _check_mode, stream_decoder
 from .container import ContainerError, Packet, PacketReader, is_capture, iter_packets, ns_datetime
@@ -45,9 +45,7 @@ __all__ = ["CaptureDecoder", "CaptureFrame", "Flow", "GapError", "Packet", "Pack
 
 # Default server ports of the real projects (docs/protocols): DataProxy 46801; TubeMQ master
 # 8715 and broker 8123; EventMesh TCP 10000, HTTP 10105, gRPC 10205. Broadcast has none (content only).
-SERVER_PORTS = {46801: "dataproxy", 8715: "tubemq", 8123: "tubemq", 10000: "eventmesh",
-                10105: "eventmesh-http", 10205: "eventmesh-grpc"}
-GRPC = "eventmesh-grpc"  # HTTP/2 + gRPC, read by inlong_proto.eventmesh.h2
+SERVER_PORTS = protocols.SERVER_PORTS  # from the specs' registry blocks
 UNKNOWN = "unknown"
 DETECT_BYTES = 4096
 # A 4-tuple silent this long in capture time is forgotten (CaptureDecoder): ten minutes, past every
@@ -130,14 +128,18 @@ class _Framer:
         self.base = 0  # stream offset where the current decoder started
         self.decoder = self._new()
 
-    def _new(self):
-        if self.protocol == GRPC:  # both directions of the connection share its HTTP/2 state
-            from ..eventmesh.h2 import GrpcStreamDecoder, H2Connection
+    @property
+    def context(self):
+        """The state both directions of the connection share (HTTP/2's streams and calls), made once, when
+        the protocol's registry entry names one; None otherwise."""
+        if "connection" not in self.shared:
+            self.shared["connection"] = protocols.connection_context(self.protocol)
+        return self.shared["connection"]
 
-            connection = self.shared.setdefault(GRPC, H2Connection())
-            return GrpcStreamDecoder(self.direction, mode=self.mode, offset=self.base, connection=connection)
+    def _new(self):
         if self.protocol in protocols.STREAM_PROTOCOLS:
-            return stream_decoder(self.protocol, self.direction, mode=self.mode, offset=self.base)
+            return stream_decoder(self.protocol, self.direction, mode=self.mode, offset=self.base,
+                                  connection=self.context)
         if self.protocol in protocols.names():
             directional = protocols.get(self.protocol).directional
             return stream_decoder(self.protocol, self.direction if directional else None, mode=self.mode,
@@ -152,12 +154,12 @@ class _Framer:
         if self.decoder is None:
             why = "no known protocol was recognised in this flow"
             return self._span(chunk.offset, chunk.length, ValidationError(chunk.offset, "", why), chunk.data)
-        if self.protocol == GRPC:
-            self.decoder.conn.now_ns = chunk.timestamp_ns  # the capture clock of call latencies
+        if self.context is not None:
+            self.context.now_ns = chunk.timestamp_ns  # the capture clock (call latencies)
         return self.decoder.feed(chunk.data)
 
     def gap(self, chunk: Chunk) -> list:
-        if self.protocol == GRPC:  # the calls go on after a gap in one direction
+        if self.context is not None:  # what the connection shares (its calls) goes on after a gap
             out = self.decoder.close(end_calls=False)
         else:
             out = self.close()
@@ -219,11 +221,7 @@ def classify(client_head: bytes, server_head: bytes = b"", server_port: int = 0)
     """The protocol of a flow (or a raw dump: its bytes as the client head) from its first bytes, then its
     port: a protocol name (the HTTP/2 preface, or HTTP/2 frames from the first byte: "eventmesh-grpc") or
     "unknown"."""
-    stream = detect_stream(client_head or server_head)
-    if stream is not None:
-        return stream
-    content = detect(client_head) if client_head else detect(server_head) if server_head else None
-    return content or SERVER_PORTS.get(server_port, UNKNOWN)
+    return detect_classify(client_head, server_head, server_port) or UNKNOWN
 
 
 class CaptureDecoder:

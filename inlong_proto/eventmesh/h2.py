@@ -50,10 +50,10 @@ from hpack.table import HeaderTable
 from hyperframe import frame as hf
 from hyperframe.exceptions import HyperframeError
 
-from ..errors import DecodeError, LimitError, TruncatedError, ValidationError
+from ..errors import DecodeError, TruncatedError, ValidationError
 from ..generated.codec.eventmesh.grpc_message import decode_message_prefix
 from ..generated.codec.eventmesh.http2_frame import FrameType, decode_frame_header
-from ..stream import CALL_COST, DEFAULT_LIMITS, MODES, Budget, Limits, StreamDecoderBase, over_limit
+from ..stream import CALL_COST, DEFAULT_LIMITS, Budget, Limits, StreamDecoderBase, over_limit
 from ..values import render_bytes
 
 PROTOCOL = "eventmesh-grpc"
