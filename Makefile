@@ -59,6 +59,7 @@ bench: setup
 	$(PY) tools/bench_native_spark.py
 	$(PY) tools/bench_native_capture.py
 	$(PY) tools/bench_recovery.py
+	$(PY) tools/bench_hostile.py
 	$(PY) tools/bench_spark.py
 	$(PY) tools/bench_memory.py
 
