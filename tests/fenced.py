@@ -2,21 +2,20 @@
 (tests/test_readme.py) and the documentation site's (tests/test_docs.py).
 
 Each block runs in one folder that holds the files the examples name: `examples/` (the repository's, so
-that `examples/data/...` means the shipped samples, as from a clone's root), `dump.bin` (broadcast
-responses), `capture.bin` (DataProxy requests), `tubemq.bin`, `lo.pcap` and `capture.pcap` (a DataProxy
-capture), `capture.pcapng` (the same packets), `captures/` (dumps and captures) and `pcaps/` (captures).
-The test S3 server (moto, tests/conftest.py) holds the bucket `captures` with `2026/11/lo.pcap`, `dumps/`
-and `big.pcap`; in the examples the host `minio.internal:9000` stands for it, and `key` / `secret` are
-its credentials.
+that `examples/data/...` means the shipped samples, as from a clone's root) and `pcaps/` (the tests'
+tcpdump captures, standing for a folder of the reader's own). The test S3 server (moto,
+tests/conftest.py) holds the bucket `captures` with `2026/11/lo.pcap` and `big.pcap` (the sample capture)
+and `dumps/dataproxy.bin` (the sample DataProxy dump); in the examples the host `minio.internal:9000`
+stands for it, and `key` / `secret` are its credentials.
 
 python blocks run each in its own interpreter in that folder, given what the prose around them assumes:
-`inlong_proto` (imported as in the first example), `data` (a frame of the section's protocol), `dump` and
-`chunk` (bytes of a dump of it, and a piece of that) and, where a block uses Spark, `spark` (a local
-session started there, so that relative paths mean the same to the JVM). Every DataFrame a block leaves
-behind is counted, so a lazy example runs too. sh blocks run under `bash -e` with the package's commands
-first on PATH; what a block starts with `&` is stopped when it ends. `make` and `pip install` lines are
-checked, not run (the suite runs inside what they install): the make targets must exist (`make -n`), the
-pip extras must be defined.
+`inlong_proto` (imported as in the first example) and, where a block uses Spark, `spark` (a local session
+started there, so that relative paths mean the same to the JVM, as a page's first Spark example starts
+it). Every DataFrame a block leaves behind is counted, so a lazy example runs too.
+
+sh blocks run under `bash -e` with the package's commands first on PATH; what a block starts with `&` is
+stopped when it ends. `make` and `pip install` lines are checked, not run (the suite runs inside what they
+install): the make targets must exist (`make -n`), the pip extras must be defined.
 """
 from __future__ import annotations
 
@@ -28,8 +27,6 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
-
-from vectors import valid_frames
 
 ROOT = Path(__file__).resolve().parent.parent
 CAPTURES = ROOT / "tests" / "vectors" / "capture"
@@ -47,59 +44,28 @@ def blocks(page: Path) -> list[tuple[str, int, str, str]]:
     return out
 
 
-def _section_protocol(section: str) -> str:
-    for name in ("DataProxy", "TubeMQ", "EventMesh"):
-        if name.lower() in section.lower():
-            return name.lower()
-    return "broadcast"
-
-
-def _dump(protocol: str) -> bytes:
-    direction = "request" if protocol == "dataproxy" else None
-    frames = valid_frames([direction] if direction else None)[protocol]
-    return b"".join(frames)
-
-
 def make_folder(home: Path) -> Path:
     """The files the examples name (module doc), in home and in the S3 bucket (the s3 fixture's)."""
     from tools import s3server
-    from tools.make_captures import pcapng_file
-
-    from inlong_proto.capture import iter_packets
 
     (home / "examples").symlink_to(ROOT / "examples")  # the examples' own commands run from a clone's root
-    responses = [f for f in valid_frames(["response"])["broadcast"]]
-    (home / "dump.bin").write_bytes(b"".join(responses))
-    (home / "capture.bin").write_bytes(_dump("dataproxy"))
-    (home / "tubemq.bin").write_bytes(_dump("tubemq"))
-    pcap = (CAPTURES / "dataproxy_lo.pcap").read_bytes()
-    for name in ("lo.pcap", "capture.pcap"):
-        (home / name).write_bytes(pcap)
-    packets = list(iter_packets(pcap))
-    (home / "capture.pcapng").write_bytes(pcapng_file(
-        [(packets[0].linktype, 9)], [(0, p.timestamp_ns, p.data, p.orig_len) for p in packets]))
-    for name in ("captures", "pcaps"):
-        (home / name).mkdir()
-        for path in CAPTURES.glob("*.pcap*"):
-            shutil.copy(path, home / name / path.name)
-    (home / "captures" / "broadcast.bin").write_bytes(b"".join(responses))
-    uploads = {"2026/11/lo.pcap": home / "lo.pcap", "dumps/dataproxy.bin": home / "capture.bin",
-               "big.pcap": home / "capture.pcap"}
+    (home / "pcaps").mkdir()
+    for path in CAPTURES.glob("*.pcap*"):
+        shutil.copy(path, home / "pcaps" / path.name)
+    samples = ROOT / "examples" / "data"
+    uploads = {"2026/11/lo.pcap": samples / "mixed.pcap", "dumps/dataproxy.bin": samples / "dataproxy.bin",
+               "big.pcap": samples / "mixed.pcap"}
     for key, path in uploads.items():
         s3server.upload(path, f"s3://{s3server.BUCKET}/{key}")
     return home
 
 
-def example_namespace(section: str, spark) -> dict:
+def example_namespace(spark) -> dict:
     """What a python block may use without defining it (module doc)."""
     import inlong_proto
 
-    protocol = _section_protocol(section)
-    dump = _dump(protocol)
-    first = next(inlong_proto.iter_frames(dump, protocol))
-    return {"data": dump[:first.length], "dump": dump, "chunk": dump[:100], "spark": spark,
-            "key": os.environ.get("AWS_ACCESS_KEY_ID"), "secret": os.environ.get("AWS_SECRET_ACCESS_KEY"),
-            "inlong_proto": inlong_proto, "__name__": "example"}
+    return {"spark": spark, "key": os.environ.get("AWS_ACCESS_KEY_ID"),
+            "secret": os.environ.get("AWS_SECRET_ACCESS_KEY"), "inlong_proto": inlong_proto, "__name__": "example"}
 
 
 def run_example(section: str, text: str, source: str) -> None:
@@ -113,7 +79,7 @@ def run_example(section: str, text: str, source: str) -> None:
         spark = local_session("inlong-proto-examples", cores=1)
         spark.sparkContext.setLogLevel("ERROR")
         register(spark)
-    namespace = example_namespace(section, spark)
+    namespace = example_namespace(spark)
     endpoint = os.environ.get("AWS_ENDPOINT_URL", S3_HOST)
     exec(compile(text.replace(S3_HOST, endpoint), f"{source} ({section})", "exec"), namespace)
     if spark is not None:
