@@ -286,6 +286,7 @@ def _imports(text: str, stem: str) -> bool:
 
 def pages(specs: Path) -> dict[str, dict]:
     """page name -> {title, entry (registry) or None, ksy: [SpecFile], other: [Path]} in page order."""
+    specs = specs.resolve()  # the loader's paths are resolved: compare like with like
     loader = Loader(specs)
     loaded = [loader.load(path) for path in sorted(specs.rglob("*.ksy"))]
     entries = registry.entries(specs)
@@ -355,6 +356,7 @@ def write(specs: Path, out: Path) -> list[Path]:
     diagrams/ the pages embed when the official compiler has drawn them)."""
     folder = out / "docs"
     folder.mkdir(parents=True, exist_ok=True)
+    specs = specs.resolve()
     found = pages(specs)
     written = []
     for name, page in found.items():
