@@ -29,7 +29,6 @@ protobuf search paths preference (see the header of the generated file).
 """
 from __future__ import annotations
 
-import ast
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -51,13 +50,10 @@ HUGE = 2 ** 53
 
 
 def server_ports(root: Path) -> dict[int, str]:
-    """SERVER_PORTS of inlong_proto/capture/__init__.py, read from its source (no import of the package,
-    which needs generated/ to exist)."""
-    source = (root / "inlong_proto" / "capture" / "__init__.py").read_text()
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "SERVER_PORTS" for t in node.targets):
-            return ast.literal_eval(node.value)
-    raise GenerationError("inlong_proto/capture/__init__.py: SERVER_PORTS not found")
+    """The real servers' default ports, from the specs' registry blocks (as inlong_proto.protocols has them)."""
+    from .registry import entries
+
+    return {port: name for name, entry in entries(root / "specs").items() for port in entry["ports"]}
 
 
 def lua_str(text: str | bytes) -> str:
