@@ -100,7 +100,21 @@ class RawStream:
         return chunk
 
 
-class LogBudget:
+class _TokenBucket:
+    """rate tokens a second, at most burst held (the subclass sets rate, burst, clock, _tokens and _stamp): the
+    pacing a peer's log limit and the process's share."""
+
+    def _take(self) -> bool:
+        now = self.clock()
+        self._tokens = min(self.burst, self._tokens + (now - self._stamp) * self.rate)
+        self._stamp = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
+
+class LogBudget(_TokenBucket):
     """One token bucket shared by many PeerLogs (by default every one of the process: LOG_BUDGET).
 
     A peer's own limit bounds what one peer writes; this bounds what all of them write together, so 17,000
@@ -124,13 +138,7 @@ class LogBudget:
         self._logger: logging.Logger | None = None
 
     def take(self) -> bool:
-        now = self.clock()
-        self._tokens = min(self.burst, self._tokens + (now - self._stamp) * self.rate)
-        self._stamp = now
-        if self._tokens < 1:
-            return False
-        self._tokens -= 1
-        return True
+        return self._take()
 
     def hold(self, logger: logging.Logger, count: int, level: int) -> None:
         """A peer's summary of `count` lines that could not be written now."""
@@ -150,7 +158,7 @@ class LogBudget:
 LOG_BUDGET = LogBudget()
 
 
-class PeerLog:
+class PeerLog(_TokenBucket):
     """The log lines about one peer, through a token bucket: `rate` lines per second, `burst` at once.
 
     A peer chooses how many frames it sends, so without a limit it chooses how big the logs grow. Lines over
@@ -213,14 +221,6 @@ class PeerLog:
                 self.budget.hold(self.logger, self.suppressed, self._suppressed_level)
             self.suppressed, self._suppressed_level = 0, logging.NOTSET
 
-    def _take(self) -> bool:
-        now = self.clock()
-        self._tokens = min(self.burst, self._tokens + (now - self._stamp) * self.rate)
-        self._stamp = now
-        if self._tokens < 1:
-            return False
-        self._tokens -= 1
-        return True
 
     def _take_global(self) -> bool:
         if self.budget.take():
