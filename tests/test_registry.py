@@ -76,3 +76,10 @@ def test_classify_is_content_first_then_the_server_port():
 def test_a_bad_registry_block_is_a_generation_error(bad, message):
     with pytest.raises(registry.GenerationError, match=message):
         registry._check("x.ksy", bad)
+
+
+def test_the_protocol_guide_names_every_registry_key():
+    """docs/how-to/add-a-protocol.md is the guide to the registry: every key a block may hold is in it."""
+    guide = (ROOT / "docs" / "how-to" / "add-a-protocol.md").read_text()
+    missing = [key for key in [*registry.KEYS, *registry.DETECT_KEYS, *registry.FRAMINGS] if f"{key}" not in guide]
+    assert missing == []
