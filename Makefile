@@ -47,7 +47,7 @@ test: setup
 PURE_TESTS := tests/test_native_spark.py tests/test_spark.py tests/test_spark_source.py tests/test_spark_s3.py \
 	tests/test_recovery.py tests/test_spark_capture.py tests/test_spark_job.py tests/test_spark_conventions.py \
 	tests/dataproxy/test_records_spark.py tests/tubemq/test_spark_tubemq.py tests/eventmesh/test_h2_grpc.py \
-	tests/eventmesh/test_http.py
+	tests/eventmesh/test_http.py tests/test_spark_hostile.py
 
 test-pure: setup
 	INLONG_PROTO_BACKEND=python $(PY) -m pytest $(PURE_TESTS)
