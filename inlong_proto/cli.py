@@ -14,6 +14,7 @@ from . import frames, protocols
 from .errors import InlongProtoError
 from .output import FORMATS, console
 from .query import QueryError
+from .values import printable
 
 FOLLOW_POLL = 0.2  # seconds between looks at a followed file that has not grown
 FOLLOW_CHECK = 4096  # bytes at the start and before the read position of a followed file, compared at each look
@@ -51,8 +52,6 @@ class _Cli(click.Group):
 
 def _error(exc: Exception) -> None:
     """The one error line; an error may quote frame content, so it is escaped as inspect escapes it."""
-    from .inspect import printable
-
     click.echo(f"inlong-proto: error: {printable(str(exc))}", err=True)
 
 
@@ -154,11 +153,7 @@ class _Read:
 
 def _notice(path: str, text: str) -> None:
     """One line on stderr about a followed file, as tail -F gives one."""
-    from .inspect import printable
-
     click.echo(f"inlong-proto: {printable(path)}: {text}", err=True)
-
-
 
 
 class _LiveDecoder:
@@ -196,11 +191,11 @@ class _LiveDecoder:
             return True
         protocol = self.protocol
         if protocol == "auto":
-            from .detect import HEAD_SIZE, classify, decided
+            from .detect import HEAD_SIZE, settle
 
-            if not (final or len(head) >= HEAD_SIZE or decided(head[:HEAD_SIZE])):
+            found, settled = settle(head[:HEAD_SIZE])
+            if not (final or len(head) >= HEAD_SIZE or settled):
                 return False
-            found = classify(head[:HEAD_SIZE])
             if found is None:
                 raise click.ClickException(f"{self.path}: no known protocol reads its first frame")
             protocol = found
@@ -499,7 +494,6 @@ def spark_parse(source, output, protocol, direction, mode, output_format, split_
     from rich.table import Table
     from rich.text import Text
 
-    from .inspect import printable
     from .spark_job import run
 
     try:

@@ -131,25 +131,23 @@ def detect_stream(head: bytes) -> str | None:
 STREAM_HEAD = 64  # bytes that settle a stream protocol's opening (HTTP/2's 24-byte preface, an HTTP/1.1 line)
 
 
-def decided(head: bytes) -> bool:
-    """Whether more bytes could no longer change what classify says of this head: a stream opening seen in
-    STREAM_HEAD bytes, or PROBE_FRAMES whole frames of the best framed protocol (a live reader decides on
-    this before HEAD_SIZE bytes have come)."""
+def settle(head: bytes) -> tuple[str | None, bool]:
+    """What a one-direction head is (a stream opening, else the framed protocols' best score), and whether more
+    bytes could no longer change it: the opening seen in STREAM_HEAD bytes, or PROBE_FRAMES whole frames of
+    the best framed protocol (a live reader decides on this before HEAD_SIZE bytes have come)."""
     head = bytes(head)
-    if len(head) >= STREAM_HEAD and detect_stream(head) is not None:
-        return True
-    return best_match(head)[1] >= 2 * PROBE_FRAMES
+    stream = detect_stream(head)
+    if stream is not None:
+        return stream, len(head) >= STREAM_HEAD
+    found, points = best_match(head)
+    return found, points >= 2 * PROBE_FRAMES
 
 
 def classify(client_head: bytes, server_head: bytes = b"", server_port: int = 0) -> str | None:
     """The protocol of a connection, or of a one-direction dump (its bytes as client_head): the one "auto"
-    rule. Content first (a stream opening of either side, then the framed protocols' scores on the client's
-    bytes, else the server's), then the registry's server port; None when nothing says."""
-    stream = detect_stream(client_head or server_head)
-    if stream is not None:
-        return stream
-    content = detect(client_head) if client_head else detect(server_head) if server_head else None
-    return content or protocols.SERVER_PORTS.get(server_port)
+    rule. Content first (the client's bytes, or the server's when the client sent none: a stream opening, then
+    the framed protocols' scores), then the registry's server port; None when nothing says."""
+    return settle(client_head or server_head)[0] or protocols.SERVER_PORTS.get(server_port)
 
 
 def best_match(data: bytes) -> tuple[str | None, int]:
