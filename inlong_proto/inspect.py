@@ -16,7 +16,7 @@ import click
 
 from . import frames, protocols, reference
 from .capture import DETECT_BYTES, UNKNOWN, CaptureDecoder, classify, is_capture
-from .values import json_text, printable  # noqa: F401 (printable: the CLI's writers import it from here)
+from .values import json_text, printable
 
 PREVIEW = 16  # bytes of hex shown per row
 MALFORMED_PREVIEW = 64

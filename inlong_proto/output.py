@@ -4,7 +4,7 @@ rows at a time), so that live input stays live and memory stays bounded.
 
 Frame content is never written so that it could drive a terminal or a spreadsheet: JSON escapes every
 control character (json itself escapes C0; DEL and C1 are escaped here), table and CSV cells escape the
-characters inspect escapes (inspect.printable), and a CSV text cell that a spreadsheet would read as a
+characters inspect escapes (values.printable), and a CSV text cell that a spreadsheet would read as a
 formula gets a leading quote (OWASP's advice on CSV injection)."""
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ import csv
 import re
 import sys
 
-from .inspect import printable
 from .query import Path, QueryError, field_path
-from .values import json_text
+from .values import json_text, printable
 
 FORMATS = ("jsonl", "json", "csv", "table", "parquet")
 # Columns of csv / table / parquet when no -e is given: what identifies a frame or record and its error.

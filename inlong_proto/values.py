@@ -164,7 +164,7 @@ def json_text(value) -> str:
 def printable(text: str) -> str:
     """text with every character that repr escapes (C0 and C1 controls such as ESC and CSI, DEL, line
     breaks, format characters such as bidi overrides) written as repr writes it (\\x1b, \\n, \\u202e), so that
-    frame content printed to a terminal can neither drive it nor hide text. Values here are shown by repr;
+    frame content printed to a terminal can neither drive it nor hide text. inspect shows values by repr;
     this is the same rule for text shown bare (table and CSV cells, error lines): quotes and backslashes
     stay as they are."""
     if text.isprintable():

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 from inlong_proto import frames
 from inlong_proto.dataproxy import builders
-from inlong_proto.inspect import printable
+from inlong_proto.values import printable
 from inlong_proto.output import terminal_json
 from inlong_proto.query import MAX_DEPTH, MAX_LENGTH, Filter, QueryError, field_path
 
