@@ -29,7 +29,7 @@ SPARK_EXTRA = "pip install 'inlong-proto[spark]'"
 # file may use a sixteenth of the heap; larger files go to format("inlong").
 HEAP_SHARE = 16
 # parse_udtf's rows of one file reach Spark as one Arrow table (Spark collects an eval call's rows): a file's
-# rows may take this many bytes there, whatever its size (Limits.output_bytes, with no share per byte). The
+# rows may take this many bytes there, whatever its size (ReadLimits.output_bytes, with no share per byte). The
 # rows of a 64 MiB dump of small frames (binaryFile's default limit) take about 400 MiB and fit.
 ROW_UDTF_OUTPUT = 512 << 20
 
@@ -92,16 +92,16 @@ def parse_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISS
     column; there the TCP direction of each frame decides and direction does not apply. Its columns
     are read_dumps', the error rows' bytes in the column corrupt_record_column.
 
-    limits (spark_source.Limits) bound what one file may take, as for format("inlong") (FileGuard: a
+    limits (spark_source.ReadLimits) bound what one file may take, as for format("inlong") (FileGuard: a
     failing file is an error row); by default its rows take at most ROW_UDTF_OUTPUT bytes, since Spark
     holds all of them at once.
     """
     require_spark()
-    from .spark_source import FileGuard, Limits, read_split
+    from .spark_source import FileGuard, ReadLimits, read_split
 
     protocol, mode = _check(protocol, direction, mode)
     return_type = arrow.spark_schema(protocol, corrupt_record_column)
-    limits = limits or Limits(output_bytes=ROW_UDTF_OUTPUT, output_ratio=0)
+    limits = limits or ReadLimits(output_bytes=ROW_UDTF_OUTPUT, output_ratio=0)
 
     def rows(path, content):
         guard = FileGuard(path, protocol, mode, limits, len(content))
@@ -188,7 +188,7 @@ def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str |
     DecodeError, its message naming the file and the offset. A file over max_file_size bytes (default:
     a sixteenth of the JVM heap that reads it, 64 MiB for Spark's default 1 GiB) is refused at call
     time, since binaryFile holds each file in one row of JVM memory: read large files with
-    spark.read.format("inlong"). limits (spark_source.Limits, default its defaults) bound what reading one
+    spark.read.format("inlong"). limits (spark_source.ReadLimits, default its defaults) bound what reading one
     file may take, as format("inlong")'s max* options do: a file that crosses one, or whose decoder fails,
     ends in an error row (FileGuard).
 
@@ -241,17 +241,17 @@ def batch_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISS
     (inlong_proto.native.range_batches; a capture through inlong_proto.capture.native_path, which walks its
     packets in C and hands the capture to the pure path when it cannot), so no Python tuple is made per
     frame: the batches of format("inlong") for a file read whole (spark_source.piece_batches), under limits
-    (spark_source.Limits). It takes the table form only: Spark runs no Arrow UDTF on the right of a LATERAL
+    (spark_source.ReadLimits). It takes the table form only: Spark runs no Arrow UDTF on the right of a LATERAL
     join, which is what parse_udtf is for.
     """
     require_spark()
     from pyspark.sql.functions import arrow_udtf
 
-    from .spark_source import Limits, piece_batches
+    from .spark_source import ReadLimits, piece_batches
 
     protocol, mode = _check(protocol, direction, mode)
     return_type = arrow.spark_schema(protocol, corrupt_record_column)
-    limits = limits or Limits()
+    limits = limits or ReadLimits()
 
     class ParseDumpBatches:
         def eval(self, table):

@@ -62,7 +62,7 @@ from .errors import DecodeError, FrameTooLargeError, TruncatedError, ValidationE
 from .frames import _check_mode
 from .sources import file_uri, list_files, open_source
 from .spark import DumpDecodeError
-from .spark_source import (AUTO, BATCH_BYTES, BATCH_ROWS, DEFAULT_SPLIT_SIZE, FileGuard, Limits, is_capture_file,
+from .spark_source import (AUTO, BATCH_BYTES, BATCH_ROWS, DEFAULT_SPLIT_SIZE, FileGuard, ReadLimits, is_capture_file,
                            parse_size, spark_arrow_schema, spark_schema)
 
 # Row kinds; control rows sort first in their bucket.
@@ -80,8 +80,8 @@ ROWS = (("path", "string"), ("bucket", "int32"), ("kind", "int8"), ("a", "string
 TASKS = "location string, path string, size bigint, split int"
 _ERRORS = {cls.kind: cls for cls in (ValidationError, TruncatedError, FrameTooLargeError)}
 # A file's rows are spread over the replay tasks: no per-file share of output or memory applies, only the
-# batch and row bounds (spark_source.Limits).
-REPLAY_LIMITS = Limits(output_bytes=1 << 62, task_memory=0)
+# batch and row bounds (spark_source.ReadLimits).
+REPLAY_LIMITS = ReadLimits(output_bytes=1 << 62, task_memory=0)
 
 
 class _Settings(NamedTuple):

@@ -9,7 +9,7 @@
           .option("mode", "PERMISSIVE")              # PERMISSIVE (default), DROPMALFORMED, FAILFAST
           .option("splitSize", "64m")                # bytes per split (k/m/g suffixes; default 128m)
           .option("columnNameOfCorruptRecord", "_corrupt_record")  # error rows' raw bytes (the default)
-          .option("maxTaskMemory", "1g")             # and the other limits of one file's read (Limits)
+          .option("maxTaskMemory", "1g")             # and the other limits of one file's read (ReadLimits)
           .load("captures/"))                        # a file, a directory (recursive), a glob, or a list
 
 Option names are case-insensitive, as Spark's; an unknown or misspelt one fails at load() with the list
@@ -86,12 +86,12 @@ fed with read() chunks. (Error texts no longer hold buffer positions, so StreamD
 now gives the same rows, tests/test_recovery.py checks it; the map stays for now.) Over the map,
 the scan is iter_frames' own over the same indices, so they do, by construction.
 
-Limits: no file can end a session
+ReadLimits: no file can end a session
 --------------------------------
 A decoder's output is not bounded by its input (an HPACK bomb of 3 MB decodes to 2 GB of headers), and
 Spark cannot survive every way a task fails: a batch of 2 GiB fails the JVM's allocation, and Spark's
 handler then stops the application. So every read of a file runs under a FileGuard (its doc says what
-each limit does; the options set them, and read_dumps / the UDTFs take a Limits):
+each limit does; the options set them, and read_dumps / the UDTFs take a ReadLimits):
 
 ============== ======= ==============================================================================
 option          default what it bounds
@@ -148,7 +148,7 @@ DEFAULT_SPLIT_SIZE = 128 << 20
 RELEASE_EVERY = 16 << 20  # a split's scan hands back the pages it is done with this often
 SYNC_SLACK = 64 << 10
 BATCH_ROWS = 4096
-# What reading one file may take (Limits, the module doc's "Limits"); each is an option of the data source.
+# What reading one file may take (ReadLimits, the module doc's "ReadLimits"); each is an option of the data source.
 BATCH_BYTES = 16 << 20  # a batch is cut before its rows pass this many bytes (maxBatchBytes)
 MAX_ROW_BYTES = 64 << 20  # a row larger than this is an error row (maxRowBytes)
 OUTPUT_BYTES = 256 << 20  # a file yields at most OUTPUT_BYTES + OUTPUT_RATIO x its size of rows
@@ -362,10 +362,10 @@ def split_batches(src, path: str, protocol: str, direction: str | None, mode: st
 
 
 def read_split_batches(src, path: str, protocol: str, direction: str | None, mode: str, split_size: int,
-                       index: int, rows: int = BATCH_ROWS, limits: Limits | None = None) -> Iterator:
+                       index: int, rows: int = BATCH_ROWS, limits: ReadLimits | None = None) -> Iterator:
     """The batches of split `index` of one dump (not a capture), in frame_schema(protocol) or, with
     protocol=auto, auto_schema: read_split's rows, under limits (FileGuard)."""
-    guard = FileGuard(path, protocol, mode, limits or Limits(), src.size, index * split_size,
+    guard = FileGuard(path, protocol, mode, limits or ReadLimits(), src.size, index * split_size,
                       min(src.size, (index + 1) * split_size))
     return guard.guarded(_split_batches(src, guard, direction, split_size, index, rows))
 
@@ -561,10 +561,10 @@ def _protocol_struct(batch, kind):
 
 
 # ---------------------------------------------------------------------------------------------------
-# Limits: what reading one file may take, whatever its decoder does
+# ReadLimits: what reading one file may take, whatever its decoder does
 
 
-class Limits(NamedTuple):
+class ReadLimits(NamedTuple):
     """What reading one file (or one split of it) may take; the data source's options of the same names
     (LIMIT_OPTIONS) set them. See FileGuard for what crossing each does."""
 
@@ -575,7 +575,7 @@ class Limits(NamedTuple):
     task_memory: int = TASK_MEMORY  # maxTaskMemory
 
     @classmethod
-    def of(cls, get) -> "Limits":
+    def of(cls, get) -> "ReadLimits":
         """From the options (get: a lowercase name -> value lookup); sizes take k/m/g suffixes."""
         values = {}
         for option, field in LIMIT_OPTIONS.items():
@@ -617,8 +617,8 @@ def fixed_bytes(protocol: str) -> int:
     return sum(width(field.type) for field in (auto_schema() if protocol == AUTO else arrow.frame_schema(protocol)))
 
 
-class LimitError(Exception):
-    """A limit of Limits crossed; the reason says which, with its value."""
+class ReadLimitError(Exception):
+    """A limit of ReadLimits crossed; the reason says which, with its value."""
 
 
 def worker_memory() -> int | None:
@@ -631,7 +631,7 @@ def worker_memory() -> int | None:
 
 
 class FileGuard:
-    """One file's read (or one split's) under Limits, and how far it got.
+    """One file's read (or one split's) under ReadLimits, and how far it got.
 
     Rows are built one at a time and weighed (arrow.row_bytes) before Arrow holds them: a batch is cut
     before it passes maxBatchBytes (so a batch holds at most max(maxBatchBytes, maxRowBytes)); a row over
@@ -646,7 +646,7 @@ class FileGuard:
     contain=False lets failures through (a reader whose decoder serves other files too).
     """
 
-    def __init__(self, path: str, protocol: str, mode: str, limits: Limits, size: int, start: int = 0,
+    def __init__(self, path: str, protocol: str, mode: str, limits: ReadLimits, size: int, start: int = 0,
                  end: int | None = None, contain: bool = True):
         self.path, self.schema, self.mode, self.limits, self.contain = path, protocol, mode, limits, contain
         self.protocol = None if protocol == AUTO else protocol  # the error row's protocol (auto: once detected)
@@ -657,13 +657,13 @@ class FileGuard:
         self.stopped = False
 
     def memory(self) -> None:
-        """LimitError when the worker has grown by more than maxTaskMemory since the read began."""
+        """ReadLimitError when the worker has grown by more than maxTaskMemory since the read began."""
         if self.base is None:
             return
         grown = (worker_memory() or self.base) - self.base
         if grown > self.limits.task_memory:
-            raise LimitError(f"reading it grew the Python worker by {grown:,} bytes, over maxTaskMemory "
-                             f"({self.limits.task_memory:,})")
+            raise ReadLimitError(f"reading it grew the Python worker by {grown:,} bytes, over maxTaskMemory "
+                                 f"({self.limits.task_memory:,})")
 
     def fed(self, position: int) -> None:
         """A decoder is about to be fed the file's bytes from position on."""
@@ -673,8 +673,9 @@ class FileGuard:
     def _charge(self, size: int, rows: int = 1) -> None:
         self.left -= size
         if self.left < 0:
-            raise LimitError(f"its rows passed {self.allowed:,} bytes: maxOutputBytes ({self.limits.output_bytes:,})"
-                             f" + maxOutputRatio ({self.limits.output_ratio}) x its {self.size:,} bytes")
+            raise ReadLimitError(f"its rows passed {self.allowed:,} bytes: maxOutputBytes "
+                                 f"({self.limits.output_bytes:,}) + maxOutputRatio ({self.limits.output_ratio}) "
+                                 f"x its {self.size:,} bytes")
         before, self.rows = self.rows, self.rows + rows
         if self.rows // MEMORY_EVERY != before // MEMORY_EVERY:
             self.memory()
@@ -762,7 +763,7 @@ class FileGuard:
             if isinstance(exc, DumpDecodeError):
                 raise exc
             raise DumpDecodeError.of(self.path, exc) from None
-        if isinstance(exc, LimitError):
+        if isinstance(exc, ReadLimitError):
             reason, kind = str(exc), FrameTooLargeError.kind
         else:
             text = " ".join(str(exc).split())[:300]
@@ -774,7 +775,7 @@ class FileGuard:
             return None
         self.stopped = True
         logging.getLogger(__name__).warning("%s: offset %d: %s", self.path, self.position, reason,
-                                            exc_info=not isinstance(exc, (LimitError, MemoryError)))
+                                            exc_info=not isinstance(exc, (ReadLimitError, MemoryError)))
         if self.mode == "DROPMALFORMED":
             return None
         error = (FrameTooLargeError if kind == FrameTooLargeError.kind else DecodeError)(self.position, "", reason)
@@ -793,7 +794,7 @@ def is_capture_file(path: str, fs_options=None) -> bool:
 
 
 def piece_batches(src, path: str, protocol: str, direction: str | None, mode: str, split_size: int, index: int,
-                  rows: int = BATCH_ROWS, limits: Limits | None = None) -> Iterator:
+                  rows: int = BATCH_ROWS, limits: ReadLimits | None = None) -> Iterator:
     """The batches of split `index` of one file under limits: a capture's (read whole by split 0), or a
     dump's split's (read_split_batches)."""
     if is_capture(src.head(4)):
@@ -801,7 +802,7 @@ def piece_batches(src, path: str, protocol: str, direction: str | None, mode: st
     return read_split_batches(src, path, protocol, direction, mode, split_size, index, rows, limits)
 
 
-def capture_batches(src, path: str, protocol: str, mode: str, rows: int = BATCH_ROWS, limits: Limits | None = None):
+def capture_batches(src, path: str, protocol: str, mode: str, rows: int = BATCH_ROWS, limits: ReadLimits | None = None):
     """The batches of one capture file: its packets fed to a CaptureDecoder a chunk at a time, or, for a
     capture of at most CAPTURE_WHOLE bytes and a framed protocol, the compiled walker's over the whole
     file; under limits (FileGuard).
@@ -809,7 +810,7 @@ def capture_batches(src, path: str, protocol: str, mode: str, rows: int = BATCH_
     With a protocol every flow is parsed as that protocol; with auto each flow is classified (see
     inlong_proto.capture). The direction option does not apply: a frame's TCP direction decides.
     """
-    guard = FileGuard(path, protocol, mode, limits or Limits(), src.size)
+    guard = FileGuard(path, protocol, mode, limits or ReadLimits(), src.size)
     return guard.guarded(_capture_batches(src, guard, rows))
 
 
@@ -861,7 +862,7 @@ class Options:
         _check_direction(self.direction)
         self.mode = _check_mode(get("mode") or "PERMISSIVE")
         self.split_size = parse_size(get("splitsize") or DEFAULT_SPLIT_SIZE)
-        self.limits = Limits.of(get)
+        self.limits = ReadLimits.of(get)
         paths = []
         if get("paths"):
             paths += json.loads(get("paths"))
@@ -924,7 +925,7 @@ class InlongDataSource(DataSource):
 
     Options (Options; case-insensitive, an unknown one fails at load() with the valid ones): protocol,
     direction, mode, splitSize, columnNameOfCorruptRecord, the limits of one file's read (maxBatchBytes,
-    maxRowBytes, maxOutputBytes, maxOutputRatio, maxTaskMemory: the module doc's "Limits"), fs.<name>.
+    maxRowBytes, maxOutputBytes, maxOutputRatio, maxTaskMemory: the module doc's "ReadLimits"), fs.<name>.
 
     Columns, with Spark types. With a protocol they are read_dumps' (inlong_proto.spark.read_dumps lists
     the protocol's frame columns); with protocol=auto:

@@ -6,7 +6,7 @@ output without end, a worker that grows. Then one local session (conftest's) rea
 hostile file of hostile_streams beside good files, through format("inlong") with protocol=auto and through
 the binaryFile UDTFs (read_dumps; parse_udtf in SQL), and runs another query after. Bounds, each asserted:
 
-- a hostile file's rows take at most what Limits allows (maxOutputBytes + maxOutputRatio x its size);
+- a hostile file's rows take at most what ReadLimits allows (maxOutputBytes + maxOutputRatio x its size);
 - a batch holds at most max(maxBatchBytes, maxRowBytes) of Arrow memory, and twice maxBatchBytes where every
   row is small;
 - the session's Python workers peak below WORKER_PEAK while the folder is read;
@@ -23,7 +23,7 @@ import pytest
 from inlong_proto import arrow
 from inlong_proto.capture.writer import Conversation, pcap_file
 from inlong_proto.spark import DumpDecodeError
-from inlong_proto.spark_source import (STREAM_CHUNK, FileGuard, InlongDataSource, InlongReader, Limits, Options,
+from inlong_proto.spark_source import (STREAM_CHUNK, FileGuard, InlongDataSource, InlongReader, Options, ReadLimits,
                                        file_uri, fixed_bytes, read_partition)
 
 import hostile_streams as hostile
@@ -214,7 +214,7 @@ def test_the_worker_s_growth_is_bounded(monkeypatch, dump):
 
 
 def test_limit_options_are_checked():
-    assert Options({"path": "x", "protocol": "auto"}).limits == Limits()
+    assert Options({"path": "x", "protocol": "auto"}).limits == ReadLimits()
     limits = Options({"path": "x", "protocol": "auto", "MAXBATCHBYTES": "1m", "maxTaskMemory": "0",
                       "maxOutputRatio": "3"}).limits
     assert (limits.batch_bytes, limits.task_memory, limits.output_ratio) == (1 << 20, 0, 3)
@@ -227,7 +227,7 @@ def test_limit_options_are_checked():
 
 
 def test_guard_error_row_names_the_protocol_it_read():
-    guard = FileGuard("p", "tubemq", "PERMISSIVE", Limits(), 100, 40, 90)
+    guard = FileGuard("p", "tubemq", "PERMISSIVE", ReadLimits(), 100, 40, 90)
     own, row, _ = guard.failed(MemoryError())
     assert own == "tubemq" and row[1:4] == (40, 50, "tubemq")
     assert row[6] == "offset 40: MemoryError while reading it; the rest is not read"
@@ -355,8 +355,8 @@ def reference(path: Path, protocol: str) -> list[tuple]:
 
 def check(found: dict, folder: Path, protocol: str, uri, good=(*GOOD, "requests.http"), bad=tuple(HOSTILE)):
     """The good files' rows are all there, as read alone; every hostile file gave rows (errors, or what
-    it holds), within Limits' bound on a file's rows."""
-    limits = Limits()
+    it holds), within ReadLimits' bound on a file's rows."""
+    limits = ReadLimits()
     for name in good:
         path = folder / "good" / name
         assert sorted((row[:5] for row in found.pop(uri(path))), key=repr) == reference(path, protocol), name
