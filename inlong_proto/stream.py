@@ -13,7 +13,7 @@ message or span concerned becomes an error item naming the limit and its value, 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 
 from .errors import DecodeError, LimitError
 from .protocols import DIRECTIONS
@@ -71,9 +71,6 @@ class Limits:
             value = getattr(self, item.name)
             if type(value) is not int or value < 1:
                 raise ValueError(f"limit {item.name} must be a positive int, not {value!r}")
-
-    def but(self, **changes) -> "Limits":
-        return replace(self, **changes)
 
 
 DEFAULT_LIMITS = Limits()

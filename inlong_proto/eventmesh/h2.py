@@ -705,6 +705,7 @@ class GrpcStreamDecoder(StreamDecoderBase):
             if call is not None:
                 call.reset = _error_name(frame.error_code)
                 self._end_call(call, out, self._at(end), complete=True)
+
     def _control(self, frame, offset: int, length: int) -> H2Frame:
         info: dict = {}
         if isinstance(frame, hf.SettingsFrame):
@@ -803,7 +804,6 @@ class GrpcStreamDecoder(StreamDecoderBase):
                         absolute=True)
             self._headers_seen(stream_id, frame, out, end, name)
             return
-
         headers = tuple((None if n is _UNKNOWN_NAME else bytes(n), None if v is _UNKNOWN_VALUE else bytes(v))
                         for n, v in pairs)
         unknown = sum((n is None) + (v is None) for n, v in headers)
