@@ -53,24 +53,24 @@ test-pure: setup
 	INLONG_PROTO_BACKEND=python $(PY) -m pytest $(PURE_TESTS)
 
 bench: setup
-	$(PY) tools/bench.py
-	$(PY) tools/bench_native.py
-	$(PY) tools/bench_native_encode.py
-	$(PY) tools/bench_native_spark.py
-	$(PY) tools/bench_native_capture.py
-	$(PY) tools/bench_recovery.py
-	$(PY) tools/bench_hostile.py
-	$(PY) tools/bench_spark.py
-	$(PY) tools/bench_memory.py
+	$(PY) tools/bench/codecs.py
+	$(PY) tools/bench/native.py
+	$(PY) tools/bench/native_encode.py
+	$(PY) tools/bench/native_spark.py
+	$(PY) tools/bench/native_capture.py
+	$(PY) tools/bench/recovery.py
+	$(PY) tools/bench/hostile.py
+	$(PY) tools/bench/spark.py
+	$(PY) tools/bench/memory.py
 
 # The Spark readers at the default split size, 2 splits per core per file, 1 core vs all cores, local files
 # and an S3 bucket (moto on loopback), dumps and one large capture (about 15 minutes and 3 GiB of disk on 2 cores).
 bench-spark: setup
-	$(PY) tools/bench_spark.py
+	$(PY) tools/bench/spark.py
 
 # A 4 GiB dump through spark.read.format("inlong"): peak RSS of the JVM and Python workers (needs 4 GiB of disk).
 bench-memory: setup
-	$(PY) tools/bench_memory.py
+	$(PY) tools/bench/memory.py
 
 # Coverage-guided fuzzing (atheris) of every decoder, payload layer, to_dict and the capture reader, seeded
 # from tests/vectors; crashers land in tests/vectors/fuzz/<target>/ (replayed by tests/test_fuzz_regressions.py).
@@ -93,7 +93,7 @@ ubsan: setup
 	CFLAGS="$(UBSAN_FLAGS)" LDFLAGS="-fsanitize=undefined" $(PY) setup.py --quiet build_ext --force \
 	  --build-lib $(UBSAN_DIR)/lib --build-temp $(UBSAN_DIR)/temp
 	UBSAN_OPTIONS=print_stacktrace=1 INLONG_PROTO_BACKEND=native $(PY) -c "import importlib, sys, pytest, inlong_proto; \
-	  inlong_proto.__path__.insert(0, '$(abspath $(UBSAN_DIR))/lib/inlong_proto'); from inlong_proto import native; \
+	  inlong_proto.__path__.insert(0, '$(abspath $(UBSAN_DIR))/lib/inlong_proto'); from inlong_proto.backends import compiled as native; \
 	  files = [importlib.import_module('inlong_proto.' + name).__file__ for name in native.COMPILED_MODULES]; \
 	  assert all(f.startswith('$(abspath $(UBSAN_DIR))') for f in files), files; \
 	  sys.exit(pytest.main(['-q', '--capture=sys', '-p', 'no:cacheprovider', '-k', 'not generated_source', \

@@ -34,7 +34,7 @@ from inlong_proto.capture.writer import LINK_ETHERNET, Conversation, pcap_file
 from inlong_proto.dataproxy import builders
 from inlong_proto.dataproxy.payload import ErrCode
 from inlong_proto.eventmesh import tcp
-from inlong_proto.eventmesh.client import make_user_agent, text_message
+from inlong_proto.endpoints.eventmesh_client import make_user_agent, text_message
 from inlong_proto.generated.protobuf.tubemq import BrokerService_pb2 as broker
 from inlong_proto.generated.protobuf.tubemq import MasterService_pb2 as master
 from inlong_proto.tubemq import rpc

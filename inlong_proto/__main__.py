@@ -1,4 +1,4 @@
 """`python -m inlong_proto` is the `inlong-proto` command."""
-from .cli import main
+from inlong_proto.cli.commands import main
 
 main()

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from inlong_proto import decode, protocols, reference
-from inlong_proto.values import render_bytes, render_datetime, to_plain
+from inlong_proto import decode
+from inlong_proto.core import protocols
+from inlong_proto.backends import reference
+from inlong_proto.core.plain import render_bytes, render_datetime, to_plain
 
 _PARTS = ("year", "month", "day", "hour", "minute", "second", "millisecond")
 

@@ -19,7 +19,7 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
 def s3():
     """A moto S3 server for the whole run, with its bucket, and the AWS variables pointing at it. They are
     set before the SparkSession starts, so that its Python workers inherit them as a user's would."""
-    from tools import s3server
+    import s3server
 
     with s3server.s3_server() as env, s3server.environment(env):
         s3server.make_bucket(env)
@@ -29,7 +29,7 @@ def s3():
 @pytest.fixture(scope="session")
 def spark(s3):
     """One local SparkSession for the whole run (starting one costs ~20 s); workers use this interpreter."""
-    from inlong_proto.spark import local_session
+    from inlong_proto.spark.dumps import local_session
 
     session = local_session("inlong-proto-tests", cores=2)
     yield session

@@ -46,7 +46,7 @@ def blocks(page: Path) -> list[tuple[str, int, str, str]]:
 
 def make_folder(home: Path) -> Path:
     """The files the examples name (module doc), in home and in the S3 bucket (the s3 fixture's)."""
-    from tools import s3server
+    import s3server
 
     (home / "examples").symlink_to(ROOT / "examples")  # the examples' own commands run from a clone's root
     (home / "pcaps").mkdir()
@@ -73,8 +73,8 @@ def run_example(section: str, text: str, source: str) -> None:
     session started from this folder, so that relative paths mean the same to the JVM."""
     spark = None
     if "spark" in text:
-        from inlong_proto.spark import local_session
-        from inlong_proto.spark_source import register
+        from inlong_proto.spark.dumps import local_session
+        from inlong_proto.spark.source import register
 
         spark = local_session("inlong-proto-examples", cores=1)
         spark.sparkContext.setLogLevel("ERROR")

@@ -28,8 +28,8 @@ def canonical(rows, drop: str | None = None) -> list[str]:
 def frames(spark, dumps: str, remote: str) -> dict[str, object]:
     """name -> DataFrame: read_dumps of some protocol folders, and the splitting source over them all,
     from the local folder and from the bucket."""
-    from inlong_proto.spark import read_dumps
-    from inlong_proto.spark_source import register
+    from inlong_proto.spark.dumps import read_dumps
+    from inlong_proto.spark.source import register
 
     register(spark)
     out = {f"read_dumps/{name}": read_dumps(spark, os.path.join(dumps, name), name)

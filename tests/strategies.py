@@ -8,7 +8,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from inlong_proto import protocols
+from inlong_proto.core import protocols
 from tools.ksygen.emit import _derived_fields, _distinct_cases
 from tools.ksygen.model import INT_RANGE, Loader, TypeSpec
 

@@ -4,9 +4,10 @@ from decimal import Decimal
 
 import pytest
 
-from inlong_proto import Frame, arrow, encode, iter_frames, protocols
-from inlong_proto.arrow import frame_row, frame_schema, frame_tuple, frames_to_batch, spark_ddl
-from inlong_proto.errors import FieldInfo
+from inlong_proto import Frame, encode, iter_frames
+from inlong_proto.core import arrow, protocols
+from inlong_proto.core.arrow import frame_row, frame_schema, frame_tuple, frames_to_batch, spark_ddl
+from inlong_proto.core.errors import FieldInfo
 from inlong_proto.generated.codec.broadcast import broadcast_frame as b
 
 pa = pytest.importorskip("pyarrow")
@@ -79,7 +80,7 @@ def test_unknown_enum_value_is_rendered_as_number():
 
 
 def test_uint64_maps_to_decimal():
-    from inlong_proto import arrow
+    from inlong_proto.core import arrow
 
     info = FieldInfo("big", "int", "decimal128(20, 0)", None, False)
     assert arrow._plain_type(info.arrow) == pa.decimal128(20, 0)

@@ -19,11 +19,11 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from inlong_proto import frames
+from inlong_proto.core import frames
 from inlong_proto.dataproxy import builders
-from inlong_proto.values import printable
-from inlong_proto.output import terminal_json
-from inlong_proto.query import MAX_DEPTH, MAX_LENGTH, Filter, QueryError, field_path
+from inlong_proto.core.plain import printable
+from inlong_proto.cli.output import terminal_json
+from inlong_proto.cli.query import MAX_DEPTH, MAX_LENGTH, Filter, QueryError, field_path
 
 CLI = [sys.executable, "-m", "inlong_proto"]
 ESCAPES = "\x1b[2J\x1b[31mred\x1b]0;title\x07\x9b31m"  # clear screen, colour, OSC title, C1 CSI
@@ -174,7 +174,7 @@ def test_csv_cells_are_neutralised(tmp_path):
 
 
 def test_csv_nested_values_stay_json():
-    from inlong_proto.output import Csv
+    from inlong_proto.cli.output import Csv
 
     out = io.StringIO()
     writer = Csv(out, [field_path("attrs"), field_path("n")], ())
@@ -254,8 +254,8 @@ def test_inspect_escapes_frame_content(hostile_http):
 
 def test_the_clients_print_received_content_escaped():
     """The eventmesh and tubemq client commands print what they receive through terminal_json."""
-    from inlong_proto.eventmesh import cli as eventmesh_cli
-    from inlong_proto.tubemq import cli as tubemq_cli
+    from inlong_proto.cli import eventmesh as eventmesh_cli
+    from inlong_proto.cli import tubemq as tubemq_cli
 
     assert eventmesh_cli.terminal_json is terminal_json and tubemq_cli.terminal_json is terminal_json
     show = click.command()(lambda: eventmesh_cli._echo_json({"content": ESCAPES}))
@@ -265,8 +265,8 @@ def test_the_clients_print_received_content_escaped():
 
 def test_error_lines_are_escaped(capsys):
     """An error may quote frame content (most quote it by repr already); the line is escaped whatever it holds."""
-    from inlong_proto.cli import _error
-    from inlong_proto.errors import InlongProtoError
+    from inlong_proto.cli.commands import _error
+    from inlong_proto.core.errors import InlongProtoError
 
     _error(InlongProtoError(f"bad topic {ESCAPES}"))
     assert capsys.readouterr().err == f"inlong-proto: error: bad topic {printable(ESCAPES)}\n"
@@ -380,7 +380,7 @@ def test_log_lines_escape_peer_text(capsys):
     """A peer's text in a server's log line (a topic, a url, its error) cannot drive the terminal."""
     import logging
 
-    from inlong_proto.endpoints import setup_logging
+    from inlong_proto.endpoints.common import setup_logging
 
     root = logging.getLogger()
     kept = root.handlers[:]

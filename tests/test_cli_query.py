@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from inlong_proto.query import Filter, QueryError, check_known, field_path, known_tree
+from inlong_proto.cli.query import Filter, QueryError, check_known, field_path, known_tree
 from tests.vectors import ROOT, mixed_capture
 
 CAPTURE = ROOT / "capture" / "dataproxy_lo.pcap"
@@ -104,7 +104,7 @@ def test_every_path_decode_prints_is_known():
     capture, passes the static check: the known paths come from the specs and the payload classes'
     JSON_KEYS, and they are complete."""
     from inlong_proto.capture import iter_capture_frames
-    from inlong_proto.cli import _Selection
+    from inlong_proto.cli.commands import _Selection
 
     data, _ = mixed_capture()
     selection = _Selection("auto", (), None, False, True)
@@ -236,7 +236,7 @@ def test_records_of_another_protocol_exit_2():
 
 def test_parquet_column_changing_type_exits_2(tmp_path, monkeypatch):
     pytest.importorskip("pyarrow")
-    from inlong_proto import output
+    from inlong_proto.cli import output
 
     monkeypatch.setattr(output, "PARQUET_ROWS", 1)
     stream = open(tmp_path / "out.parquet", "w")

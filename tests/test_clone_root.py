@@ -36,8 +36,8 @@ JOB = r"""
 import json, os, sys
 
 from inlong_proto.dataproxy.records import read_records
-from inlong_proto.spark import local_session, read_dumps
-from inlong_proto.spark_source import register
+from inlong_proto.spark.dumps import local_session, read_dumps
+from inlong_proto.spark.source import register
 
 
 def where(_=None):

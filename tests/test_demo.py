@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from inlong_proto.capture import iter_capture_frames
-from inlong_proto.demo import COUNT, record_capture
+from inlong_proto.endpoints.demo import COUNT, record_capture
 from tests.capture.test_capture_vectors import _can_capture
 
 # (protocol, stream, message type) -> how many of them every demo run captures

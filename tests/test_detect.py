@@ -3,8 +3,9 @@ import random
 
 import pytest
 
-from inlong_proto import ValidationError, decode, protocols
-from inlong_proto.detect import HEAD_SIZE, SIGNATURES, candidates, detect, score
+from inlong_proto import ValidationError, decode
+from inlong_proto.core import protocols
+from inlong_proto.core.detect import HEAD_SIZE, SIGNATURES, candidates, detect, score
 
 import vectors
 

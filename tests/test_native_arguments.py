@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from inlong_proto import native
+from inlong_proto.backends import compiled as native
 
 import vectors
 

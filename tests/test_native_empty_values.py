@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from inlong_proto import arrow, iter_frames, native
+from inlong_proto.core import arrow
+from inlong_proto import iter_frames
+from inlong_proto.backends import compiled as native
 
 ROOT = Path(__file__).parent / "vectors" / "dataproxy" / "valid"
 HEARTBEATS = sorted(ROOT.glob("*heartbeat*.json"))

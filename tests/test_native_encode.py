@@ -23,7 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import inlong_proto
-from inlong_proto import iter_frames, native_encode, protocols
+from inlong_proto import iter_frames
+from inlong_proto.backends import compiled_encode as native_encode
+from inlong_proto.core import protocols
 
 import strategies
 import vectors

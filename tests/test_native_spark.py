@@ -7,9 +7,11 @@ import random
 
 import pytest
 
-from inlong_proto import arrow, iter_frames, native, protocols
-from inlong_proto.spark import DumpDecodeError
-from inlong_proto.spark_source import BytesSource, auto_of, auto_schema, split_batches, split_count, split_frames
+from inlong_proto.core import arrow, protocols
+from inlong_proto import iter_frames
+from inlong_proto.backends import compiled as native
+from inlong_proto.spark.dumps import DumpDecodeError
+from inlong_proto.spark.source import BytesSource, auto_of, auto_schema, split_batches, split_count, split_frames
 
 import vectors
 
@@ -112,7 +114,7 @@ def test_auto_of_puts_the_columns_in_the_protocols_struct(protocol):
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_sync_points_are_the_same_on_both_backends(protocol, monkeypatch):
     """The walker's verdicts (compiled where built) change the time a sync point takes, never where it is."""
-    from inlong_proto.spark_source import _Walker
+    from inlong_proto.spark.source import _Walker
 
     data = damaged_dump(protocol, 11, count=300)
     found = {}
@@ -129,8 +131,8 @@ def test_sync_points_are_the_same_on_both_backends(protocol, monkeypatch):
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_structural_verdict_is_the_frame_layouts_own(protocol):
     """frame_verdict(structural=True): a size exactly where frames._decode_with decodes the layout alone."""
-    from inlong_proto.errors import DecodeError
-    from inlong_proto.frames import _decode_with
+    from inlong_proto.core.errors import DecodeError
+    from inlong_proto.core.frames import _decode_with
 
     verdict = native.frame_verdict(protocol, structural=True)
     if verdict is None:
@@ -161,8 +163,8 @@ def test_structural_verdict_is_the_frame_layouts_own(protocol):
 def test_small_captures_take_the_compiled_walker_with_the_chunked_readers_rows(mode, monkeypatch):
     """format("inlong") reads a capture of at most CAPTURE_WHOLE bytes whole, through capture.native_path:
     its rows (and FAILFAST's error) are those of the chunked CaptureDecoder path it replaces."""
-    from inlong_proto import spark_source
-    from inlong_proto.capture import native_path
+    from inlong_proto.spark import source as spark_source
+    from inlong_proto.backends import compiled_capture as native_path
     from tests.capture.test_native_capture import many_flows
     from inlong_proto.capture.writer import pcap_file
 

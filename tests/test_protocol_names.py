@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import inlong_proto
-from inlong_proto import protocols
+from inlong_proto.core import protocols
 from tests.vectors import valid_frames
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from inlong_proto import detect, protocols
+from inlong_proto.core import detect, protocols
 from inlong_proto.generated.codec import PROTOCOLS as FRAME_CODECS
 from tools.ksygen import registry
 

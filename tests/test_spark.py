@@ -11,8 +11,8 @@ from inlong_proto.generated.codec.broadcast import broadcast_frame as b
 pytest.importorskip("pyarrow")
 pytest.importorskip("pyspark")
 
-from inlong_proto.arrow import spark_schema  # noqa: E402
-from inlong_proto.spark import parse_udtf, read_dumps, register_udtf  # noqa: E402
+from inlong_proto.core.arrow import spark_schema  # noqa: E402
+from inlong_proto.spark.dumps import parse_udtf, read_dumps, register_udtf  # noqa: E402
 
 
 def response(data: int, status=b.Status.real_time, ms: int = 0) -> bytes:
@@ -162,7 +162,7 @@ def test_a_file_too_big_for_one_binaryfile_row_is_refused_up_front(spark, tmp_pa
                  lambda: read_records(spark, str(big))):
         with pytest.raises(ValueError, match=r'dump\.bin: 209,715,200 bytes.*format\("inlong"\)'):
             call()
-    from inlong_proto.spark import default_max_file_size
+    from inlong_proto.spark.dumps import default_max_file_size
 
     heap = spark.sparkContext._jvm.java.lang.Runtime.getRuntime().maxMemory()
     assert default_max_file_size(spark) == heap // 16  # 63 MB read and 127 MB died with a 1 GiB heap

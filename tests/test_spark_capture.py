@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from inlong_proto import arrow, protocols
+from inlong_proto.core import arrow, protocols
 from inlong_proto.capture import iter_capture_frames
-from inlong_proto.spark import read_dumps
-from inlong_proto.spark_source import file_uri, register, spark_arrow_schema
+from inlong_proto.spark.dumps import read_dumps
+from inlong_proto.spark.source import file_uri, register, spark_arrow_schema
 
 import vectors
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from inlong_proto.capture.split import CaptureSplitError
-from inlong_proto.spark_capture import _murmur3_int, bucket_values, read_captures
-from inlong_proto.spark_source import register
+from inlong_proto.spark.captures import _murmur3_int, bucket_values, read_captures
+from inlong_proto.spark.source import register
 
 from capture.test_capture_split import busy_pcap, busy_pcapng, damaged
 

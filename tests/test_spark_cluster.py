@@ -21,7 +21,7 @@ from pathlib import Path
 import pyspark
 import pytest
 
-from tools import s3server
+import s3server
 import spark_cluster_job
 import vectors
 

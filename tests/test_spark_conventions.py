@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 import inlong_proto as ip
-from inlong_proto import arrow, iter_frames, protocols
+from inlong_proto.core import arrow, protocols
+from inlong_proto import iter_frames
 from inlong_proto.dataproxy import bin_request, text_request
 from inlong_proto.generated.codec.broadcast import broadcast_frame as b
 
@@ -23,9 +24,8 @@ from pyspark.sql.types import ArrayType, MapType, StructType  # noqa: E402
 
 from inlong_proto.dataproxy.records import (RECORD_COLUMNS, _row_tuple, read_records, record_rows,  # noqa: E402
                                             record_spark_schema)
-from inlong_proto.spark import read_dumps  # noqa: E402
-from inlong_proto.spark_source import (AUTO, InlongDataSource, Options, auto_batch, register,  # noqa: E402
-                                       spark_schema)
+from inlong_proto.spark.dumps import read_dumps  # noqa: E402
+from inlong_proto.spark.source import AUTO, InlongDataSource, Options, auto_batch, register, spark_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTOCOLS = sorted(protocols.names())
@@ -234,11 +234,11 @@ def test_every_reader_documents_its_columns_with_their_types():
 # --- without the spark extra -------------------------------------------------------------------------
 
 CALLS = {
-    "read_dumps": "from inlong_proto.spark import read_dumps; read_dumps(None, 'x', 'broadcast')",
-    "register_udtf": "from inlong_proto.spark import register_udtf; register_udtf(None, 'broadcast')",
-    "local_session": "from inlong_proto.spark import local_session; local_session()",
+    "read_dumps": "from inlong_proto.spark.dumps import read_dumps; read_dumps(None, 'x', 'broadcast')",
+    "register_udtf": "from inlong_proto.spark.dumps import register_udtf; register_udtf(None, 'broadcast')",
+    "local_session": "from inlong_proto.spark.dumps import local_session; local_session()",
     "read_records": "from inlong_proto.dataproxy.records import read_records; read_records(None, 'x')",
-    "register": "from inlong_proto.spark_source import register; register(None)",
+    "register": "from inlong_proto.spark.source import register; register(None)",
 }
 BLOCKER = """
 import importlib.abc, json, sys
@@ -249,7 +249,7 @@ class Missing(importlib.abc.MetaPathFinder):
             raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
 
 sys.meta_path.insert(0, Missing())
-import inlong_proto, inlong_proto.spark, inlong_proto.spark_source, inlong_proto.dataproxy.records
+import inlong_proto, inlong_proto.spark, inlong_proto.spark.source, inlong_proto.dataproxy.records
 out = {{}}
 for name, call in json.loads(sys.argv[1]).items():
     try:

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from inlong_proto import arrow
+from inlong_proto.core import arrow
 from inlong_proto.capture.writer import Conversation, pcap_file
-from inlong_proto.spark import DumpDecodeError
-from inlong_proto.spark_source import (STREAM_CHUNK, FileGuard, InlongDataSource, InlongReader, Options, ReadLimits,
+from inlong_proto.spark.dumps import DumpDecodeError
+from inlong_proto.spark.source import (STREAM_CHUNK, FileGuard, InlongDataSource, InlongReader, Options, ReadLimits,
                                        file_uri, fixed_bytes, read_partition)
 
 import hostile_streams as hostile
@@ -86,7 +86,7 @@ def recurse(depth=0):
 
 
 def failing_decoders(after: int, fail):
-    from inlong_proto import spark_source
+    from inlong_proto.spark import source as spark_source
 
     real = spark_source.stream_decoder
     return lambda *args, **kwargs: Failing(real(*args, **kwargs), after, fail)
@@ -99,7 +99,7 @@ def failing_decoders(after: int, fail):
 def test_a_decoder_failure_is_an_error_row_after_the_rows_before_it(monkeypatch, dump, fail, name):
     good = rows_of(read(dump))
     assert len(good) == 2000 and not any(row["error"] for row in good)
-    monkeypatch.setattr("inlong_proto.spark_source.stream_decoder", failing_decoders(2, fail))
+    monkeypatch.setattr("inlong_proto.spark.source.stream_decoder", failing_decoders(2, fail))
     rows = rows_of(read(dump))
     *before, last = rows
     assert before == [row for row in good if row["offset"] + row["length"] <= 2 * STREAM_CHUNK][:len(before)]
@@ -111,7 +111,7 @@ def test_a_decoder_failure_is_an_error_row_after_the_rows_before_it(monkeypatch,
 
 
 def test_a_decoder_failure_under_the_other_modes(monkeypatch, dump):
-    monkeypatch.setattr("inlong_proto.spark_source.stream_decoder", failing_decoders(1, out_of_memory))
+    monkeypatch.setattr("inlong_proto.spark.source.stream_decoder", failing_decoders(1, out_of_memory))
     rows = rows_of(read(dump, mode="DROPMALFORMED"))
     assert rows and not any(row["error"] for row in rows)
     with pytest.raises(DumpDecodeError, match=rf"^{file_uri(str(dump))}: offset {STREAM_CHUNK}: MemoryError "):
@@ -123,7 +123,7 @@ def test_storage_errors_still_fail_the_task(monkeypatch, dump):
     def broken():
         raise OSError("connection reset")
 
-    monkeypatch.setattr("inlong_proto.spark_source.stream_decoder", failing_decoders(1, broken))
+    monkeypatch.setattr("inlong_proto.spark.source.stream_decoder", failing_decoders(1, broken))
     with pytest.raises(OSError, match="connection reset"):
         read(dump)
 
@@ -147,7 +147,7 @@ def test_a_capture_decoder_failure_is_an_error_row(monkeypatch, tmp_path):
 
 def test_a_compiled_scan_failure_is_an_error_row(monkeypatch, tmp_path):
     """The framed protocols' batches (split_batches, the compiled scanners where built) are guarded too."""
-    from inlong_proto import spark_source
+    from inlong_proto.spark import source as spark_source
 
     path = tmp_path / "d.bin"
     path.write_bytes((VECTORS / "dataproxy_lo.client.bin").read_bytes() * 4)
@@ -204,7 +204,7 @@ def test_the_worker_s_growth_is_bounded(monkeypatch, dump):
     """maxTaskMemory: the worker's RSS (worker_memory) is looked at before each chunk a decoder is fed and every
     MEMORY_EVERY rows; here it grows 300 MiB between two looks."""
     grown = iter(range(0, 10 << 30, 300 << 20))
-    monkeypatch.setattr("inlong_proto.spark_source.worker_memory", lambda: next(grown))
+    monkeypatch.setattr("inlong_proto.spark.source.worker_memory", lambda: next(grown))
     *kept, last = rows_of(read(dump))  # the fourth look (3 chunks fed, or 1024 rows made) crosses it
     assert last["error"] == (f"offset {last['offset']}: reading it grew the Python worker by {1200 << 20:,} "
                              f"bytes, over maxTaskMemory ({1 << 30:,}); the rest is not read")
@@ -342,8 +342,8 @@ def summary(df) -> dict:
 
 def reference(path: Path, protocol: str) -> list[tuple]:
     """The rows one file gives read alone in this process (piece_batches, as a task reads it)."""
-    from inlong_proto.sources import BytesSource
-    from inlong_proto.spark_source import piece_batches
+    from inlong_proto.core.sources import BytesSource
+    from inlong_proto.spark.source import piece_batches
 
     data = path.read_bytes()
     rows = []
@@ -370,8 +370,8 @@ def check(found: dict, folder: Path, protocol: str, uri, good=(*GOOD, "requests.
 def test_one_session_reads_a_hostile_folder_and_goes_on(spark, folder):
     from pyspark.sql import functions as F
 
-    from inlong_proto.spark import read_dumps, register_udtf
-    from inlong_proto.spark_source import register
+    from inlong_proto.spark.dumps import read_dumps, register_udtf
+    from inlong_proto.spark.source import register
 
     register(spark)
     register_udtf(spark, "eventmesh-grpc", name="parse_grpc_hostile")
@@ -413,13 +413,13 @@ class decoders_failing:
     """In the process it runs in (a Spark worker), stream decoders that raise MemoryError on their second feed."""
 
     def __enter__(self):
-        from inlong_proto import spark_source
+        from inlong_proto.spark import source as spark_source
 
         self.real = spark_source.stream_decoder
         spark_source.stream_decoder = failing_decoders(1, out_of_memory)
 
     def __exit__(self, *exc):
-        from inlong_proto import spark_source
+        from inlong_proto.spark import source as spark_source
 
         spark_source.stream_decoder = self.real  # the worker serves later tasks too
 
@@ -446,7 +446,7 @@ def trouble_udtf():
     """read_dumps' UDTF (eventmesh-http) whose workers' HTTP decoders fail (decoders_failing)."""
     from pyspark.sql.functions import arrow_udtf
 
-    from inlong_proto.spark import batch_udtf
+    from inlong_proto.spark.dumps import batch_udtf
 
     inner = batch_udtf("eventmesh-http")
 
@@ -469,7 +469,7 @@ def by_value():
 
 
 def test_decoder_failures_in_the_workers_are_error_rows(spark, tmp_path, by_value):
-    from inlong_proto.spark import dump_files
+    from inlong_proto.spark.dumps import dump_files
 
     dump = tmp_path / "requests.http"
     dump.write_bytes(http_dump())

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from inlong_proto.capture import iter_capture_frames
-from inlong_proto.spark_job import TaskProgress, parse
+from inlong_proto.spark.job import TaskProgress, parse
 
 import vectors
 

@@ -8,11 +8,11 @@ import random
 
 import pytest
 
-from inlong_proto import sources
-from inlong_proto.sources import BytesSource, RangeSource, filesystem, list_files, open_source
-from inlong_proto.spark_source import split_count, split_frames
+from inlong_proto.core import sources
+from inlong_proto.core.sources import BytesSource, RangeSource, filesystem, list_files, open_source
+from inlong_proto.spark.source import split_count, split_frames
 
-from tools import s3server
+import s3server
 from test_spark_source import PROTOCOLS, corrupt, dump, rows
 
 
@@ -179,7 +179,7 @@ def _sorted_rows(df, root: str) -> list[tuple]:
 
 @pytest.mark.parametrize("split", ["3k", "128m"])
 def test_spark_reads_the_bucket_as_the_local_folder(spark, bucket, split):
-    from inlong_proto.spark_source import register
+    from inlong_proto.spark.source import register
 
     register(spark)
     remote = f"s3://{s3server.BUCKET}/dumps/"

@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from inlong_proto import DecodeError, encode, iter_frames, protocols
-from inlong_proto.arrow import frame_row
-from inlong_proto.frames import _decode_at
-from inlong_proto.spark import DumpDecodeError
-from inlong_proto.spark_source import (AUTO, BytesSource, FileSource, InlongReader, Options, _Walker,
-                                       file_uri, list_files, parse_size, plan, read_split, split_bounds,
-                                       split_count, split_frames)
+from inlong_proto import DecodeError, encode, iter_frames
+from inlong_proto.core import protocols
+from inlong_proto.core.arrow import frame_row
+from inlong_proto.core.frames import _decode_at
+from inlong_proto.spark.dumps import DumpDecodeError
+from inlong_proto.spark.source import (AUTO, BytesSource, FileSource, InlongReader, Options, _Walker, file_uri,
+                                       list_files, parse_size, plan, read_split, split_bounds, split_count,
+                                       split_frames)
 
 import vectors
 
@@ -349,7 +350,7 @@ def test_a_split_reads_only_around_its_range(tmp_path):
 
 
 def _spark_rows(spark, root, **options):
-    from inlong_proto.spark_source import register
+    from inlong_proto.spark.source import register
 
     register(spark)
     reader = spark.read.format("inlong")
@@ -359,7 +360,7 @@ def _spark_rows(spark, root, **options):
 
 
 def test_spark_equals_read_dumps(spark, tmp_path):
-    from inlong_proto.spark import read_dumps
+    from inlong_proto.spark.dumps import read_dumps
 
     data = dump("dataproxy", 20, 4) + b"\x00\x00junk" + dump("dataproxy", 20, 5)[:-3]
     (tmp_path / "capture.bin").write_bytes(data)

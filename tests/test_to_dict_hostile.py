@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import inlong_proto
-from inlong_proto import DecodeError, protocols
+from inlong_proto import DecodeError
+from inlong_proto.core import protocols
 from inlong_proto.dataproxy.payload import payload as dataproxy_payload
 from inlong_proto.eventmesh import http
 from inlong_proto.generated.protobuf.tubemq import RPC_pb2

@@ -107,7 +107,9 @@ def frame_target(protocol: str):
     """decode, iter_frames FAILFAST / PERMISSIVE, StreamDecoder in pieces and the payload layers; with the
     compiled backend, its batches (C scanners and compiled payload layers) against the pure rows."""
     import inlong_proto
-    from inlong_proto import DecodeError, arrow, native, protocols
+    from inlong_proto import DecodeError
+    from inlong_proto.core import arrow, protocols
+    from inlong_proto.backends import compiled as native
 
     proto = protocols.get(protocol)
     reader = None
@@ -186,7 +188,7 @@ def grpc_target():
     decoder holds no more than its budget (buffered bytes and retained state)."""
     from inlong_proto import DecodeError
     from inlong_proto.eventmesh import h2
-    from inlong_proto.stream import CALL_COST, Limits
+    from inlong_proto.core.stream import CALL_COST, Limits
 
     limits = Limits(max_header_list=512, max_hpack_table=1024, max_message=1024, max_body=1024, max_open_calls=4,
                     max_call_messages=3, max_retained=4096)
@@ -260,8 +262,10 @@ def capture_native_target():
     rows in the same order, or the same error, for a named protocol in each mode."""
     import pyarrow as pa
 
-    from inlong_proto import DecodeError, arrow
-    from inlong_proto.capture import iter_capture_frames, native_path
+    from inlong_proto import DecodeError
+    from inlong_proto.core import arrow
+    from inlong_proto.capture import iter_capture_frames
+    from inlong_proto.backends import compiled_capture as native_path
 
     def rows(batches, protocol: str):
         try:

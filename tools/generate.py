@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tools import jsonschema_codegen  # noqa: E402
+from tools.ksygen import jsonschema_codegen  # noqa: E402
 from tools.ksygen import cgen, cgen_capture, cgen_encode, cgen_json, cgen_protobuf, registry, wireshark  # noqa: E402
 from tools.ksygen import docs  # noqa: E402
 from tools.ksygen.emit import emit_module  # noqa: E402

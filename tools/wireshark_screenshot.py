@@ -29,7 +29,7 @@ PACKET_FILTER = "dataproxy"  # the first packet that holds a DataProxy message
 def screenshot(plugin: Path | None = None, *, env: dict | None = None, capture: Path = CAPTURE) -> str:
     """tshark -O dataproxy (DataProxy's tree expanded, the layers below it one line each) of the first
     packet of `capture` holding a DataProxy message."""
-    from inlong_proto.wireshark import plugin_path
+    from inlong_proto.cli.wireshark import plugin_path
 
     plugin = plugin or plugin_path()
     tshark = shutil.which("tshark")

@@ -1,7 +1,7 @@
 """MkDocs hook: the command-line reference page is the CLI's own --help, rendered at build time.
 
 A page holding the marker `<!-- inlong-proto --help -->` gets, in its place, one section per command and
-subcommand of `inlong-proto` (the click group inlong_proto.cli.main), each with its help text as click prints
+subcommand of `inlong-proto` (the click group inlong_proto.cli.commands.main), each with its help text as click prints
 it, so that the reference cannot drift from the code.
 """
 from __future__ import annotations
@@ -24,6 +24,6 @@ def _sections(command: click.Command, parent: click.Context | None, name: str) -
 def on_page_markdown(markdown: str, page, config, files) -> str:
     if MARKER not in markdown:
         return markdown
-    from inlong_proto.cli import main
+    from inlong_proto.cli.commands import main
 
     return markdown.replace(MARKER, "\n".join(_sections(main, None, "inlong-proto")))

@@ -33,12 +33,12 @@ from datetime import datetime
 from itertools import takewhile
 from typing import Iterator, NamedTuple
 
-from .. import protocols
-from ..detect import classify as detect_classify
-from ..errors import DecodeError, TruncatedError, ValidationError
-from ..frames import Frame, _check_mode, stream_decoder
-from .container import ContainerError, Packet, PacketReader, is_capture, iter_packets, ns_datetime
-from .tcp import Chunk, Reassembler, Segment, segment_of
+from inlong_proto.core import protocols
+from inlong_proto.core.detect import classify as detect_classify
+from inlong_proto.core.errors import DecodeError, TruncatedError, ValidationError
+from inlong_proto.core.frames import Frame, _check_mode, stream_decoder
+from inlong_proto.capture.container import ContainerError, Packet, PacketReader, is_capture, iter_packets, ns_datetime
+from inlong_proto.capture.tcp import Chunk, Reassembler, Segment, segment_of
 
 __all__ = ["CaptureDecoder", "CaptureFrame", "Flow", "GapError", "Packet", "PacketReader", "SERVER_PORTS",
            "classify", "container_error_frame", "is_capture", "iter_capture_frames", "iter_packets", "packet_segment"]

@@ -11,9 +11,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import NamedTuple
 
-from ..errors import DecodeError, TruncatedError, ValidationError
-from ..frames import _check_mode
-from ..generated.codec.capture import pcap, pcapng
+from inlong_proto.core.errors import DecodeError, TruncatedError, ValidationError
+from inlong_proto.core.frames import _check_mode
+from inlong_proto.generated.codec.capture import pcap, pcapng
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 PCAP_MAGICS = {m.value.to_bytes(4, "big"): m for m in pcap.Magic}

@@ -84,9 +84,9 @@ import heapq
 from functools import partial
 from typing import Iterator, NamedTuple
 
-from ..errors import DecodeError, InlongProtoError, TruncatedError
-from ..generated.codec.capture import pcap, pcapng
-from .container import PCAPNG_MAGIC, ContainerError, Packet, PacketReader
+from inlong_proto.core.errors import DecodeError, InlongProtoError, TruncatedError
+from inlong_proto.generated.codec.capture import pcap, pcapng
+from inlong_proto.capture.container import PCAPNG_MAGIC, ContainerError, Packet, PacketReader
 
 CHUNK = 1 << 20  # the grid the sequential reader is fed on (spark_source.CAPTURE_CHUNK)
 WINDOW = (64 << 10) + 64  # how far before a boundary a straddling record is looked for (module doc)
@@ -371,7 +371,7 @@ def _plausibility(walker: _Walker, head: Head, start: int, stop: int) -> tuple[f
     """How much the records of a walk over [start, stop) look like captured TCP: the share of them whose
     packet is no longer than on the wire and decodes to a TCP segment, and how many there are. The walk
     shifted by 4 bytes into the true one (pcap's orig_len read as incl_len) fails both."""
-    from . import packet_segment
+    from inlong_proto.capture import packet_segment
 
     reader = _TrackedReader.primed(head, start)
     data = walker.bytes

@@ -10,9 +10,9 @@ from functools import lru_cache
 from ipaddress import ip_address
 from typing import NamedTuple
 
-from ..errors import TruncatedError
-from ..generated.codec.capture import (bsd_loopback, ethernet_frame, ipv4_packet, ipv6_packet, linux_sll,
-                                       linux_sll2, raw_ip, tcp_segment)
+from inlong_proto.core.errors import TruncatedError
+from inlong_proto.generated.codec.capture import (bsd_loopback, ethernet_frame, ipv4_packet, ipv6_packet, linux_sll,
+                                                  linux_sll2, raw_ip, tcp_segment)
 
 # LINKTYPE_ values (https://www.tcpdump.org/linktypes.html) -> how to reach the IP packet.
 LINK_ETHERNET, LINK_NULL, LINK_LOOP, LINK_SLL, LINK_SLL2 = 1, 0, 108, 113, 276

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from ipaddress import ip_address
 
-from ..generated.codec.capture import (ethernet_frame, ipv4_packet as ip4, ipv6_packet as ip6, linux_sll, pcap,
-                                       raw_ip, tcp_segment as tcp)
-from .tcp import ETHERTYPE_IPV4, ETHERTYPE_IPV6, IPPROTO_TCP, LINK_ETHERNET, LINK_SLL, SEQ_MOD
+from inlong_proto.generated.codec.capture import (ethernet_frame, ipv4_packet as ip4, ipv6_packet as ip6, linux_sll,
+                                                  pcap, raw_ip, tcp_segment as tcp)
+from inlong_proto.capture.tcp import ETHERTYPE_IPV4, ETHERTYPE_IPV6, IPPROTO_TCP, LINK_ETHERNET, LINK_SLL, SEQ_MOD
 
 __all__ = ["Conversation", "LINK_ETHERNET", "LINK_RAW", "LINK_SLL", "pcap_file", "segment", "sll", "wrap"]
 
@@ -140,7 +140,7 @@ def dump_to_pcap(data: bytes, protocol: str, *, client: tuple[str, int] = ("10.0
     capture readers can take it: each frame is sent by the side its direction names (responses by the
     server, everything else, error spans included, by the client), one frame per step_ns, since a dump
     has no clock. The frames come back byte for byte from iter_capture_frames."""
-    from ..frames import iter_frames
+    from inlong_proto.core.frames import iter_frames
 
     conversation = Conversation(client, server)
     ts = start_ns

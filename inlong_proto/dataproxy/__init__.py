@@ -6,14 +6,15 @@ the Java SDK and the DataProxy server write; the Spark reader is ``records.read_
 ``payload`` and ``records`` are its submodules (where the same functions are ``payload.payload`` and
 ``records.records``): a function of the same name used to shadow them.
 """
-from .builders import (bin_request, bin_response, heartbeat_request, heartbeat_response, legacy_heartbeat_request,
-                       legacy_heartbeat_response, text_request, text_response)
-from . import payload, records
-from .payload import (ErrCode, MsgType, Payload, Record, format_attrs, infer_direction, parse_attrs,
-                      response_status)
-from .payload import payload as read_payload
-from .records import RecordRow, record_rows
-from .records import records as iter_records
+from inlong_proto.dataproxy.builders import (bin_request, bin_response, heartbeat_request, heartbeat_response,
+                                             legacy_heartbeat_request, legacy_heartbeat_response, text_request,
+                                             text_response)
+from inlong_proto.dataproxy import payload, records
+from inlong_proto.dataproxy.payload import (ErrCode, MsgType, Payload, Record, format_attrs, infer_direction,
+                                            parse_attrs, response_status)
+from inlong_proto.dataproxy.payload import payload as read_payload
+from inlong_proto.dataproxy.records import RecordRow, record_rows
+from inlong_proto.dataproxy.records import records as iter_records
 
 __all__ = [
     "ErrCode", "MsgType", "Payload", "Record", "RecordRow", "bin_request", "bin_response", "format_attrs",

@@ -18,14 +18,14 @@ from typing import Mapping, Sequence
 
 import cramjam
 
-from .. import __version__
-from ..errors import EncodeError
-from ..frames import Frame
-from ..generated.codec.dataproxy import dataproxy_common as common
-from ..generated.codec.dataproxy import dataproxy_payload as layouts
-from ..generated.codec.dataproxy import dataproxy_request as request_codec
-from ..generated.codec.dataproxy import dataproxy_response as response_codec
-from .payload import ErrCode, MsgType, format_attrs, parse_attrs
+from inlong_proto import __version__
+from inlong_proto.core.errors import EncodeError
+from inlong_proto.core.frames import Frame
+from inlong_proto.generated.codec.dataproxy import dataproxy_common as common
+from inlong_proto.generated.codec.dataproxy import dataproxy_payload as layouts
+from inlong_proto.generated.codec.dataproxy import dataproxy_request as request_codec
+from inlong_proto.generated.codec.dataproxy import dataproxy_response as response_codec
+from inlong_proto.dataproxy.payload import ErrCode, MsgType, format_attrs, parse_attrs
 
 SDK_VERSION = f"inlong-proto-{__version__}"
 # The heartbeat response body: the node load, which the server always reports as 0xFFFF at the cited

@@ -6,7 +6,7 @@ the attribute string, the Snappy body, and the record layouts of ``specs/datapro
 Every binary layout comes from the generated codecs; the only choices made here are the protocol's rules
 (which layout a MsgType uses, when a body is compressed, how records are separated), each cited where made.
 
-Errors are :class:`~inlong_proto.errors.DecodeError` subclasses whose offsets count from the start of the
+Errors are :class:`~inlong_proto.core.errors.DecodeError` subclasses whose offsets count from the start of the
 buffer the frame was decoded from (``frame.offset`` + the position in the frame; for a bare message, from
 the frame's first byte), like every other error of the package.
 """
@@ -19,13 +19,13 @@ from typing import Iterable, Mapping
 
 import cramjam
 
-from ..errors import DecodeError, EncodeError, TruncatedError, ValidationError
-from ..frames import Frame, encode
-from ..values import to_plain
-from ..generated.codec.dataproxy import dataproxy_common as common
-from ..generated.codec.dataproxy import dataproxy_payload as layouts
-from ..generated.codec.dataproxy import dataproxy_request as request_codec
-from ..generated.codec.dataproxy import dataproxy_response as response_codec
+from inlong_proto.core.errors import DecodeError, EncodeError, TruncatedError, ValidationError
+from inlong_proto.core.frames import Frame, encode
+from inlong_proto.core.plain import to_plain
+from inlong_proto.generated.codec.dataproxy import dataproxy_common as common
+from inlong_proto.generated.codec.dataproxy import dataproxy_payload as layouts
+from inlong_proto.generated.codec.dataproxy import dataproxy_request as request_codec
+from inlong_proto.generated.codec.dataproxy import dataproxy_response as response_codec
 
 ErrCode = common.ErrCode
 MsgType = common.MsgType

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterable, Iterator, Sequence
 
-from .. import arrow
-from ..capture import iter_capture_frames
-from ..capture.container import is_capture
-from ..errors import DecodeError, ValidationError
-from ..frames import Frame, iter_frames
-from ..values import render_bytes, render_datetime
-from .payload import Pairs, Record, payload
+from inlong_proto.core import arrow
+from inlong_proto.capture import iter_capture_frames
+from inlong_proto.capture.container import is_capture
+from inlong_proto.core.errors import DecodeError, ValidationError
+from inlong_proto.core.frames import Frame, iter_frames
+from inlong_proto.core.plain import render_bytes, render_datetime
+from inlong_proto.dataproxy.payload import Pairs, Record, payload
 
 PROTOCOL = "dataproxy"
 
@@ -191,12 +191,12 @@ def _row_tuple(path: str, row: RecordRow, capture: tuple | None = None) -> tuple
 def records_udtf(direction: str | None = None, mode: str = "PERMISSIVE"):
     """An Arrow-optimized Python UDTF turning (path, content) of DataProxy dumps into record rows.
 
-    Called like ``inlong_proto.spark.parse_udtf``: two scalar arguments or one TABLE argument with path
+    Called like ``inlong_proto.spark.dumps.parse_udtf``: two scalar arguments or one TABLE argument with path
     and content columns. direction is passed to iter_frames (None: both layouts, ambiguous frames
     inferred; "request" for dumps of what SDKs sent). A pcap / pcapng file gives the records its DataProxy
     clients sent (capture_record_rows); there TCP says who sent what and direction does not apply.
     """
-    from ..spark import _check, dump_udtf, require_spark
+    from inlong_proto.spark.dumps import _check, dump_udtf, require_spark
 
     require_spark()
     _, mode = _check(PROTOCOL, direction, mode)
@@ -250,6 +250,6 @@ def read_records(spark, path: str | Sequence[str], mode: str = "PERMISSIVE", dir
       server_port: INT, sender: STRING, time: TIMESTAMP, packet_offset: BIGINT>: null for a dump, the
       frame's capture column (read_dumps) for a pcap / pcapng file
     """
-    from ..spark import dump_files
+    from inlong_proto.spark.dumps import dump_files
 
     return records_udtf(direction, mode)(dump_files(spark, path))

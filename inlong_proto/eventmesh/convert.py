@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 
-from ..errors import EncodeError
-from ..generated.eventmesh.bodies.cloud_event import CloudEvent
-from ..generated.eventmesh.bodies.event_mesh_message import EventMeshMessage
-from .grpc import Event
+from inlong_proto.core.errors import EncodeError
+from inlong_proto.generated.eventmesh.bodies.cloud_event import CloudEvent
+from inlong_proto.generated.eventmesh.bodies.event_mesh_message import EventMeshMessage
+from inlong_proto.eventmesh.grpc import Event
 
 _TEXT = "text/plain"
 _CLOUD_EVENT_FIELDS = ("specversion", "id", "source", "type", "datacontenttype", "dataschema", "subject", "time",
@@ -90,8 +90,8 @@ def event_from_grpc(message) -> Event:
     protobuf, read back into the generated class."""
     from google.protobuf import json_format
 
-    from ..generated.protobuf.eventmesh import eventmesh_client_pb2, eventmesh_cloudevents_pb2
-    from .grpc import from_cloud_event, from_legacy_simple_message
+    from inlong_proto.generated.protobuf.eventmesh import eventmesh_client_pb2, eventmesh_cloudevents_pb2
+    from inlong_proto.eventmesh.grpc import from_cloud_event, from_legacy_simple_message
 
     kinds = {"CloudEvent": (eventmesh_cloudevents_pb2.CloudEvent, from_cloud_event),
              "SimpleMessage": (eventmesh_client_pb2.SimpleMessage, from_legacy_simple_message)}

@@ -32,7 +32,7 @@ from datetime import datetime, timezone
 from types import ModuleType
 from typing import Iterable, Mapping, NamedTuple, Union
 
-from ..errors import EncodeError, ValidationError
+from inlong_proto.core.errors import EncodeError, ValidationError
 
 
 class Key:
@@ -177,7 +177,7 @@ class Event:
 def _cloudevents(module: ModuleType | None) -> ModuleType:
     if module is not None:
         return module
-    from ..generated.protobuf.eventmesh import eventmesh_cloudevents_pb2
+    from inlong_proto.generated.protobuf.eventmesh import eventmesh_cloudevents_pb2
 
     return eventmesh_cloudevents_pb2
 
@@ -185,7 +185,7 @@ def _cloudevents(module: ModuleType | None) -> ModuleType:
 def _client(module: ModuleType | None) -> ModuleType:
     if module is not None:
         return module
-    from ..generated.protobuf.eventmesh import eventmesh_client_pb2
+    from inlong_proto.generated.protobuf.eventmesh import eventmesh_client_pb2
 
     return eventmesh_client_pb2
 

@@ -50,11 +50,11 @@ from hpack.table import HeaderTable
 from hyperframe import frame as hf
 from hyperframe.exceptions import HyperframeError
 
-from ..errors import DecodeError, TruncatedError, ValidationError
-from ..generated.codec.eventmesh.grpc_message import decode_message_prefix
-from ..generated.codec.eventmesh.http2_frame import FrameType, decode_frame_header
-from ..stream import CALL_COST, DEFAULT_LIMITS, Budget, Limits, StreamDecoderBase, over_limit
-from ..values import render_bytes
+from inlong_proto.core.errors import DecodeError, TruncatedError, ValidationError
+from inlong_proto.generated.codec.eventmesh.grpc_message import decode_message_prefix
+from inlong_proto.generated.codec.eventmesh.http2_frame import FrameType, decode_frame_header
+from inlong_proto.core.stream import CALL_COST, DEFAULT_LIMITS, Budget, Limits, StreamDecoderBase, over_limit
+from inlong_proto.core.plain import render_bytes
 
 PROTOCOL = "eventmesh-grpc"
 DIRECTIONS = ("request", "response")
@@ -108,7 +108,7 @@ def methods() -> dict[str, Method]:
     """:path -> Method for every service of eventmesh-service.proto and eventmesh-client.proto."""
     from google.protobuf.message_factory import GetMessageClass
 
-    from ..generated.protobuf.eventmesh import eventmesh_client_pb2, eventmesh_service_pb2
+    from inlong_proto.generated.protobuf.eventmesh import eventmesh_client_pb2, eventmesh_service_pb2
 
     table = {}
     for module in (eventmesh_service_pb2, eventmesh_client_pb2):
@@ -162,7 +162,7 @@ def _strict_parse(cls: type, data: bytes):
 
 
 def _plain(message) -> dict:
-    from ..tubemq.rpc import plain
+    from inlong_proto.tubemq.rpc import plain
 
     return plain(message)
 
@@ -347,7 +347,7 @@ class GrpcError:
 
 # What a stream of this protocol yields, besides GrpcError spans (decode -e / -Y read their JSON_KEYS).
 MESSAGE_TYPES = (H2Frame, GrpcMessage, GrpcCall)
-# The protocol's own struct column in Spark and Arrow tables (inlong_proto.arrow): each to_dict key beyond the
+# The protocol's own struct column in Spark and Arrow tables (inlong_proto.core.arrow): each to_dict key beyond the
 # meta columns, with its column type; "json" keeps a nested value (a protobuf message as JSON) as its JSON
 # text, "list<json>" a list of them, "headers" is ARRAY<STRUCT<name, value>> (null parts: not decodable). A
 # (key, type) pair names a column after something other than its key: `path` is the file's column already.
@@ -546,7 +546,7 @@ class GrpcStreamDecoder(StreamDecoderBase):
     items (and GrpcError spans) back. direction: "request" (the client's bytes), "response", or None (the
     preface or the first header block tells). connection: the H2Connection both directions share (a
     fresh one when not given, with `limits`). offset: the stream offset of the first byte fed (a restart
-    after a gap). What the decoder holds is bounded by the connection's Limits (inlong_proto.stream)."""
+    after a gap). What the decoder holds is bounded by the connection's Limits (inlong_proto.core.stream)."""
 
     def __init__(self, direction: str | None = None, *, mode: str = "FAILFAST", offset: int = 0,
                  connection: H2Connection | None = None, limits: Limits | None = None):
@@ -1100,9 +1100,9 @@ def inspect_rows(item, data: bytes) -> Iterator:
 
     from kaitaistruct import KaitaiStream
 
-    from ..inspect import Row, field_rows
-    from ..reference import load
-    from ..values import json_text
+    from inlong_proto.cli.hexview import Row, field_rows
+    from inlong_proto.backends.reference import load
+    from inlong_proto.core.plain import json_text
 
     if item.message_type == "PREFACE":
         yield Row(item.offset, len(data), "preface", repr(bytes(data)))

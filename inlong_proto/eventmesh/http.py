@@ -32,18 +32,19 @@ from typing import Callable, Iterator
 
 import h11
 
-from ..errors import DecodeError, EncodeError, TruncatedError, ValidationError
-from ..generated.eventmesh.bodies.batch_message_entity import BatchMessageEntity
-from ..generated.eventmesh.bodies.cloud_event import CloudEvent
-from ..generated.eventmesh.bodies.heartbeat_entity import HeartbeatEntity
-from ..generated.eventmesh.bodies.http_response_body import HttpResponseBody
-from ..generated.eventmesh.bodies.reply_message import ReplyMessage
-from ..generated.eventmesh.bodies.subscription_item import SubscriptionItem, SubscriptionMode, SubscriptionType
-from ..generated.eventmesh.bodies.webhook_reply import WebhookReply
-from ..generated.tables.eventmesh.http import DATA as SPEC
-from ..stream import DEFAULT_LIMITS, Limits, StreamDecoderBase, over_limit
-from ..values import render_bytes
-from .tcp import dumps
+from inlong_proto.core.errors import DecodeError, EncodeError, TruncatedError, ValidationError
+from inlong_proto.generated.eventmesh.bodies.batch_message_entity import BatchMessageEntity
+from inlong_proto.generated.eventmesh.bodies.cloud_event import CloudEvent
+from inlong_proto.generated.eventmesh.bodies.heartbeat_entity import HeartbeatEntity
+from inlong_proto.generated.eventmesh.bodies.http_response_body import HttpResponseBody
+from inlong_proto.generated.eventmesh.bodies.reply_message import ReplyMessage
+from inlong_proto.generated.eventmesh.bodies.subscription_item import (SubscriptionItem, SubscriptionMode,
+                                                                       SubscriptionType)
+from inlong_proto.generated.eventmesh.bodies.webhook_reply import WebhookReply
+from inlong_proto.generated.tables.eventmesh.http import DATA as SPEC
+from inlong_proto.core.stream import DEFAULT_LIMITS, Limits, StreamDecoderBase, over_limit
+from inlong_proto.core.plain import render_bytes
+from inlong_proto.eventmesh.tcp import dumps
 
 PROTOCOL = "eventmesh-http"
 
@@ -406,7 +407,7 @@ class HttpError:
 
 # What a stream of this protocol yields, besides HttpError spans (decode -e / -Y read their JSON_KEYS).
 MESSAGE_TYPES = (HttpRequest, HttpResponse)
-# The protocol's own struct column in Spark and Arrow tables (inlong_proto.arrow): each to_dict key beyond the
+# The protocol's own struct column in Spark and Arrow tables (inlong_proto.core.arrow): each to_dict key beyond the
 # meta columns, with its column type; "json" keeps a nested value as its JSON text (Spark's from_json and
 # get_json_object read it), "headers" is ARRAY<STRUCT<name, value>> in wire order.
 COLUMNS = {"kind": "string", "method": "string", "target": "string", "status": "int32", "reason": "string",

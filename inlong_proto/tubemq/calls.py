@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from ..values import lenient_text
-from .rpc import Call, CallPairer
+from inlong_proto.core.plain import lenient_text
+from inlong_proto.tubemq.rpc import Call, CallPairer
 
 COLUMNS = ("method", "calls", "answered", "unanswered", "exceptions", "p50_ms", "p95_ms", "max_ms",
            "top_exception")

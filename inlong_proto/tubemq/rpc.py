@@ -22,13 +22,13 @@ from google.protobuf import message as protobuf_message
 from google.protobuf.internal.decoder import _DecodeVarint32
 from google.protobuf.internal.encoder import _VarintBytes
 
-from ..chains import joined
-from ..errors import EncodeError, TruncatedError, ValidationError
-from ..generated.codec.tubemq import tubemq_message
-from ..generated.codec.tubemq.tubemq_frame import Block, TubemqFrame
-from ..generated.protobuf.tubemq import BrokerService_pb2, MasterService_pb2, RPC_pb2
-from ..generated.tables.tubemq.methods import DATA as TABLE
-from ..values import lenient_text, render_text
+from inlong_proto.core.chains import joined
+from inlong_proto.core.errors import EncodeError, TruncatedError, ValidationError
+from inlong_proto.generated.codec.tubemq import tubemq_message
+from inlong_proto.generated.codec.tubemq.tubemq_frame import Block, TubemqFrame
+from inlong_proto.generated.protobuf.tubemq import BrokerService_pb2, MasterService_pb2, RPC_pb2
+from inlong_proto.generated.tables.tubemq.methods import DATA as TABLE
+from inlong_proto.core.plain import lenient_text, render_text
 
 BLOCK_SIZE = TABLE["frame"]["RPC_MAX_BUFFER_SIZE"]["value"]
 STANDBY = "StandbyException"
@@ -367,7 +367,7 @@ class MessageData:
     error: str | None = None  # why the attribute header could not be read (the payload is then the raw data)
 
     def to_dict(self) -> dict:
-        from ..values import render_bytes
+        from inlong_proto.core.plain import render_bytes
 
         out = {"attributes": dict(self.attributes), "payload": render_bytes(self.payload),
                "checksum": self.checksum, "checksum_ok": self.checksum_ok, "container": self.container}
@@ -525,8 +525,8 @@ def structured(business) -> dict:
     failures, events, the sender's address) as plain data; values that do not parse say why."""
     from dataclasses import asdict
 
-    from ..errors import DecodeError
-    from . import strings
+    from inlong_proto.core.errors import DecodeError
+    from inlong_proto.tubemq import strings
 
     out = {}
     for field in business.DESCRIPTOR.fields:

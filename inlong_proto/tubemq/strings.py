@@ -11,8 +11,8 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 
-from ..errors import ValidationError
-from ..generated.tables.tubemq.methods import DATA as TABLE
+from inlong_proto.core.errors import ValidationError
+from inlong_proto.generated.tables.tubemq.methods import DATA as TABLE
 
 DEFAULT_BROKER_PORT = 8123
 #: A topic's partition ids: store s, partition i is s * STORE_ID_BASE + i (TBaseConstants.META_STORE_INS_BASE).

@@ -16,9 +16,9 @@ from datetime import datetime, timedelta
 import pytest
 
 import inlong_proto
-from inlong_proto.broadcast.client import BroadcastClient, format_item, last_recorded, run_client
-from inlong_proto.broadcast.history import EPOCH, History, Item, next_item
-from inlong_proto.broadcast.server import BroadcastServer, encode_responses
+from inlong_proto.endpoints.broadcast_client import BroadcastClient, format_item, last_recorded, run_client
+from inlong_proto.endpoints.broadcast_history import EPOCH, History, Item, next_item
+from inlong_proto.endpoints.broadcast_server import BroadcastServer, encode_responses
 from inlong_proto.generated.codec.broadcast.broadcast_frame import BroadcastFrame, DataRequest, DataResponse, Status
 from peers import HOST, run, until
 

@@ -17,10 +17,11 @@ import pytest
 from click.testing import CliRunner
 
 import inlong_proto
-from inlong_proto.broadcast import cli
-from inlong_proto.broadcast.history import EPOCH, History, Item, Replay
-from inlong_proto.broadcast.server import (DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_HISTORY, REPLAY_CHUNK, BroadcastServer)
-from inlong_proto.endpoints import PeerLog
+from inlong_proto.cli import broadcast as cli
+from inlong_proto.endpoints.broadcast_history import EPOCH, History, Item, Replay
+from inlong_proto.endpoints.broadcast_server import (DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_HISTORY, REPLAY_CHUNK,
+                                                     BroadcastServer)
+from inlong_proto.endpoints.common import PeerLog
 from inlong_proto.generated.codec.broadcast.broadcast_frame import BroadcastFrame, DataRequest, DataResponse, Status
 from peers import HIGH_WATER, HOST, closed_by_server, open_small_window, run, small_server_side, until
 

@@ -2,8 +2,8 @@
 import pytest
 
 import inlong_proto
-from inlong_proto import protocols
-from inlong_proto.values import from_plain
+from inlong_proto.core import protocols
+from inlong_proto.core.plain import from_plain
 
 import backends
 import vectors

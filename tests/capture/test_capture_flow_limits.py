@@ -17,9 +17,10 @@ import tracemalloc
 import pyarrow as pa
 import pytest
 
-from inlong_proto import arrow, capture
-from inlong_proto.capture import (MAX_CLOSED, MAX_OPEN, MAX_SYN_ONLY, SYN_TIMEOUT, CaptureDecoder,
-                                  iter_capture_frames, native_path)
+from inlong_proto.core import arrow
+from inlong_proto import capture
+from inlong_proto.capture import MAX_CLOSED, MAX_OPEN, MAX_SYN_ONLY, SYN_TIMEOUT, CaptureDecoder, iter_capture_frames
+from inlong_proto.backends import compiled_capture as native_path
 from inlong_proto.capture.writer import Conversation, pcap_file, segment
 from vectors import SERVER, T0, valid_frames
 
@@ -226,8 +227,8 @@ def test_caps_agree_between_the_paths(monkeypatch):
 def test_the_spark_worker_reads_many_closed_flows_in_seconds():
     """spark.read.format("inlong") with protocol auto on tiny flows (the issue's 120k took a worker of 332 MiB
     and 60 s): the worker's reader of one file (spark_source.capture_batches, the pure CaptureDecoder)."""
-    from inlong_proto.sources import BytesSource
-    from inlong_proto.spark_source import capture_batches
+    from inlong_proto.core.sources import BytesSource
+    from inlong_proto.spark.source import capture_batches
 
     count = 2000
     data = pcap_file(closed_flows(count, late=True))

@@ -9,7 +9,7 @@ import pytest
 from inlong_proto import iter_frames
 from inlong_proto.capture import CaptureDecoder, GapError, iter_capture_frames
 from inlong_proto.capture.writer import pcap_file
-from inlong_proto.errors import TruncatedError
+from inlong_proto.core.errors import TruncatedError
 from inlong_proto.eventmesh import http
 from vectors import HTTP_STREAMS as HTTP, ROOT, STREAMS, T0, mixed_capture, talk
 

@@ -15,7 +15,7 @@ from inlong_proto.capture.split import (ALIGNMENT, CHUNK, WINDOW, CaptureSplitEr
                                         read_split, split_count, stitch, sync_point)
 from inlong_proto.capture.writer import LINK_ETHERNET, LINK_RAW, LINK_SLL, Conversation, pcap_file, segment, wrap
 from inlong_proto.generated.codec.capture import pcapng
-from inlong_proto.sources import BytesSource
+from inlong_proto.core.sources import BytesSource
 from tools.make_captures import pcapng_file
 from vectors import SERVER, STREAMS, T0
 

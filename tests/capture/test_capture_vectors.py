@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from inlong_proto import iter_frames, reference
+from inlong_proto import iter_frames
+from inlong_proto.backends import reference
 from inlong_proto.capture import CaptureDecoder, iter_capture_frames, iter_packets
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors" / "capture"
@@ -155,7 +156,7 @@ def test_cli_decodes_captures_and_summarises_flows():
 
     from click.testing import CliRunner
 
-    from inlong_proto.cli import main
+    from inlong_proto.cli.commands import main
 
     path = str(VECTORS / "dataproxy_lo.pcap")
     result = CliRunner().invoke(main, ["decode", "-p", "auto", "-d", "request", path])
@@ -185,7 +186,7 @@ def test_cli_capture_shows_a_broken_container_and_fails(tmp_path, mode, name, co
     "0 packets" and never showed the container error."""
     from click.testing import CliRunner
 
-    from inlong_proto.cli import main
+    from inlong_proto.cli.commands import main
 
     path = tmp_path / name
     path.write_bytes(content)
@@ -201,7 +202,7 @@ def test_cli_capture_shows_packets_read_before_a_break(tmp_path):
     path.write_bytes(data[:-5])
     from click.testing import CliRunner
 
-    from inlong_proto.cli import main
+    from inlong_proto.cli.commands import main
 
     result = CliRunner(env={"COLUMNS": "200"}).invoke(main, ["capture", str(path)])
     assert result.exit_code == 1 and "127.0.0.1:46801" in result.output

@@ -102,7 +102,7 @@ def test_a_dump_becomes_a_conversation_that_reads_back(protocol):
 def test_write_pcap_command(tmp_path):
     from click.testing import CliRunner
 
-    from inlong_proto.cli import main
+    from inlong_proto.cli.commands import main
 
     dump = tmp_path / "dump.bin"
     dump.write_bytes(b"".join(valid_frames()["dataproxy"]))

@@ -13,8 +13,10 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from inlong_proto import DecodeError, arrow
-from inlong_proto.capture import iter_capture_frames, native_path, tcp
+from inlong_proto import DecodeError
+from inlong_proto.core import arrow
+from inlong_proto.capture import iter_capture_frames, tcp
+from inlong_proto.backends import compiled_capture as native_path
 from inlong_proto.capture.writer import LINK_ETHERNET, LINK_RAW, LINK_SLL, Conversation, pcap_file, segment
 from tools.make_captures import pcapng_file
 from vectors import STREAMS, T0, talk
@@ -372,7 +374,7 @@ def test_an_empty_capture():
 
 def test_auto_and_stream_protocols_take_the_pure_path():
     data = (VECTORS / "dataproxy_lo.pcap").read_bytes()
-    from inlong_proto.spark_source import auto_batch
+    from inlong_proto.spark.source import auto_batch
 
     report: dict = {}
     got = pa.Table.from_batches(list(native_path.capture_batches(data, "auto", "PERMISSIVE", "t.pcap", report=report)))

@@ -13,7 +13,7 @@ import inlong_proto as ip
 from inlong_proto.dataproxy import (ErrCode, MsgType, bin_request, bin_response, heartbeat_request,
                                     heartbeat_response, parse_attrs, read_payload as payload, text_request, text_response)
 from inlong_proto.dataproxy.builders import SDK_VERSION
-from inlong_proto.errors import EncodeError
+from inlong_proto.core.errors import EncodeError
 
 DT = 1_700_000_000_123
 

@@ -17,8 +17,8 @@ import pytest
 import inlong_proto
 from inlong_proto.dataproxy import builders
 from inlong_proto.dataproxy.payload import ErrCode, payload, response_status
-from inlong_proto.dataproxy.sender import DataProxySender, SendReport, parse_mix
-from inlong_proto.dataproxy.server import DataProxyServer, DataProxySession
+from inlong_proto.endpoints.dataproxy_sender import DataProxySender, SendReport, parse_mix
+from inlong_proto.endpoints.dataproxy_server import DataProxyServer, DataProxySession
 from inlong_proto.generated.codec.dataproxy.dataproxy_common import MsgType
 from peers import HOST, run, until
 

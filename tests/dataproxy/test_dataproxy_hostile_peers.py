@@ -15,8 +15,9 @@ import time
 from click.testing import CliRunner
 
 import inlong_proto
-from inlong_proto.dataproxy import builders, cli
-from inlong_proto.dataproxy.server import DEFAULT_IDLE_TIMEOUT, READ_SIZE, DataProxyServer
+from inlong_proto.dataproxy import builders
+from inlong_proto.cli import dataproxy as cli
+from inlong_proto.endpoints.dataproxy_server import DEFAULT_IDLE_TIMEOUT, READ_SIZE, DataProxyServer
 from peers import HIGH_WATER, HOST, closed_by_server, open_small_window, run, small_server_side, until
 
 T_MS = 1_700_000_000_000

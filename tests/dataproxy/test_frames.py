@@ -5,8 +5,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import inlong_proto
-from inlong_proto import DecodeError, protocols, reference
-from inlong_proto.values import from_plain, to_plain
+from inlong_proto import DecodeError
+from inlong_proto.core import protocols
+from inlong_proto.backends import reference
+from inlong_proto.core.plain import from_plain, to_plain
 
 import backends
 import strategies

@@ -14,8 +14,8 @@ import pytest
 import inlong_proto as ip
 from inlong_proto.dataproxy import builders, read_payload as payload, record_rows, iter_records as records, text_request
 from inlong_proto.dataproxy.payload import ErrCode
-from inlong_proto.dataproxy.server import DataProxyServer, DataProxySession
-from inlong_proto.errors import DecodeError, EncodeError, ValidationError
+from inlong_proto.endpoints.dataproxy_server import DataProxyServer, DataProxySession
+from inlong_proto.core.errors import DecodeError, EncodeError, ValidationError
 
 import vectors
 

@@ -10,7 +10,7 @@ from inlong_proto.dataproxy import (ErrCode, MsgType, bin_request, bin_response,
                                     heartbeat_response, infer_direction, legacy_heartbeat_request,
                                     legacy_heartbeat_response, parse_attrs, read_payload as payload, response_status,
                                     text_request, text_response)
-from inlong_proto.errors import EncodeError, ValidationError
+from inlong_proto.core.errors import EncodeError, ValidationError
 from inlong_proto.generated.codec.dataproxy import dataproxy_common as common
 from inlong_proto.generated.codec.dataproxy import dataproxy_request as req
 

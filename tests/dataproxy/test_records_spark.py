@@ -7,12 +7,12 @@ from urllib.parse import unquote, urlparse
 import pytest
 
 import inlong_proto as ip
-from inlong_proto import arrow
+from inlong_proto.core import arrow
 from inlong_proto.capture.writer import Conversation, pcap_file
 from inlong_proto.dataproxy import (MsgType, bin_request, bin_response, heartbeat_request, legacy_heartbeat_request,
                                     record_rows, iter_records as records, text_request, text_response)
 from inlong_proto.dataproxy.records import capture_record_rows
-from inlong_proto.errors import DecodeError, ValidationError
+from inlong_proto.core.errors import DecodeError, ValidationError
 from inlong_proto.generated.codec.dataproxy import dataproxy_common as common
 from inlong_proto.generated.codec.dataproxy import dataproxy_request as req
 

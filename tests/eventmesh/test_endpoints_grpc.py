@@ -20,8 +20,8 @@ pytest.importorskip("grpc")
 
 from inlong_proto.capture import CaptureDecoder, iter_capture_frames  # noqa: E402
 from inlong_proto.eventmesh.grpc import Event, Key, from_cloud_event, response_of, to_cloud_event  # noqa: E402
-from inlong_proto.eventmesh.grpc_client import EventMeshGrpcClient, EventMeshGrpcError  # noqa: E402
-from inlong_proto.eventmesh.grpc_server import EventMeshGrpcServer  # noqa: E402
+from inlong_proto.endpoints.eventmesh_grpc_client import EventMeshGrpcClient, EventMeshGrpcError  # noqa: E402
+from inlong_proto.endpoints.eventmesh_grpc_server import EventMeshGrpcServer  # noqa: E402
 from peers import HOST, run, until  # noqa: E402
 
 TOPIC = "inlong-proto-grpc"
@@ -157,7 +157,7 @@ def test_a_full_subscriber_queue_drops_and_counts():
 
 
 def test_webhook_subscribers_get_the_http_push():
-    from inlong_proto.eventmesh.http_client import WebhookReceiver
+    from inlong_proto.endpoints.eventmesh_http_client import WebhookReceiver
 
     async def body():
         async with EventMeshGrpcServer(HOST, 0) as server, WebhookReceiver() as hook:
@@ -181,7 +181,7 @@ def test_webhook_pushes_are_retried_as_the_runtime_retries_them(reply_code, push
     """The gRPC runtime pushes through the HTTP runtime's pusher: a webhook answering RETRY gets the push again
     up to the spec's limit, FAIL ends it, OK completes it, and an unreachable webhook is retried too."""
     from inlong_proto.eventmesh.http import ClientRetCode
-    from inlong_proto.eventmesh.http_client import WebhookReceiver
+    from inlong_proto.endpoints.eventmesh_http_client import WebhookReceiver
 
     async def body():
         async with EventMeshGrpcServer(HOST, 0, retry_delay=0.01) as server:
@@ -197,7 +197,7 @@ def test_webhook_pushes_are_retried_as_the_runtime_retries_them(reply_code, push
 
 
 def test_an_unreachable_webhook_is_retried_then_counted_failed():
-    from inlong_proto.eventmesh.http_client import WebhookReceiver
+    from inlong_proto.endpoints.eventmesh_http_client import WebhookReceiver
 
     async def body():
         async with EventMeshGrpcServer(HOST, 0, retry_delay=0.01, push_timeout=1) as server:
@@ -295,7 +295,7 @@ def test_cli_client_capture_holds_the_preface(tmp_path):
 
 def test_cli_without_grpcio_says_so_in_one_line():
     code = ("import sys; sys.modules['grpc'] = None; sys.argv = ['inlong-proto', 'eventmesh', 'grpc-serve']; "
-            "from inlong_proto.cli import main; main()")
+            "from inlong_proto.cli.commands import main; main()")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                           env={**os.environ})
     assert done.returncode == 1

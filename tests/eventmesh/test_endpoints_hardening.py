@@ -25,10 +25,11 @@ import tracemalloc
 
 import pytest
 
-from inlong_proto.endpoints import LogBudget, PeerLog
+from inlong_proto.endpoints.common import LogBudget, PeerLog
 from inlong_proto.eventmesh.http import RetCode, SubscriptionItem, SubscriptionMode, SubscriptionType
-from inlong_proto.eventmesh.http_client import EventMeshHttpClient, EventMeshHttpError, WebhookReceiver
-from inlong_proto.eventmesh.http_server import DEFAULT_MAX_SUBSCRIPTIONS, DEFAULT_WEBHOOK_ORIGIN, EventMeshHttpServer
+from inlong_proto.endpoints.eventmesh_http_client import EventMeshHttpClient, EventMeshHttpError, WebhookReceiver
+from inlong_proto.endpoints.eventmesh_http_server import (DEFAULT_MAX_SUBSCRIPTIONS, DEFAULT_WEBHOOK_ORIGIN,
+                                                          EventMeshHttpServer)
 from peers import HOST, run, until
 
 TOPIC = "inlong-proto-hardening"
@@ -309,8 +310,8 @@ grpc_needed = pytest.mark.skipif(not __import__("importlib").util.find_spec("grp
 
 @grpc_needed
 def test_grpc_subscribe_gets_the_same_handshake():
-    from inlong_proto.eventmesh.grpc_client import EventMeshGrpcClient
-    from inlong_proto.eventmesh.grpc_server import EventMeshGrpcServer
+    from inlong_proto.endpoints.eventmesh_grpc_client import EventMeshGrpcClient
+    from inlong_proto.endpoints.eventmesh_grpc_server import EventMeshGrpcServer
 
     async def body():
         async with Sink() as sink, EventMeshGrpcServer(HOST, 0) as server, WebhookReceiver() as hook:
@@ -331,8 +332,8 @@ def test_grpc_subscribe_gets_the_same_handshake():
 
 @grpc_needed
 def test_grpc_subscriptions_are_capped_per_client_over_webhooks_and_streams():
-    from inlong_proto.eventmesh.grpc_client import EventMeshGrpcClient, EventMeshGrpcError
-    from inlong_proto.eventmesh.grpc_server import EventMeshGrpcServer
+    from inlong_proto.endpoints.eventmesh_grpc_client import EventMeshGrpcClient, EventMeshGrpcError
+    from inlong_proto.endpoints.eventmesh_grpc_server import EventMeshGrpcServer
 
     async def body():
         async with EventMeshGrpcServer(HOST, 0, max_subscriptions=3) as server:
@@ -359,8 +360,8 @@ def test_grpc_serve_closes_silent_and_preface_only_connections_after_the_idle_ti
     """The recipe, scaled: 100 silent and 100 preface-only connections to a server with idle_timeout 1 are
     all closed within 1 + 2 s (they were all open after 30 s), and a client whose connection went idle
     between two calls still gets both answered."""
-    from inlong_proto.eventmesh.grpc_client import EventMeshGrpcClient
-    from inlong_proto.eventmesh.grpc_server import EventMeshGrpcServer
+    from inlong_proto.endpoints.eventmesh_grpc_client import EventMeshGrpcClient
+    from inlong_proto.endpoints.eventmesh_grpc_server import EventMeshGrpcServer
 
     preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 

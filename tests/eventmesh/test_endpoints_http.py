@@ -19,8 +19,8 @@ import pytest
 
 from inlong_proto.eventmesh import http
 from inlong_proto.eventmesh.http import ClientRetCode, RetCode, SubscriptionItem, SubscriptionMode, SubscriptionType
-from inlong_proto.eventmesh.http_client import EventMeshHttpClient, EventMeshHttpError, WebhookReceiver
-from inlong_proto.eventmesh.http_server import EventMeshHttpServer, Refused, RequestReader
+from inlong_proto.endpoints.eventmesh_http_client import EventMeshHttpClient, EventMeshHttpError, WebhookReceiver
+from inlong_proto.endpoints.eventmesh_http_server import EventMeshHttpServer, Refused, RequestReader
 from peers import HOST, closed_by_server, run, until
 
 TOPIC = "inlong-proto-http"

@@ -19,8 +19,8 @@ import pytest
 
 import inlong_proto
 from inlong_proto.eventmesh import tcp
-from inlong_proto.eventmesh.client import EventMeshClient, EventMeshError, make_user_agent, text_message
-from inlong_proto.eventmesh.server import NO_PROCESSOR, NO_SESSION, EventMeshServer
+from inlong_proto.endpoints.eventmesh_client import EventMeshClient, EventMeshError, make_user_agent, text_message
+from inlong_proto.endpoints.eventmesh_server import NO_PROCESSOR, NO_SESSION, EventMeshServer
 from inlong_proto.eventmesh.tcp import CloudEvent, Command, RedirectInfo, SubscriptionMode, SubscriptionType
 from peers import HOST, run, until
 

@@ -17,9 +17,10 @@ import time
 from click.testing import CliRunner
 
 import inlong_proto
-from inlong_proto.eventmesh import cli, tcp
-from inlong_proto.eventmesh.client import make_user_agent
-from inlong_proto.eventmesh.server import DEFAULT_IDLE_TIMEOUT, EventMeshServer
+from inlong_proto.cli import eventmesh as cli
+from inlong_proto.eventmesh import tcp
+from inlong_proto.endpoints.eventmesh_client import make_user_agent
+from inlong_proto.endpoints.eventmesh_server import DEFAULT_IDLE_TIMEOUT, EventMeshServer
 from peers import HIGH_WATER, HOST, closed_by_server, run, until
 
 READ_SIZE = 65536

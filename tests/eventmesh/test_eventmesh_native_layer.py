@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import inlong_proto
-from inlong_proto import native
+from inlong_proto.backends import compiled as native
 from inlong_proto.eventmesh import tcp
 from inlong_proto.generated.codec.eventmesh import tcp_frame, tcp_frame_legacy
 from inlong_proto.generated.eventmesh import commands

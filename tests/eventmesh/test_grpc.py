@@ -15,7 +15,7 @@ from google.protobuf import any_pb2, descriptor_pb2, timestamp_pb2
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.internal import api_implementation
 
-from inlong_proto.errors import EncodeError, ValidationError
+from inlong_proto.core.errors import EncodeError, ValidationError
 from inlong_proto.eventmesh import grpc as emgrpc
 from inlong_proto.eventmesh.grpc import Event, Key
 

@@ -15,7 +15,7 @@ from hyperframe import frame as hf
 
 from inlong_proto.capture import CaptureDecoder
 from inlong_proto.capture.writer import Conversation, pcap_file
-from inlong_proto.errors import DecodeError
+from inlong_proto.core.errors import DecodeError
 from inlong_proto.eventmesh import h2
 from inlong_proto.generated.protobuf.eventmesh import eventmesh_client_pb2 as legacy
 from inlong_proto.generated.protobuf.eventmesh import eventmesh_cloudevents_pb2 as ce
@@ -434,7 +434,7 @@ def test_spark_auto_gives_grpc_rows_with_their_own_struct(spark, tmp_path):
     eventmesh_grpc struct (calls with path, status, latency and messages; messages with their bodies)."""
     pytest.importorskip("pyspark")
     from inlong_proto.capture import iter_capture_frames
-    from inlong_proto.spark_source import register
+    from inlong_proto.spark.source import register
 
     client, server, data = _grpc_capture(tmp_path)
     register(spark)
@@ -461,11 +461,11 @@ def test_spark_named_grpc_reads_captures_and_raw_dumps_alike(spark, tmp_path):
     raw one-direction dumps (cut into splits, still read whole by the first: HTTP/2 has no sync points),
     and SQL's parse_eventmesh_grpc over binaryFile; protocol auto detects the raw dumps."""
     pytest.importorskip("pyspark")
-    from inlong_proto import arrow
-    from inlong_proto.frames import iter_frames
-    from inlong_proto.spark import read_dumps, register_udtf
-    from inlong_proto.spark_capture import read_captures
-    from inlong_proto.spark_source import register
+    from inlong_proto.core import arrow
+    from inlong_proto.core.frames import iter_frames
+    from inlong_proto.spark.dumps import read_dumps, register_udtf
+    from inlong_proto.spark.captures import read_captures
+    from inlong_proto.spark.source import register
 
     client, server, data = _grpc_capture(tmp_path)
     register(spark)

@@ -540,10 +540,10 @@ def test_spark_rows_have_a_struct_of_their_own(spark, tmp_path):
     pytest.importorskip("pyspark")
     from vectors import HTTP_STREAMS
 
-    from inlong_proto import arrow
-    from inlong_proto.frames import iter_frames
-    from inlong_proto.spark import read_dumps
-    from inlong_proto.spark_source import register
+    from inlong_proto.core import arrow
+    from inlong_proto.core.frames import iter_frames
+    from inlong_proto.spark.dumps import read_dumps
+    from inlong_proto.spark.source import register
 
     for direction, stream in HTTP_STREAMS.items():
         (tmp_path / f"{direction}.http").write_bytes(stream)

@@ -1,4 +1,4 @@
-"""tools/jsonschema_codegen.py: deterministic output, the supported subset enforced, Jackson's reading."""
+"""tools/ksygen/jsonschema_codegen.py: deterministic output, the supported subset enforced, Jackson's reading."""
 import json
 import shutil
 from pathlib import Path
@@ -8,7 +8,7 @@ import pytest
 from inlong_proto import ValidationError
 from inlong_proto.generated.eventmesh import commands
 from inlong_proto.generated.eventmesh.bodies import subscription, user_agent
-from tools import jsonschema_codegen
+from tools.ksygen import jsonschema_codegen
 from tools.ksygen.expr import GenerationError
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,7 +1,7 @@
 """Issue 24's recipes against the stream decoders (HTTP/2 + gRPC, EventMesh HTTP): each hostile input decodes
 within the bounds stated here, every byte is still accounted for (items and error spans tile the input), and
 the error names the limit that was crossed. Sizes are smaller than the recipes' where the bound does not
-depend on the size; the figures of the full recipes are tools/bench_hostile.py's."""
+depend on the size; the figures of the full recipes are tools/bench/hostile.py's."""
 from __future__ import annotations
 
 import json
@@ -10,11 +10,11 @@ import tracemalloc
 
 import pytest
 
-from inlong_proto import frames
-from inlong_proto.cli import main
-from inlong_proto.errors import LimitError
+from inlong_proto.core import frames
+from inlong_proto.cli.commands import main
+from inlong_proto.core.errors import LimitError
 from inlong_proto.eventmesh import h2
-from inlong_proto.stream import CALL_COST, DEFAULT_LIMITS, Limits
+from inlong_proto.core.stream import CALL_COST, DEFAULT_LIMITS, Limits
 
 import hostile_streams as hostile
 
@@ -168,7 +168,7 @@ def test_a_call_record_holds_at_most_max_call_messages():
 
 def test_random_bytes_resynchronise_at_the_framed_protocols_speed():
     """Recipe 8: random bytes scanned at 0.2-0.67 MB/s. The search for a frame start now tests only the
-    positions a regex admits (the target, >= 10 MB/s, is what tools/bench_hostile.py measures; the bound
+    positions a regex admits (the target, >= 10 MB/s, is what tools/bench/hostile.py measures; the bound
     here leaves room for a slow machine)."""
     data = hostile.random_bytes(8 << 20)
     started = time.perf_counter()

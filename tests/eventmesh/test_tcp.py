@@ -18,7 +18,7 @@ import inlong_proto
 from inlong_proto import DecodeError, EncodeError, ValidationError
 from inlong_proto.eventmesh import tcp
 from inlong_proto.generated.eventmesh import commands
-from inlong_proto.values import json_text
+from inlong_proto.core.plain import json_text
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = ROOT / "specs" / "eventmesh"

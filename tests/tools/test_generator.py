@@ -110,7 +110,7 @@ def test_generated_codec_derives_lengths_and_round_trips(tmp_path):
 
 
 def test_generated_codec_errors_name_field_and_offset(tmp_path):
-    from inlong_proto.errors import TruncatedError, ValidationError
+    from inlong_proto.core.errors import TruncatedError, ValidationError
 
     demo = load_module(write_spec(tmp_path, BASE), tmp_path / "demo_codec.py")
     with pytest.raises(ValidationError) as caught:
@@ -245,7 +245,7 @@ enums:
 
 
 def test_bit_fields_repeats_and_shared_cases(tmp_path):
-    from inlong_proto.errors import EncodeError, ValidationError
+    from inlong_proto.core.errors import EncodeError, ValidationError
 
     path = write_spec(tmp_path, FLAGS_AND_LISTS)
     demo = load_module(path, tmp_path / "demo_codec.py")
@@ -316,7 +316,7 @@ enums:
 
 
 def test_meta_endian_switch_on_a_decoded_value(tmp_path):
-    from inlong_proto.errors import ValidationError
+    from inlong_proto.core.errors import ValidationError
 
     demo = load_module(write_spec(tmp_path, SWITCHED_ORDER), tmp_path / "demo_codec.py")
     body = demo.Body(items=(demo.Item(value=-2, tag=7), demo.Item(value=3, tag=8)))

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from google.protobuf import descriptor, json_format
 
 import inlong_proto
-from inlong_proto import cli
+from inlong_proto.cli import commands as cli
 from inlong_proto.generated.protobuf.tubemq import BrokerService_pb2, MasterService_pb2, RPC_pb2
 from inlong_proto.tubemq import rpc
 

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 import inlong_proto
 from inlong_proto import ValidationError
-from inlong_proto.cli import main
+from inlong_proto.cli.commands import main
 from inlong_proto.generated.protobuf.tubemq import RPC_pb2
 from inlong_proto.tubemq import rpc, strings
 

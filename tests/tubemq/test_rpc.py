@@ -11,7 +11,7 @@ from inlong_proto.generated.protobuf.tubemq import BrokerService_pb2 as broker
 from inlong_proto.generated.protobuf.tubemq import MasterService_pb2 as master
 from inlong_proto.generated.protobuf.tubemq import RPC_pb2
 from inlong_proto.tubemq import rpc
-from inlong_proto.values import lenient_text
+from inlong_proto.core.plain import lenient_text
 
 import backends
 import vectors

@@ -9,7 +9,7 @@ def test_read_dumps_names_the_method_of_requests_and_responses(spark, tmp_path):
     chosen = sorted(VECTORS.glob("method_0[13]_*.json")) + [VECTORS / "response_standby_exception_worked_example.json"]
     data = b"".join(bytes.fromhex(json.loads(p.read_text())["hex"]) for p in chosen)
     (tmp_path / "capture.bin").write_bytes(data + b"\xff\x7f")  # a cut-off tail becomes an error row
-    from inlong_proto.spark import read_dumps
+    from inlong_proto.spark.dumps import read_dumps
 
     rows = read_dumps(spark, str(tmp_path), "tubemq").orderBy("offset").collect()
     assert [(r.message_type, r.direction) for r in rows[:-1]] == [

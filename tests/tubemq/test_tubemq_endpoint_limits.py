@@ -20,9 +20,9 @@ import tracemalloc
 from inlong_proto.generated.protobuf.tubemq import BrokerService_pb2 as broker_pb
 from inlong_proto.generated.protobuf.tubemq import MasterService_pb2 as master_pb
 from inlong_proto.tubemq import strings
-from inlong_proto.tubemq.broker import DEFAULT_MAX_BYTES, DEFAULT_MAX_REGISTRATIONS, TubeMQBroker
-from inlong_proto.tubemq.client import RpcChannel, TubeMQProducer
-from inlong_proto.tubemq.master import DEFAULT_MAX_CLIENTS_PER_CONNECTION, TubeMQMaster
+from inlong_proto.endpoints.tubemq_broker import DEFAULT_MAX_BYTES, DEFAULT_MAX_REGISTRATIONS, TubeMQBroker
+from inlong_proto.endpoints.tubemq_client import RpcChannel, TubeMQProducer
+from inlong_proto.endpoints.tubemq_master import DEFAULT_MAX_CLIENTS_PER_CONNECTION, TubeMQMaster
 from peers import HOST, run, until
 
 TOPIC = "demo"

@@ -19,9 +19,9 @@ import inlong_proto
 from inlong_proto.generated.protobuf.tubemq import BrokerService_pb2 as broker_pb
 from inlong_proto.generated.protobuf.tubemq import MasterService_pb2 as master_pb
 from inlong_proto.tubemq import rpc, strings
-from inlong_proto.tubemq.broker import BrokerState, TubeMQBroker
-from inlong_proto.tubemq.client import CallFailed, RpcChannel, TubeMQConsumer, TubeMQProducer
-from inlong_proto.tubemq.master import TubeMQMaster
+from inlong_proto.endpoints.tubemq_broker import BrokerState, TubeMQBroker
+from inlong_proto.endpoints.tubemq_client import CallFailed, RpcChannel, TubeMQConsumer, TubeMQProducer
+from inlong_proto.endpoints.tubemq_master import TubeMQMaster
 from peers import HOST, closed_by_server, run
 
 TOPIC = "demo"
@@ -298,7 +298,7 @@ def test_the_recorded_dumps_decode_and_hold_every_method(tmp_path):
 
 # -- the CLI, through subprocesses -----------------------------------------------------------------
 
-CLI = [sys.executable, "-c", "from inlong_proto.tubemq.cli import tubemq; tubemq()"]
+CLI = [sys.executable, "-c", "from inlong_proto.cli.tubemq import tubemq; tubemq()"]
 
 
 @contextlib.contextmanager

@@ -19,7 +19,7 @@ from google.protobuf.internal.encoder import _VarintBytes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inlong_proto import native
+from inlong_proto.backends import compiled as native
 from inlong_proto.generated.codec.tubemq import tubemq_frame
 from inlong_proto.tubemq import rpc
 
@@ -225,7 +225,7 @@ def blocks_buffers(batch):
 def test_scanned_vectors_and_bench_traffic():
     """Through the compiled scanner's own Arrow column: every valid vector and the bench's producer traffic
     answered in C, never -1, as describe answers them."""
-    from tools.bench_native import make_tubemq_frames
+    from tools.bench.native import make_tubemq_frames
 
     dumps = [tubemq_frame.encode(frame) for frame in vector_frames("valid")] + make_tubemq_frames(2000)
     batch = native.scan_batch(b"".join(dumps), "tubemq", "test")

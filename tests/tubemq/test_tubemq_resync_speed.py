@@ -18,9 +18,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inlong_proto import DecodeError, decode, iter_frames, native, protocols
-from inlong_proto.chains import Chains
-from inlong_proto.frames import _decode_at
+from inlong_proto import DecodeError, decode, iter_frames
+from inlong_proto.backends import compiled as native
+from inlong_proto.core import protocols
+from inlong_proto.core.chains import Chains
+from inlong_proto.core.frames import _decode_at
 
 from test_recovery import VALID, plain_rows, rows_of
 
@@ -29,7 +31,7 @@ BOUND_S = 2.0  # 512 KB in under 2 CPU seconds (0.26 MB/s); about 0.9 s on a 2-c
 
 
 def tubemq_chains(size: int, count: int = 3584) -> bytes:
-    """The issue's recipe (tools/bench.py's): a header claiming `count` blocks, then blocks of 12 bytes,
+    """The issue's recipe (tools/bench/codecs.py's): a header claiming `count` blocks, then blocks of 12 bytes,
     each block's data itself that header."""
     header = b"\xff\x7f\xf4\xfe" + struct.pack(">ii", 7, count)
     return (header + (struct.pack(">i", 12) + header) * (size // 16 + 1))[:size]

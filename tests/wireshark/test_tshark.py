@@ -52,7 +52,7 @@ INTEGER_TYPES = re.compile(r"FT_U?INT(8|16|24|32|40|48|56|64)$|FT_FRAMENUM$|FT_C
 # ------------------------------------------------------------------ tshark
 @pytest.fixture(scope="session")
 def plugin() -> Path:
-    from inlong_proto.wireshark import plugin_path
+    from inlong_proto.cli.wireshark import plugin_path
 
     return Path(os.environ.get("INLONG_PROTO_WIRESHARK_PLUGIN") or plugin_path())  # the variable: a plugin being edited
 
@@ -513,7 +513,7 @@ def test_screenshot_is_current(plugin, tshark_env):
 def test_cli_path_and_install(tmp_path, plugin, tshark_env):
     from click.testing import CliRunner
 
-    from inlong_proto.wireshark import personal_plugin_dir, wireshark
+    from inlong_proto.cli.wireshark import personal_plugin_dir, wireshark
 
     runner = CliRunner()
     result = runner.invoke(wireshark, ["path"])
@@ -540,7 +540,7 @@ def test_cli_path_and_install(tmp_path, plugin, tshark_env):
 
 
 def test_windows_folder():
-    from inlong_proto.wireshark import personal_plugin_dir
+    from inlong_proto.cli.wireshark import personal_plugin_dir
 
     assert personal_plugin_dir("win32", {"APPDATA": "C:/Users/u/AppData/Roaming"}) == \
         Path("C:/Users/u/AppData/Roaming") / "Wireshark" / "plugins"

@@ -52,7 +52,7 @@ def capture(seeds) -> bytes:
 
 def tshark_text(tmp_path: Path, data: bytes) -> str:
     """tshark -V of a capture with the plugin (HOME a fresh folder: no personal plugins or preferences)."""
-    from inlong_proto.wireshark import plugin_path
+    from inlong_proto.cli.wireshark import plugin_path
 
     path = tmp_path / "mutated.pcap"
     path.write_bytes(data)

@@ -3,7 +3,7 @@
 From the same parsed .ksy model as the Python codecs (model.py), one C function per frame spec decodes a
 whole frame into a row of C values, and a scan loop per protocol appends rows to column buffers (values,
 validity and boolean bitmaps, string and binary offsets) laid out as Arrow expects them;
-inlong_proto/native.py wraps them with pyarrow.Array.from_buffers. No Python object is made per frame.
+inlong_proto/backends/compiled.py wraps them with pyarrow.Array.from_buffers. No Python object is made per frame.
 
 Every decode function gives one of three verdicts on the bytes at a position, seen through the same
 window the pure decoder sees ([pos, min(end, pos + limit + 1)), frames._decode_with):

@@ -1,7 +1,7 @@
 """Emits the compiled capture walker: C readers of the capture headers, from specs/capture, and its runtime.
 
 generated/native/inlong_capture.c is built by setup.py (when a C compiler is present) into
-``inlong_proto._capture_native``; inlong_proto/capture/native_path.py drives it.
+``inlong_proto._capture_native``; inlong_proto/backends/compiled_capture.py drives it.
 
 Every header reader here comes from the parsed .ksy model (model.py), as the Python codecs do: one C
 function per type (and per byte order, for the types whose order a magic decides) that reads the type's

@@ -14,7 +14,7 @@ for everything else: a construct it does not model, a value of a type it does no
 datetime; an int subclass only when it hashes, compares, shifts and indexes like int, as IntEnum
 members do), any value it would refuse (a range, an enum, a `valid` check, a fixed size, a derived field
 given wrong, an arithmetic overflow) and a failed allocation. On None the runtime
-(inlong_proto/native_encode.py) calls the pure encoder, which then raises its own EncodeError (type,
+(inlong_proto/backends/compiled_encode.py) calls the pure encoder, which then raises its own EncodeError (type,
 field path and reason) or, where the C code was only cautious, encodes the message itself. So errors
 come from one implementation by construction, and the C code only has to agree with the Python codec on
 the messages it accepts (tests/test_native_encode.py checks that on vectors, generated messages and

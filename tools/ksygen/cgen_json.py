@@ -4,7 +4,7 @@ generated/native/eventmesh_layer.c is built by setup.py (when a C compiler is pr
 ``inlong_proto._eventmesh_layer``. Its ``verdicts`` answers, per frame of a scanned batch, the message type
 and direction inlong_proto.eventmesh.tcp.describe gives it, or -1 where Python must decide.
 
-The rules come from the schemas as tools/jsonschema_codegen.py loads them (the same Shapes its generated
+The rules come from the schemas as tools/ksygen/jsonschema_codegen.py loads them (the same Shapes its generated
 from_json are written from): per object its keys with what each accepts (kinds, Jackson coercion, null,
 required, integer ranges, enum names, the string formats), what unknown keys may hold, array items and map
 values; string checks the scanner does not model (patterns, maxLength, minLength past 1) become a rule that
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools import jsonschema_codegen as schemas
+from tools.ksygen import jsonschema_codegen as schemas
 
 from .cgen import runtime_source, splice
 from .expr import GenerationError

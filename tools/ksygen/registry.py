@@ -2,7 +2,7 @@
 
 Each protocol declares what the runtime needs to know of it beside its layouts in a `registry` block: in the
 root `-inlong:` of its frame .ksy (one of them, for a protocol with a layout per direction), or at the top of
-the YAML spec beside a stream protocol's specs (HTTP/1.1, HTTP/2). The runtime (inlong_proto.protocols) keeps
+the YAML spec beside a stream protocol's specs (HTTP/1.1, HTTP/2). The runtime (inlong_proto.core.protocols) keeps
 no table of its own: ports, detection, payload layers and connection context all come from here.
 """
 from __future__ import annotations

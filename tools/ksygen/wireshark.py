@@ -50,7 +50,7 @@ HUGE = 2 ** 53
 
 
 def server_ports(root: Path) -> dict[int, str]:
-    """The real servers' default ports, from the specs' registry blocks (as inlong_proto.protocols has them)."""
+    """The real servers' default ports, from the specs' registry blocks (as inlong_proto.core.protocols has them)."""
     from .registry import entries
 
     return {port: name for name, entry in entries(root / "specs").items() for port in entry["ports"]}

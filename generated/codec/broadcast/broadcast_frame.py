@@ -8,8 +8,8 @@ from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
-from inlong_proto.message import Message, _tuple_new
+from inlong_proto.core.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.core.message import Message, _tuple_new
 import inlong_proto.generated.codec.common.bracketed_timestamp as _common_bracketed_timestamp
 
 _S0 = struct.Struct('>ii')
@@ -923,7 +923,7 @@ MAX_FRAME_SIZE = 65536
 START = re.compile(rb'\x00\x00\x00[\x25-\x26](?:\x00\x00\x00\x00|\x00\x00\x00\x01)', re.DOTALL)  # where a frame may begin (see ksygen/starts.py)
 START_ANY = START
 START_SIZE = 8  # the bytes START judges; a position with fewer left is not judged
-CHAINS = False  # decode takes a scan's memo of item walks (inlong_proto/chains.py)
+CHAINS = False  # decode takes a scan's memo of item walks (inlong_proto/core/chains.py)
 FRAME = BroadcastFrame
 MESSAGE_FIELD = 'body'
 MESSAGE_TYPES = {

@@ -7,8 +7,8 @@ from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
-from inlong_proto.message import Message, _tuple_new
+from inlong_proto.core.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.core.message import Message, _tuple_new
 
 _S0 = struct.Struct('>BBHHHBBH')
 _RUN0 = ((0, 'version', 1), (1, 'dscp', 1), (2, 'total_length', 2), (4, 'identification', 2), (6, 'reserved_flag', 2), (8, 'ttl', 1), (9, 'protocol', 1), (10, 'header_checksum', 2))

@@ -7,8 +7,8 @@ from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
-from inlong_proto.message import Message, _tuple_new
+from inlong_proto.core.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.core.message import Message, _tuple_new
 
 _S0 = struct.Struct('>HHIHBB')
 _RUN0 = ((0, 'protocol', 2), (2, 'reserved', 2), (4, 'interface_index', 4), (8, 'arphrd_type', 2), (10, 'packet_type', 1), (11, 'address_length', 1))

@@ -7,8 +7,8 @@ from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
-from inlong_proto.message import Message, _tuple_new
+from inlong_proto.core.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.core.message import Message, _tuple_new
 
 _S0 = struct.Struct('>HHIIBBHHH')
 _RUN0 = ((0, 'src_port', 2), (2, 'dst_port', 2), (4, 'seq_num', 4), (8, 'ack_num', 4), (12, 'data_offset', 1), (13, 'cwr', 1), (14, 'window', 2), (16, 'checksum', 2), (18, 'urgent_pointer', 2))

@@ -8,8 +8,8 @@ from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
-from inlong_proto.message import Message, _tuple_new
+from inlong_proto.core.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.core.message import Message, _tuple_new
 import inlong_proto.generated.codec.dataproxy.dataproxy_common as _dataproxy_dataproxy_common
 
 _S0 = struct.Struct('>IB')
@@ -302,7 +302,7 @@ MAX_FRAME_SIZE = 65536
 START = re.compile(rb'(?:\x00\x00\x00[\x01-\xff]|\x00\x00[\x01-\xfe].|\x00\x00\xff[\x00-\xfc])[\x01-\x08\x21-\x28A-Ha-h\x81-\x88\xa1-\xa8\xc1-\xc8\xe1-\xe8]', re.DOTALL)  # where a frame may begin (see ksygen/starts.py)
 START_ANY = re.compile(rb'(?:\x00\x00\x00[\x01-\xff]|\x00\x00[\x01-\xff].|\x00[\x01-\xff]..|\x01[\x00-\x3e]..|\x01\x3f[\x00-\xfe].|\x01\x3f\xff[\x00-\xfc])[\x01-\x08\x21-\x28A-Ha-h\x81-\x88\xa1-\xa8\xc1-\xc8\xe1-\xe8]', re.DOTALL)  # the same for any frame size
 START_SIZE = 5  # the bytes START judges; a position with fewer left is not judged
-CHAINS = False  # decode takes a scan's memo of item walks (inlong_proto/chains.py)
+CHAINS = False  # decode takes a scan's memo of item walks (inlong_proto/core/chains.py)
 FRAME = DataproxyResponse
 MESSAGE_FIELD = 'body'
 MESSAGE_TYPES = {

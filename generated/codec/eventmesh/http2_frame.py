@@ -7,8 +7,8 @@ from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
-from inlong_proto.message import Message, _tuple_new
+from inlong_proto.core.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.core.message import Message, _tuple_new
 
 _S0 = struct.Struct('>IBI')
 _RUN0 = ((0, 'length', 4), (4, 'unused_0x80', 1), (5, 'reserved', 4))

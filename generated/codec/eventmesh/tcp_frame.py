@@ -8,8 +8,8 @@ from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
-from inlong_proto.message import Message, _tuple_new
+from inlong_proto.core.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.core.message import Message, _tuple_new
 
 _S0 = struct.Struct('>9s4si')
 _S1 = struct.Struct('>i')
@@ -188,7 +188,7 @@ MAX_FRAME_SIZE = 4194304
 START = re.compile(rb'EventMesh0000(?:\x00\x00\x00[\x0d-\xff]|\x00\x00[\x01-\xff].|\x00[\x01-\x3e]..|\x00\x3f[\x00-\xfe].|\x00\x3f\xff[\x00-\xf8])', re.DOTALL)  # where a frame may begin (see ksygen/starts.py)
 START_ANY = START
 START_SIZE = 17  # the bytes START judges; a position with fewer left is not judged
-CHAINS = False  # decode takes a scan's memo of item walks (inlong_proto/chains.py)
+CHAINS = False  # decode takes a scan's memo of item walks (inlong_proto/core/chains.py)
 FRAME = TcpFrame
 MESSAGE_FIELD = None
 MESSAGE_TYPES = {

@@ -8,8 +8,8 @@ from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
-from inlong_proto.message import Message, _tuple_new
+from inlong_proto.core.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.core.message import Message, _tuple_new
 import inlong_proto.generated.codec.eventmesh.tcp_frame as _eventmesh_tcp_frame
 
 _S0 = struct.Struct('>9s4si')
@@ -113,7 +113,7 @@ MAX_FRAME_SIZE = 4194317
 START = re.compile(rb'EventMesh0000(?:\x00\x00\x00[\x08-\xff]|\x00\x00[\x01-\xff].|\x00[\x01-\x3f]..|\x00\x40\x00\x00)', re.DOTALL)  # where a frame may begin (see ksygen/starts.py)
 START_ANY = START
 START_SIZE = 17  # the bytes START judges; a position with fewer left is not judged
-CHAINS = False  # decode takes a scan's memo of item walks (inlong_proto/chains.py)
+CHAINS = False  # decode takes a scan's memo of item walks (inlong_proto/core/chains.py)
 FRAME = TcpFrameLegacy
 MESSAGE_FIELD = None
 MESSAGE_TYPES = {

@@ -8,8 +8,8 @@ from datetime import datetime
 from enum import IntEnum
 from operator import itemgetter
 
-from inlong_proto.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
-from inlong_proto.message import Message, _tuple_new
+from inlong_proto.core.errors import Claim, EncodeError, FieldInfo, TruncatedError, ValidationError, truncated
+from inlong_proto.core.message import Message, _tuple_new
 
 _S0 = struct.Struct('>4sii')
 _S1 = struct.Struct('>i')
@@ -186,7 +186,7 @@ MAX_FRAME_SIZE = 29374476
 START = re.compile(rb'\xff\x7f\xf4\xfe....(?:\x00\x00\x00[\x01-\xff]|\x00\x00[\x01-\x0d].|\x00\x00\x0e\x00)', re.DOTALL)  # where a frame may begin (see ksygen/starts.py)
 START_ANY = START
 START_SIZE = 12  # the bytes START judges; a position with fewer left is not judged
-CHAINS = True  # decode takes a scan's memo of item walks (inlong_proto/chains.py)
+CHAINS = True  # decode takes a scan's memo of item walks (inlong_proto/core/chains.py)
 FRAME = TubemqFrame
 MESSAGE_FIELD = None
 MESSAGE_TYPES = {

@@ -1,0 +1,441 @@
+"""A dump of one framed protocol straight into Arrow record batches, through the compiled scanners.
+
+`make generate` writes C scanners from the .ksy specs (tools/ksygen/cgen.py, generated/native/); setup.py
+builds them into ``inlong_proto._native`` when a C compiler is present. A protocol's scanner tries its
+frame layouts as frames._decode_at does (DataProxy's request and response, either direction or one),
+decodes whole valid frames into column buffers (values, validity and boolean bitmaps, string and binary
+offsets) without a Python object per frame, and stops at the first position where it cannot decode one.
+That stretch goes to the pure-Python scanner (frames._Scanner), which reports it and resynchronises
+exactly as iter_frames does; the C scan resumes after RESUME_AFTER valid frames in a row. So error rows
+are the pure path's by construction, and each batch equals
+``arrow.frames_to_batch(path, iter_frames(data, ...), protocol)``. A protocol with a payload layer
+(EventMesh, TubeMQ) has it answered for each frame the scan accepts by its compiled layer (LAYERS), or in
+Python where that is unsure or not built (_payload). ``range_batches`` does the
+same for a range of a view read window by window (the Spark readers' splits).
+
+``frame_verdict`` gives the same compiled decode one position at a time (a size, "no frame" or "ask
+Python"), for readers that walk positions themselves (spark_source's sync-point walker).
+
+``backend()`` says which backend runs: "native" when the extension is built and has a scanner, "python"
+otherwise or when ``INLONG_PROTO_BACKEND=python``; ``INLONG_PROTO_BACKEND=native`` insists on the compiled
+one (RuntimeError if it is not built). pyarrow is imported inside the functions, as in arrow.py.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from functools import cache
+from typing import Iterator
+
+from inlong_proto.core import arrow, protocols
+from inlong_proto.core.errors import DecodeError
+from inlong_proto.core.frames import _build, _check_direction, _check_mode, _Scanner, iter_frames
+from inlong_proto.core.sources import scan_windows
+
+ENV = "INLONG_PROTO_BACKEND"
+BATCH_ROWS = 65536  # rows per batch: bounds the column buffers and keeps string offsets in int32
+BATCH_BYTES = 16 << 20  # frame bytes per batch, about: big frames, small batches
+RESUME_AFTER = 8  # valid frames in a row after which a malformed stretch hands back to the C scan
+# scan_batch scans up to this much in one go (no batches to join after); the column offsets stay in int32
+WHOLE_ROWS, WHOLE_BYTES = 1 << 22, 1 << 30
+_WANT = {None: 0, "request": 1, "response": 2}
+NO_FRAME, ASK_PYTHON = -1, -2  # frame_verdict's answers besides a size
+
+
+@cache
+def _extension():
+    """The compiled module and its scanners' description, or (None, {}) when it is not built."""
+    try:
+        from inlong_proto import _native
+    except ImportError:
+        return None, {}
+    if hasattr(os, "register_at_fork"):  # the scanners' pool of kept column buffers has a lock (native_runtime.c)
+        os.register_at_fork(after_in_child=_native.forget_pool)
+    return _native, json.loads(_native.DESCRIBE)
+
+
+# scanners, encoders, capture walker, the TubeMQ and EventMesh TCP payload layers
+COMPILED_MODULES = ("_native", "_native_encode", "_capture_native", "_tubemq_layer", "_eventmesh_layer")
+_BACKEND: dict[str, str] = {}  # INLONG_PROTO_BACKEND's value -> the answer (it is asked once per frame encoded)
+
+
+def backend() -> str:
+    """"native" if the compiled scanners are built and not turned off by INLONG_PROTO_BACKEND=python,
+    else "python". INLONG_PROTO_BACKEND=native insists: every compiled module must be built."""
+    wanted = os.environ.get(ENV, "")
+    answer = _BACKEND.get(wanted)
+    if answer is None:
+        answer = _BACKEND[wanted] = _choose(wanted.strip().lower())
+    return answer
+
+
+def _choose(wanted: str) -> str:
+    if wanted not in ("", "native", "python"):
+        raise ValueError(f"{ENV} must be native or python, not {wanted!r}")
+    if wanted == "python":
+        return "python"
+    if wanted == "native":
+        missing = [name for name in COMPILED_MODULES if importlib.util.find_spec(f"{__package__}.{name}") is None]
+        if missing:
+            raise RuntimeError(f"{ENV}=native, but the compiled backend is not built "
+                               f"(inlong_proto.{', inlong_proto.'.join(missing)}): install with a C compiler present")
+    return "native" if _extension()[0] is not None else "python"
+
+
+def _compiled(proto: protocols.Protocol) -> dict | None:
+    """The compiled scanner's description of a protocol, if it has one for the registry's very layouts
+    (in the same order, which frames._decode_at tries)."""
+    if backend() != "native":
+        return None
+    described = _extension()[1].get(proto.name)
+    if described is None:
+        return None
+    layouts = [codec.module.__name__.rsplit(".", 1)[1] for codec in proto.codecs]
+    return described if layouts == described["layouts"] else None
+
+
+def scanner(protocol: str, direction: str | None = None):
+    """(compiled scan function, protocol name) for bytes of `protocol` sent in `direction`, or None (pure
+    Python then): one exists when the generator could compile every frame layout of the protocol. A
+    protocol with a payload layer (protocols.EXTENSIONS) takes it only with one layout: iter_batches runs
+    the layer on each frame the scan accepts (_payload)."""
+    proto = protocols.get(protocol)
+    described = _compiled(proto)
+    if described is None or proto.name in protocols.EXTENSIONS and len(proto.codecs) != 1:
+        return None
+    return getattr(_extension()[0], f"scan_{_c_name(proto.name)}"), proto.name
+
+
+def exact(protocol: str) -> bool:
+    """Whether the compiled verdicts of `protocol` are final (DESCRIBE "exact" for every layout): they
+    never answer "ask Python", and no payload layer can still reject a frame they accept."""
+    proto = protocols.get(protocol)
+    described = _compiled(proto)
+    return described is not None and all(described["exact"].values()) and proto.name not in protocols.EXTENSIONS
+
+
+def frame_verdict(protocol: str, direction: str | None = None, *, structural: bool = False):
+    """verdict(view, pos, end, limit) -> size | NO_FRAME | ASK_PYTHON for bytes of `protocol` sent in
+    `direction`, or None when no compiled scanner applies.
+
+    It answers what frames._decode_at(protocol, candidates(direction), view, pos, end, limit, ...) would,
+    looking at the same window [pos, min(end, pos + limit + 1)): a size when that decodes a frame of that
+    size; NO_FRAME (-1) when it raises DecodeError or returns no frame (needs more bytes than the window
+    holds); ASK_PYTHON (-2) when the compiled code cannot tell (a construct it does not model at that
+    position, or a frame a payload layer still has to accept: sizes of such protocols are always -2).
+    Several layouts (direction None for DataProxy) are tried in the registry's order as _decode_at does.
+    view: anything with the buffer protocol (bytes, bytearray, memoryview, mmap).
+
+    structural=True answers for the frame layout alone, as frames._decode_with does (no payload layer:
+    a size where the layout decodes): what the splitting reader's sync search needs to bound a frame.
+    """
+    proto = protocols.get(protocol)
+    _check_direction(direction)
+    described = _compiled(proto)
+    if described is None:
+        return None
+    frame = getattr(_extension()[0], f"frame_{_c_name(proto.name)}")
+    want = _WANT[direction]
+    if proto.name not in protocols.EXTENSIONS or (structural and len(proto.candidates(direction)) == 1):
+        def verdict(view, pos: int, end: int, limit: int) -> int:
+            return frame(view, pos, end, limit, want)
+    else:
+        def verdict(view, pos: int, end: int, limit: int) -> int:
+            size = frame(view, pos, end, limit, want)
+            return size if size < 0 else ASK_PYTHON
+    return verdict
+
+
+def kept_buffers() -> tuple[int, int]:
+    """(count, bytes) of the column buffers the compiled scanners keep for their next scans: the buffers of
+    dropped batches, up to 64 MiB a process (fresh memory would cost a scan the kernel's zeroing of its
+    pages); (0, 0) without the compiled backend."""
+    module = _extension()[0]
+    return module.pool_stats() if module is not None else (0, 0)
+
+
+def _c_name(protocol: str) -> str:
+    return protocol.replace("-", "_")
+
+
+def iter_batches(data, protocol: str, path: str = "", direction: str | None = None, mode: str = "PERMISSIVE", *,
+                 max_frame_size: int | None = None, batch_rows: int = BATCH_ROWS,
+                 batch_bytes: int = BATCH_BYTES) -> Iterator:
+    """pyarrow.RecordBatches of arrow.frame_schema(protocol) for a whole dump (bytes, bytearray, memoryview,
+    mmap): the rows of iter_frames(data, protocol, direction, mode), in order, at most batch_rows a batch
+    and about batch_bytes of frames. Its arguments are checked at the call, not at the first batch."""
+    _check_direction(direction)
+    mode = _check_mode(mode)
+    _check_sizes(batch_rows, batch_bytes)
+    return _iter_batches(data, protocols.checked(protocol), path, direction, mode, max_frame_size, batch_rows,
+                         batch_bytes)
+
+
+def _check_sizes(batch_rows, batch_bytes) -> None:
+    """A batch must be able to hold a row: batch_rows=0 made the scans loop forever on an empty batch."""
+    for name, value in (("batch_rows", batch_rows), ("batch_bytes", batch_bytes)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive int, not {value!r}")
+
+
+def _iter_batches(data, name: str, path: str, direction: str | None, mode: str, max_frame_size: int | None,
+                  batch_rows: int, batch_bytes: int) -> Iterator:
+    found = None if name in protocols.STREAM_PROTOCOLS else scanner(name, direction)
+    if found is None:  # HTTP streams, or no compiled scanner: the pure rows, batched
+        yield from _python_batches(path, iter_frames(data, name, direction, mode, max_frame_size=max_frame_size),
+                                   name, batch_rows)
+        return
+    with memoryview(data).cast("B") as view:
+        yield from range_batches(view, name, path, direction, mode, 0, len(view), max_frame_size=max_frame_size,
+                                 batch_rows=batch_rows, batch_bytes=batch_bytes)
+
+
+def range_batches(view, protocol: str, path: str, direction: str | None, mode: str, start: int, stop: int, *,
+                  source=None, max_frame_size: int | None = None, batch_rows: int = BATCH_ROWS,
+                  batch_bytes: int = BATCH_BYTES) -> Iterator:
+    """The batches of the rows at positions [start, stop) of the sequential scan of view: stop must be a
+    position that scan passes through with no error span open (a sync point, or the end of the input).
+
+    source: where view's bytes come from when they are not all there yet (sources.*Source: ensure(lo, hi)
+    before bytes are read, ``ahead`` for a remote object read by ranges), so that a split of a remote
+    object is scanned window by window; None when view holds them all. A batch holds at most batch_rows
+    rows and about batch_bytes of frame bytes (the compiled scan sees a window of that many bytes).
+    """
+    _check_sizes(batch_rows, batch_bytes)
+    proto = protocols.get(protocol)
+    limit = max_frame_size or proto.max_frame_size
+    found = scanner(proto.name, direction)
+    size = len(view)
+    source = source or _Whole(size)
+    pos, pending, held = start, [], 0
+    while pos < stop:
+        hi = min(size, pos + batch_bytes + limit + 1)
+        if found is not None:
+            source.ensure(pos, hi)
+            scan, name = found
+            window = view if hi == size else view[:hi]
+            reached, rows, columns = scan(window, pos, limit, _WANT[direction], batch_rows, path)
+            refused = False
+            if rows:
+                batch = _batch(name, rows, columns)
+                if reached > stop:  # the scan ran past the range: its rows from stop on are another's
+                    batch = batch.slice(0, _rows_before(batch, stop))
+                    reached = stop
+                if proto.name in protocols.EXTENSIONS:  # cut at the first frame the payload layer refuses
+                    kept = batch.num_rows
+                    batch, reached = _payload(proto, window, batch, direction, reached, limit)
+                    refused = batch.num_rows < kept
+                if batch.num_rows:
+                    if pending:
+                        yield arrow.frames_to_batch(path, pending, proto.name)
+                        pending, held = [], 0
+                    yield batch
+            pos = reached
+            if not refused and (pos >= stop or rows == batch_rows or (hi < size and pos + limit + 1 > hi)):
+                continue  # the range is done, the batch is full, or the window ended: scan on in C
+        # No whole valid frame at pos (or no compiled scanner): the pure scanner reports the stretch and
+        # finds the next frames. The C scan resumes after RESUME_AFTER valid frames in a row (any frame's
+        # end is a safe place, since the scanner holds no state there); on broken input Python goes on.
+        resume = stop
+        clean = 0
+        rows = scan_windows(source, view, _Scanner(proto, direction, mode, limit), pos, stop)
+        try:
+            for frame in rows:
+                if frame.offset >= stop:  # past the range (a dropped error span ended at stop)
+                    resume = stop
+                    break
+                pending.append(frame)
+                held += frame.length
+                resume = frame.offset + frame.length
+                clean = clean + 1 if frame.error is None else 0
+                if (resume >= stop or (found is not None and clean >= RESUME_AFTER)
+                        or len(pending) >= batch_rows or held >= batch_bytes):
+                    break
+            else:
+                resume = stop
+        finally:
+            rows.close()
+        if len(pending) >= batch_rows or held >= batch_bytes:
+            yield arrow.frames_to_batch(path, pending, proto.name)
+            pending, held = [], 0
+        pos = resume
+    if pending:
+        yield arrow.frames_to_batch(path, pending, proto.name)
+
+
+class _Whole:
+    """The source of a view that holds all its bytes (scan_windows then scans it in one window)."""
+
+    ahead = None
+
+    def __init__(self, size: int):
+        self.size = size
+
+    def ensure(self, start: int, stop: int) -> None:
+        pass
+
+
+def _rows_before(batch, stop: int) -> int:
+    """How many of a compiled batch's rows start before stop (its offsets rise)."""
+    import bisect
+
+    return bisect.bisect_left(batch.column("offset").to_numpy(), stop)
+
+
+def scan_batch(data, protocol: str, path: str = "", direction: str | None = None, mode: str = "PERMISSIVE", *,
+               max_frame_size: int | None = None):
+    """One pyarrow.RecordBatch of the whole dump; equals arrow.frames_to_batch(path, iter_frames(...), protocol)."""
+    import pyarrow as pa
+
+    schema = arrow.frame_schema(protocols.get(protocol).name)
+    batches = list(iter_batches(data, protocol, path, direction, mode, max_frame_size=max_frame_size,
+                                batch_rows=WHOLE_ROWS, batch_bytes=WHOLE_BYTES))
+    if not batches:
+        return arrow.frames_to_batch(path, [], protocols.get(protocol).name)
+    if len(batches) == 1:
+        return batches[0]
+    table = pa.Table.from_batches(batches, schema).combine_chunks()
+    return pa.RecordBatch.from_arrays([column.chunk(0) if column.num_chunks else pa.array([], column.type)
+                                       for column in table.columns], schema=schema)
+
+
+# The compiled payload layers (generated from the payload specs: TubeMQ's .proto files, EventMesh's JSON
+# schemas): verdicts over a batch's columns, one int32 a row, (message type index << 1 | response), or
+# -1 where Python must decide. Which columns each reads is its verdicts() signature.
+LAYERS = protocols.COMPILED_LAYERS  # from the specs' registry blocks
+
+
+@cache
+def _layer(protocol: str):
+    """The compiled payload layer of a protocol, or None (not built, or none exists)."""
+    name = LAYERS.get(protocol)
+    if name is None or importlib.util.find_spec(f"{__package__}.{name}") is None:
+        return None
+    return importlib.import_module(f"{__package__}.{name}")
+
+
+def _layer_codes(proto: protocols.Protocol, batch, direction: str | None):
+    """The compiled layer's codes for a batch's rows (numpy int32), or None when it has none."""
+    import numpy as np
+
+    layer = _layer(proto.name)
+    if layer is None:
+        return None
+
+    def binary(array):  # (offsets, data) of a string or binary array, its slice offset applied
+        _, offsets, data = array.buffers()  # pyarrow (26) gives a string or binary array no .offsets
+        if offsets is None:  # an empty array
+            return np.zeros(1, np.int32), b""
+        return np.frombuffer(offsets, "<i4", len(array) + 1, array.offset * 4), b"" if data is None else data
+
+    if proto.name == "tubemq":
+        blocks = batch.column("blocks")
+        item_offsets, item_data = binary(blocks.values.field("data"))
+        answer = layer.verdicts(len(blocks), np.asarray(blocks.offsets), item_offsets, item_data, _WANT[direction])
+    else:
+        package = batch.column("package")
+        header, body = package.field("header"), package.field("body")
+        if package.offset:
+            header, body = (child.slice(package.offset, len(package)) for child in (header, body))
+        answer = layer.verdicts(len(package), *binary(header), *binary(body), _WANT[direction])
+    return np.frombuffer(answer, "<i4")
+
+
+def _payload(proto: protocols.Protocol, view, batch, direction: str | None, stop: int, limit: int):
+    """(batch, stop) with each frame's message_type and direction from the protocol's payload layer. The
+    compiled layer answers the frames it is sure of; the rest run exactly as the pure path runs them
+    (frames._build over the generated codec's decode of the frame). At the first frame the layer refuses,
+    the batch is cut and stop moved there: the pure scanner then makes that frame's error row (and
+    resynchronises), so the error is the pure path's by construction."""
+    import numpy as np
+    import pyarrow as pa
+
+    rows = batch.num_rows
+    codes = _layer_codes(proto, batch, direction)
+    if codes is None:
+        codes, type_names = np.full(rows, -1, np.int32), []
+    else:
+        type_names = list(_layer(proto.name).MESSAGE_TYPES)
+    types, directions = (codes >> 1).astype(np.int32), (codes & 1).astype(np.int32)
+    direction_names = ["request", "response"]
+    asked = np.flatnonzero(codes < 0)
+    if len(asked):
+        codec = proto.codecs[0]
+        decode, end = codec.module.decode, len(view)
+        buffer = memoryview(view)
+        offsets, lengths = batch.column("offset").to_numpy(), batch.column("length").to_numpy()
+        for row in asked.tolist():
+            offset, length = int(offsets[row]), int(lengths[row])
+            message, _ = decode(buffer, offset, min(end, offset + limit + 1))
+            try:
+                frame = _build(proto, codec, message, offset, length, direction, False, offset)
+            except DecodeError:
+                stop = offset
+                batch, types, directions = batch.slice(0, row), types[:row], directions[:row]
+                break
+            types[row] = _index(type_names, frame.message_type)
+            directions[row] = _index(direction_names, frame.direction)
+    columns = batch.columns
+    columns[batch.schema.get_field_index("direction")] = pa.array(direction_names, pa.string()).take(directions)
+    columns[batch.schema.get_field_index("message_type")] = pa.array(type_names, pa.string()).take(types)
+    return pa.RecordBatch.from_arrays(columns, schema=batch.schema), stop
+
+
+def _index(names: list, name) -> int:
+    """name's place in names, appended when new (names a dictionary's values)."""
+    try:
+        return names.index(name)
+    except ValueError:
+        names.append(name)
+        return len(names) - 1
+
+
+def _python_batches(path: str, frames, protocol: str, batch_rows: int):
+    chunk = []
+    for frame in frames:
+        chunk.append(frame)
+        if len(chunk) == batch_rows:
+            yield arrow.frames_to_batch(path, chunk, protocol)
+            chunk = []
+    if chunk:
+        yield arrow.frames_to_batch(path, chunk, protocol)
+
+
+def _batch(protocol: str, rows: int, columns: list):
+    """The RecordBatch of one compiled scan: its columns (meta first, then depth-first) wrapped with
+    from_buffers; the columns it does not produce (error, corrupt record, capture, another layout's) null."""
+    import pyarrow as pa
+
+    schema = arrow.frame_schema(protocol)
+    described = _extension()[1]
+    leaves = iter(columns)
+    own = {name: (kind, children) for name, kind, children in described[protocol]["columns"]}
+    arrays = {name: _column(leaves, schema.field(name).type, "meta", [], rows)
+              for name in ("path", "offset", "length", "protocol", "direction", "message_type")}
+    for name, (kind, children) in own.items():
+        arrays[name] = _column(leaves, schema.field(name).type, kind, children, rows)
+    return pa.RecordBatch.from_arrays([arrays[f.name] if f.name in arrays else pa.nulls(rows, f.type)
+                                       for f in schema], schema=schema)
+
+
+def _column(leaves, field_type, kind: str, children: list, length: int):
+    """One column from the scan's buffers (leaves: their iterator, depth-first). A module function, not a
+    closure: a closure naming itself is a reference cycle that would hold the buffers until the next
+    garbage collection."""
+    import pyarrow as pa
+
+    buffers = next(leaves)
+    validity = None if buffers[0] is None else pa.py_buffer(buffers[0])
+    if kind == "struct":
+        if [c[0] for c in children] != [f.name for f in field_type]:
+            raise RuntimeError(f"compiled scanner's struct {children} does not match {field_type}")
+        return pa.Array.from_buffers(field_type, length, [validity], children=[
+            _column(leaves, field_type.field(i).type, c[1], c[2], length) for i, c in enumerate(children)])
+    if kind == "list":  # the items' count is the last offset
+        offsets = buffers[1]
+        items = int.from_bytes(memoryview(offsets)[-4:], "little") if length else 0
+        (_, item_kind, item_children), = children
+        return pa.Array.from_buffers(field_type, length, [validity, pa.py_buffer(offsets)], children=[
+            _column(leaves, field_type.value_type, item_kind, item_children, items)])
+    return pa.Array.from_buffers(field_type, length, [validity] + [pa.py_buffer(b) for b in buffers[1:]])

@@ -1,0 +1,51 @@
+"""The compiled encoders: ``inlong_proto.encode`` through C when it can, the pure codec otherwise.
+
+`make generate` writes C encoders from the .ksy specs (tools/ksygen/cgen_encode.py,
+generated/native/inlong_native_encode.c); setup.py builds them into ``inlong_proto._native_encode`` when
+a C compiler is present. ``encode_<spec>(message)`` returns the frame's bytes for a message the pure
+encoder accepts, and None for anything else (a construct it does not model, a value it would refuse):
+the pure encoder then runs and raises its own EncodeError, so the errors are the pure path's by
+construction. The compiled encoders run when ``backend()`` is "native" (INLONG_PROTO_BACKEND=python
+turns them off with the scanners).
+"""
+from __future__ import annotations
+
+from functools import cache
+
+
+@cache
+def _extension():
+    """The compiled module, or None when it is not built."""
+    try:
+        from inlong_proto import _native_encode
+    except ImportError:
+        return None
+    return _native_encode
+
+
+@cache
+def compiled(module):
+    """The compiled encode function of a generated frame codec module, or None (not built, or the
+    generator could not compile that spec)."""
+    extension = _extension()
+    spec = module.__name__.rsplit(".", 1)[1]
+    if extension is None or spec not in extension.SPECS:
+        return None
+    return getattr(extension, f"encode_{spec}")
+
+
+_backend = None  # inlong_proto.backends.compiled.backend, imported on first use (native imports frames, which imports us)
+
+
+def encode(module, message) -> bytes:
+    """``module.encode(message)``: the same bytes or the same error, through C where it applies."""
+    global _backend
+    if _backend is None:
+        from inlong_proto.backends.compiled import backend as _backend
+    if _backend() == "native":
+        function = compiled(module)
+        if function is not None:
+            data = function(message)
+            if data is not None:
+                return data
+    return module.encode(message)

@@ -1,0 +1,529 @@
+"""`inlong-proto` command line: decode, encode, inspect, and the per-protocol endpoints."""
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+import time
+from typing import Iterator
+
+import click
+
+from inlong_proto.core import frames, protocols
+from inlong_proto.core.errors import InlongProtoError
+from inlong_proto.cli.output import FORMATS, console
+from inlong_proto.cli.query import QueryError
+from inlong_proto.core.plain import printable
+
+FOLLOW_POLL = 0.2  # seconds between looks at a followed file that has not grown
+FOLLOW_CHECK = 4096  # bytes at the start and before the read position of a followed file, compared at each look
+
+def _protocol_name(ctx, param, value: str | None) -> str | None:
+    """-p as the project spells it (eventmesh_legacy is read as eventmesh-legacy)."""
+    return value if value in (None, "auto") else protocols.canonical(value)
+
+
+PROTOCOL = click.option("--protocol", "-p", required=True, callback=_protocol_name,
+                        help="Protocol name (see `inlong-proto protocols`), or auto.")
+DIRECTION = click.option("--direction", "-d", type=click.Choice(protocols.DIRECTIONS), default=None,
+                         help="Which side sent the bytes; default: whatever the frame says.")
+
+
+class _Cli(click.Group):
+    """Turns the library's own errors into one line on stderr and exit status 1, never a traceback."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except InlongProtoError as exc:
+            _error(exc)
+            ctx.exit(1)
+        except QueryError as exc:  # a bad -e / -Y / -T: the command line's fault, as click's usage errors
+            _error(exc)
+            ctx.exit(2)
+        except BrokenPipeError:  # `inlong-proto decode ... | head` is normal use
+            sys.stdout = open(os.devnull, "w")
+            ctx.exit(0)
+        except OSError as exc:
+            click.echo(f"inlong-proto: error: {exc.filename or ''}: {exc.strerror or exc}", err=True)
+            ctx.exit(1)
+
+
+def _error(exc: Exception) -> None:
+    """The one error line; an error may quote frame content, so it is escaped as inspect escapes it."""
+    click.echo(f"inlong-proto: error: {printable(str(exc))}", err=True)
+
+
+@click.group(cls=_Cli, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="inlong-proto")
+def main():
+    """Decode, encode and inspect InLong / EventMesh wire traffic, from specs."""
+
+
+@main.command("protocols")
+def list_protocols():
+    """List the protocols the specs define."""
+    for name in sorted([*protocols.names(), *protocols.STREAM_PROTOCOLS]):
+        click.echo(name)
+
+
+def _read(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _chunks(path: str, follow: bool = False, size: int = 1 << 16) -> Iterator[bytes | None]:
+    """The bytes of path (- for stdin) as they arrive: a pipe's or socket's as soon as any are there (one
+    os.read each, never to the end first). With follow, a file that grows is read on, as tail -F does:
+    when it is found shorter than what was read, or with other bytes at its start or just before the read
+    position (truncated and rewritten between two looks; looked for before every read), or once it has no
+    more bytes its name names another file (rotated: the old one was read to its end), a notice goes to
+    stderr and the file is read again from its start, and None is yielded first so that the caller starts
+    a fresh decoder (offsets restart at 0)."""
+    if path == "-":
+        fd = sys.stdin.buffer.fileno()
+        while chunk := os.read(fd, size):
+            yield chunk
+        return
+    handle = open(path, "rb", buffering=0)
+    try:
+        read, inaccessible = _Read(), False
+        while True:
+            if follow and read.rewritten(handle.fileno()):
+                handle.seek(0)
+                read = _Read()
+                _notice(path, "file truncated; reading it again from the start (offsets restart at 0)")
+                yield None
+            chunk = handle.read(size)
+            if chunk:
+                read.add(chunk)
+                yield chunk
+                continue
+            if not follow:
+                return
+            time.sleep(FOLLOW_POLL)
+            try:
+                named = os.stat(path)
+            except OSError as exc:  # removed (rotation under way): wait for the name to come back
+                if not inaccessible:
+                    _notice(path, f"has become inaccessible ({exc.strerror}); waiting for it to reappear")
+                inaccessible = True
+                continue
+            inaccessible, held = False, os.fstat(handle.fileno())
+            if (named.st_dev, named.st_ino) != (held.st_dev, held.st_ino):
+                try:
+                    replacement = open(path, "rb", buffering=0)
+                except FileNotFoundError:
+                    continue
+                handle.close()
+                handle, read = replacement, _Read()
+                _notice(path, "has been replaced; following new file from its start (offsets restart at 0)")
+                yield None
+    finally:
+        handle.close()
+
+
+class _Read:
+    """What was read of a followed file, enough to tell a file that grew from one truncated and rewritten
+    while it was not looked at (its size alone cannot: the new content may already be longer): its first
+    and its last FOLLOW_CHECK bytes. A rewrite that leaves both the same is not seen."""
+
+    def __init__(self):
+        self.position, self.head, self.tail = 0, b"", b""
+
+    def add(self, chunk: bytes) -> None:
+        self.position += len(chunk)
+        if len(self.head) < FOLLOW_CHECK:
+            self.head = (self.head + chunk)[:FOLLOW_CHECK]
+        self.tail = (self.tail + chunk)[-FOLLOW_CHECK:]
+
+    def rewritten(self, fd: int) -> bool:
+        if not self.position:
+            return False
+        held = os.fstat(fd)
+        if not stat.S_ISREG(held.st_mode):  # a FIFO or a device: nothing to compare
+            return False
+        return held.st_size < self.position or (
+            os.pread(fd, len(self.head), 0) != self.head
+            or os.pread(fd, len(self.tail), self.position - len(self.tail)) != self.tail)
+
+
+def _notice(path: str, text: str) -> None:
+    """One line on stderr about a followed file, as tail -F gives one."""
+    click.echo(f"inlong-proto: {printable(path)}: {text}", err=True)
+
+
+class _LiveDecoder:
+    """decode's sans-IO core for one input: bytes in as they come, items out as soon as they are whole. The
+    first bytes say what follows (a capture's magic; with -p auto, the protocol of a raw dump)."""
+
+    def __init__(self, path: str, protocol: str, direction: str | None, mode: str):
+        self.path, self.protocol, self.direction, self.mode = path, protocol, direction, mode
+        self.head = b""
+        self.decoder = None
+        self.capture = False
+
+    def feed(self, chunk: bytes, final: bool = False) -> list:
+        if self.decoder is None:
+            self.head += chunk
+            if not self._start(final):
+                return []
+            chunk, self.head = self.head, b""
+        items = self.decoder.feed(chunk) if chunk else []
+        if final:
+            items += self.decoder.close()
+        if self.capture and self.direction is not None:
+            items = [item for item in items if item.direction == self.direction]
+        return items
+
+    def _start(self, final: bool) -> bool:
+        """Choose the decoder once the head decides it; False: wait for more bytes."""
+        from inlong_proto.capture import CaptureDecoder, is_capture
+
+        head = self.head
+        if len(head) < 4 and not final:
+            return False
+        if is_capture(head):
+            self.capture, self.decoder = True, CaptureDecoder(self.protocol, self.mode, keep_flows=False)
+            return True
+        protocol = self.protocol
+        if protocol == "auto":
+            from inlong_proto.core.detect import HEAD_SIZE, settle
+
+            found, settled = settle(head[:HEAD_SIZE])
+            if not (final or len(head) >= HEAD_SIZE or settled):
+                return False
+            if found is None:
+                raise click.ClickException(f"{self.path}: no known protocol reads its first frame")
+            protocol = found
+        self.decoder = frames.stream_decoder(protocol, self.direction, mode=self.mode)
+        return True
+
+
+@main.command()
+@PROTOCOL
+@DIRECTION
+@click.option("--mode", type=click.Choice(frames.MODES, case_sensitive=False), default="FAILFAST",
+              show_default=True, help="What to do with malformed bytes.")
+@click.option("--payload", "with_payload", is_flag=True,
+              help="Also decode what each frame carries (DataProxy: attributes and records).")
+@click.option("--follow", "-f", is_flag=True,
+              help="Keep reading each FILE as it grows (as tail -f does), until Ctrl-C.")
+@click.option("--field", "-e", "fields", multiple=True, metavar="PATH",
+              help="Print only this value, by its dotted path in the JSON (repeat: payload.group_id, flow.client).")
+@click.option("--filter", "-Y", "expression", metavar="EXPR",
+              help='Keep the items that match, e.g. \'message_type == "text_message" and payload.record_count > 3\' '
+                   "(the language: README, or `python -m pydoc inlong_proto.cli.query`).")
+@click.option("--format", "-T", "output_format", type=click.Choice(FORMATS), default="jsonl", show_default=True,
+              help="jsonl, one json array, csv, a table, or parquet (to a file or pipe); csv, table and parquet "
+                   "show the -e fields, or a few identifying columns.")
+@click.option("--records", "as_records", is_flag=True,
+              help="One item per DataProxy record (group, stream, time, attributes, data), as read_records "
+                   "gives; other protocols' frames are left out.")
+@click.argument("files", nargs=-1, required=True)
+def decode(protocol, direction, mode, with_payload, follow, fields, expression, output_format, as_records, files):
+    """Print every frame of each FILE (a raw stream dump, a .pcap / .pcapng capture, - for stdin) as one
+    JSON object per line, each as soon as it is whole (a pipe is read as it comes: tcpdump -U -w - | ...),
+    flushed. A capture (told by its magic) is reassembled per TCP flow; each frame also gets its flow,
+    stream (request: client to server) and capture timestamp; -p auto classifies each flow (or, for a
+    raw dump, the whole input: once four frames of one protocol are in, or 1 MiB, or the end) by content,
+    then port. Memory is bounded whatever the input's length.
+
+    -e, -Y and -T pick values, keep the matching items and choose the format, with tshark's letters. A
+    malformed filter, an unknown field or a format that cannot hold the data: one error line, status 2."""
+    selection = _Selection(protocol, fields, expression, as_records, with_payload)
+    output = _output_writer(output_format, selection, as_records)
+    for path in files:
+        live = _LiveDecoder(path, protocol, direction, mode)
+        named = path if len(files) > 1 else None
+        try:
+            for chunk in _chunks(path, follow):
+                if chunk is None:  # a followed file truncated or replaced: what was held of it ends here
+                    output.write(selection.records(live.feed(b"", final=True), mode, named))
+                    live = _LiveDecoder(path, protocol, direction, mode)
+                    continue
+                output.write(selection.records(live.feed(chunk), mode, named))
+            output.write(selection.records(live.feed(b"", final=True), mode, named))
+        except InlongProtoError as exc:
+            raise _with_file(exc, path) from None
+    output.close()
+
+
+def _output_writer(name: str, selection: "_Selection", as_records: bool):
+    from inlong_proto.cli.output import writer
+
+    return writer(name, sys.stdout, selection.fields, as_records)
+
+
+class _Selection:
+    """What decode prints of each item: its JSON (with the payload when asked for, or when a path needs
+    it), or its DataProxy records, kept by the -Y filter. Paths are checked against the protocol's specs
+    up front, so that a misspelt field is an error rather than an empty column."""
+
+    def __init__(self, protocol: str, fields, expression: str | None, as_records: bool, with_payload: bool):
+        from inlong_proto.cli.query import Filter, check_known, field_path, known_tree
+
+        if as_records and protocol not in ("dataproxy", "auto"):
+            raise QueryError(f"--records reads DataProxy records; -p {protocol} has none")
+        self.fields = [field_path(text) for text in fields]
+        self.filter = Filter(expression) if expression else None
+        tree = known_tree(protocol, records=as_records)
+        paths = self.fields + (self.filter.paths if self.filter else [])
+        for path in paths:
+            check_known(path, tree, protocol)
+        wants_payload = any(path.parts[0] == "payload" for path in paths)
+        self.as_records = as_records
+        self.reader = _payload_reader(protocol) if (with_payload or wants_payload) and not as_records else None
+
+    def records(self, items: list, mode: str, path: str | None) -> list[dict]:
+        out = []
+        for item in items:
+            for record in (self._record_dicts(item, mode) if self.as_records else [self._frame_dict(item, mode)]):
+                if path is not None:
+                    record = {"file": path, **record}
+                if self.filter is None or self.filter(record):
+                    out.append(record)
+        return out
+
+    def _frame_dict(self, item, mode: str) -> dict:
+        record = item.to_dict()
+        frame = getattr(item, "frame", item)  # a CaptureFrame's protocol frame
+        if (self.reader is not None and getattr(frame, "error", None) is None
+                and frame.protocol in protocols.PAYLOAD_READERS):
+            record["payload"] = _read_payload(self.reader, frame, mode)
+        return record
+
+    @staticmethod
+    def _record_dicts(item, mode: str) -> list[dict]:
+        from inlong_proto.dataproxy.records import record_rows
+
+        frame = getattr(item, "frame", item)
+        rows = [row.to_dict() for row in record_rows([frame], mode)]
+        if frame is not item:  # a capture's frame: where the records came from
+            where = {key: value for key, value in item.to_dict().items() if key in (
+                "flow", "stream", "timestamp", "timestamp_ns", "file_offset")}
+            rows = [{**row, **where} for row in rows]
+        return rows
+
+
+def _payload_reader(protocol: str):
+    import importlib
+
+    name = protocols.PAYLOAD_READERS.get(protocol)
+    if name is None and protocol == "auto":  # every flow's own, chosen per frame
+        return _AutoPayload()
+    return importlib.import_module(name).payload if name else None
+
+
+class _AutoPayload:
+    """The payload reader of each frame's protocol, for -p auto."""
+
+    def __call__(self, frame):
+        return _payload_reader(frame.protocol)(frame)
+
+
+def _read_payload(reader, frame, mode: str):
+    """A frame's payload as JSON; in FAILFAST a bad one stops the run, otherwise it is reported in place
+    (a payload that reads but flags its own error, e.g. a DataProxy body the server drops, keeps it in its
+    "error" field)."""
+    try:
+        read = reader(frame)
+        if mode.upper() == "FAILFAST" and isinstance(getattr(read, "error", None), InlongProtoError):
+            raise read.error
+        return read.to_dict()
+    except InlongProtoError as exc:
+        if mode.upper() == "FAILFAST":
+            raise
+        return {"error": str(exc)}
+
+
+def _with_file(exc: InlongProtoError, path: str) -> InlongProtoError:
+    exc.args = (f"{path}: {exc}",)
+    return exc
+
+
+@main.command()
+@click.option("--protocol", "-p", default="auto", show_default=True, callback=_protocol_name,
+              help="A protocol name, or auto (per flow).")
+@click.option("--mode", type=click.Choice(frames.MODES, case_sensitive=False), default="PERMISSIVE",
+              show_default=True)
+@click.argument("file")
+def capture(protocol, mode, file):
+    """Summarise the TCP flows of a .pcap / .pcapng FILE: ends, protocol, bytes, frames, errors, gaps.
+    A file that is not a capture, or whose container breaks, ends with that error and exit status 1
+    (in PERMISSIVE and DROPMALFORMED after the table of what was read before the break)."""
+    from rich.table import Table
+
+    from inlong_proto.capture import CaptureDecoder
+
+    decoder = CaptureDecoder(protocol, mode)
+    try:
+        with open(file, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                decoder.feed(chunk)
+        decoder.close()
+    except InlongProtoError as exc:
+        raise _with_file(exc, file) from None
+    table = Table(title=f"{file}: " + ", ".join(f"{v} {k}" for k, v in decoder.stats.items()) + " packets")
+    for column in ("flow", "client", "server", "protocol", "bytes c>s", "bytes s>c", "frames", "errors", "gaps"):
+        table.add_column(column, justify="right" if column not in ("client", "server", "protocol") else "left")
+    for number, row in decoder.flows.items():
+        flow = row["flow"]
+        table.add_row(str(number), f"{flow.client}:{flow.client_port}", f"{flow.server}:{flow.server_port}",
+                      str(row["protocol"]), str(row["bytes"]["request"]), str(row["bytes"]["response"]),
+                      str(sum(row["frames"].values())), str(sum(row["errors"].values())), str(row["gaps"]))
+    if decoder.stats["packets"] or decoder.reader.broken is None:
+        console().print(table)
+    if decoder.reader.broken is not None:  # every mode: a broken container is never a silent "0 packets"
+        raise _with_file(decoder.reader.broken, file)
+
+
+@main.command("write-pcap")
+@PROTOCOL
+@click.option("--client", default="10.0.0.1:40000", show_default=True, help="The client end, HOST:PORT.")
+@click.option("--server", default=None, help="The server end, HOST:PORT (default 10.0.0.2 on the protocol's port).")
+@click.argument("dump")
+@click.argument("output")
+def write_pcap(protocol, client, server, dump, output):
+    """Write a raw DUMP as one TCP conversation in a pcap OUTPUT (requests from the client, responses
+    from the server, 1 ms apart), to open dumps with packet tools or read them as captures."""
+    from inlong_proto.capture import SERVER_PORTS
+    from inlong_proto.capture.writer import dump_to_pcap
+    from inlong_proto.endpoints.common import host_port
+
+    protocols.get(protocol)
+    port = next((p for p, name in sorted(SERVER_PORTS.items()) if name == protocol), 9000)
+    ends = {"client": host_port(client), "server": host_port(server) if server else ("10.0.0.2", port)}
+    with open(output, "wb") as handle:
+        handle.write(dump_to_pcap(_read(dump), protocol, **ends))
+
+
+@main.command()
+@PROTOCOL
+@DIRECTION
+@click.argument("input", default="-")
+@click.option("--output", "-o", default="-", help="Where the bytes go (default: stdout).")
+def encode(protocol, direction, input, output):
+    """Read JSON lines (the shape `decode` prints) and write the frames' bytes.
+
+    The layout is the one --direction names, else each record's own "direction" key."""
+    from inlong_proto.core.plain import from_plain
+
+    proto = protocols.get(protocol)
+    text = sys.stdin.read() if input == "-" else open(input, encoding="utf-8").read()
+    chunks = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise click.ClickException(f"line {number}: not JSON: {exc}") from None
+        frame_type = proto.frame_type_for(direction or record.get("direction"))
+        fields = {k: v for k, v in record.items() if k in {f.name for f in frame_type.FIELDS}}
+        try:
+            chunks.append(frames.encode(from_plain(frame_type, fields)))
+        except InlongProtoError as exc:
+            raise click.ClickException(f"line {number}: {exc}") from None
+    data = b"".join(chunks)
+    if output == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        with open(output, "wb") as handle:
+            handle.write(data)
+
+
+@main.command()
+@click.option("--protocol", "-p", default="auto", show_default=True, callback=_protocol_name,
+              help="A protocol name, or auto (a capture: per flow; a dump: by its first frames).")
+@DIRECTION
+@click.option("--mode", type=click.Choice(frames.MODES, case_sensitive=False), default="PERMISSIVE",
+              show_default=True)
+@click.argument("file")
+def inspect(protocol, direction, mode, file):
+    """Annotated hex dump of FILE (a raw dump, a .pcap / .pcapng capture, - for stdin): every field's
+    offset (decimal, as in errors), bytes and decoded value; a capture's frames under their flow, stream
+    (-d keeps one) and time."""
+    from inlong_proto.cli.hexview import inspect_file
+
+    try:
+        inspect_file(_chunks(file), protocol, mode, direction)
+    except InlongProtoError as exc:
+        raise _with_file(exc, file) from None
+
+
+@main.command()
+@click.option("--out", "out", default="out/demo", show_default=True, help="Folder for the capture (demo.pcap).")
+@click.option("--capture", "capture_with", type=click.Choice(["auto", "tcpdump", "relay"]), default="auto",
+              show_default=True, help="How to capture: tcpdump on loopback, the project's recording relay, or "
+                                      "auto (tcpdump when it can capture here).")
+def demo(out, capture_with):
+    """Every reference endpoint pair on loopback, captured as a pcap (tcpdump, or the project's relay and
+    pcap writer), then read by the embedded local Spark with protocol=auto: a summary table per protocol."""
+    from pathlib import Path
+
+    from inlong_proto.endpoints.demo import run
+
+    run(Path(out), capture_with)
+
+
+@main.group("spark")
+def spark_group():
+    """Batch jobs on an embedded local Spark."""
+
+
+@spark_group.command("parse")
+@click.argument("source")
+@click.argument("output")
+@click.option("--protocol", "-p", default="auto", show_default=True, callback=_protocol_name,
+              help="A protocol name, or auto (per file).")
+@DIRECTION
+@click.option("--mode", type=click.Choice(frames.MODES, case_sensitive=False), default="PERMISSIVE",
+              show_default=True)
+@click.option("--format", "output_format", type=click.Choice(["parquet", "json", "delta"]), default="parquet",
+              show_default=True)
+@click.option("--split-size", default="128m", show_default=True, help="Bytes per split (k/m/g suffixes).")
+@click.option("--cores", type=int, default=None, help="Local cores (default: all).")
+def spark_parse(source, output, protocol, direction, mode, output_format, split_size, cores):
+    """Parse every dump under SOURCE into OUTPUT, partitioned by protocol and capture date."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from inlong_proto.spark.job import run
+
+    try:
+        summary = run(source, output, cores=cores, console=Console(stderr=True), protocol=protocol,
+                      direction=direction, mode=mode, output_format=output_format, split_size=split_size)
+    except (ValueError, FileNotFoundError) as exc:
+        raise click.ClickException(str(exc)) from None
+    table = Table(title=f"{output} ({output_format}, partitioned by protocol and date)")
+    for column in ("protocol", "message type", "frames", "error spans", "bytes"):
+        table.add_column(column, justify="left" if column in ("protocol", "message type") else "right")
+    for row in summary:  # message types come from the data (an HTTP route, a gRPC path): escaped, not markup
+        table.add_row(*[Text(printable(str(value))) for value in row])
+    console().print(table)
+
+
+def _register_protocol_commands() -> None:
+    from inlong_proto.cli.broadcast import broadcast
+    from inlong_proto.cli.dataproxy import dataproxy
+    from inlong_proto.cli.eventmesh import eventmesh
+    from inlong_proto.cli.tubemq import tubemq
+    from inlong_proto.cli.wireshark import wireshark
+
+    main.add_command(broadcast)
+    main.add_command(dataproxy)
+    main.add_command(eventmesh)
+    main.add_command(tubemq)
+    main.add_command(wireshark)
+
+
+_register_protocol_commands()
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,402 @@
+"""Arrow (and Spark) tables of decoded frames, walked from the FIELDS metadata the generator emits.
+
+Nothing here knows a protocol: every column comes from a frame type's FIELDS, so a new spec gets a
+table schema for free. One row per Frame; error spans keep their location, reason and bytes (the
+corrupt-record column, as Spark's JSON and CSV readers name it) and leave the message columns null, so
+a PERMISSIVE read still accounts for every byte of a dump.
+
+Times: a timestamp the wire writes as zone-less wall-clock text (broadcast's bracketed
+``[yyyy-MM-dd HH:mm:ss.SSS]``) is an Arrow timestamp without zone, TIMESTAMP_NTZ in Spark; an instant
+(an epoch count: a pcap packet time, DataProxy's ``dt`` attribute) is an Arrow timestamp in UTC,
+TIMESTAMP in Spark (shown in the session time zone). spark_schema maps one to the other.
+
+pyarrow (and pyspark, for the Spark schema) are imported inside the functions: the core package must
+work without the optional ``spark`` extra.
+"""
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+from functools import cache
+from typing import Iterable
+
+from inlong_proto.core import protocols
+
+# The column holding an error row's raw bytes (null for frames), named as Spark's JSON and CSV readers name
+# theirs; the readers rename it after their columnNameOfCorruptRecord option (with_corrupt_record).
+CORRUPT_RECORD = "_corrupt_record"
+# Columns every protocol's table starts with, in order; the frame type's own fields follow.
+META_COLUMNS = (
+    ("path", "string"), ("offset", "int64"), ("length", "int64"), ("protocol", "string"),
+    ("direction", "string"), ("message_type", "string"), ("error", "string"), (CORRUPT_RECORD, "binary"),
+)
+# The last column of every table: where a frame read out of a pcap / pcapng capture came from (its TCP
+# flow, which end sent it, the time and file offset of the packet holding its first byte); null for dumps.
+CAPTURE_COLUMN = "capture"
+_DECIMAL = re.compile(r"^decimal128\((\d+),\s*(\d+)\)$")
+
+
+def _plain_type(arrow: str):
+    """The pyarrow type named by a FieldInfo.arrow string (the generator's closed vocabulary)."""
+    import pyarrow as pa
+
+    match = _DECIMAL.match(arrow)
+    if match:
+        return pa.decimal128(int(match[1]), int(match[2]))
+    if arrow == "timestamp[ms]":
+        return pa.timestamp("ms")  # no zone: the generator's datetimes are zone-less wall-clock text
+    return pa.type_for_alias(arrow)
+
+
+def _message_fields(cls) -> list:
+    """Arrow fields of one generated message class: a switch becomes one struct field per case."""
+    import pyarrow as pa
+
+    out = []
+    for info in cls.FIELDS:
+        if info.kind == "switch":
+            out += [pa.field(case, pa.struct(_message_fields(case_cls))) for case, case_cls in info.detail]
+        elif info.kind in ("struct", "list"):
+            out.append(pa.field(info.name, _column_type(info)))
+        else:
+            out.append(pa.field(info.name, _plain_type(info.arrow)))
+    _check_unique(cls.__name__, [f.name for f in out])
+    return out
+
+
+def _column_type(info):
+    import pyarrow as pa
+
+    if info.kind == "struct":
+        return pa.struct(_message_fields(info.detail))
+    if info.kind == "list":
+        return pa.list_(_column_type(info.detail))
+    return _plain_type(info.arrow)
+
+
+def _check_unique(owner: str, names: list[str]) -> None:
+    seen, clashes = set(), set()
+    for name in names:
+        (clashes if name in seen else seen).add(name)
+    if clashes:
+        raise ValueError(f"{owner}: column name(s) {', '.join(sorted(clashes))} occur twice "
+                         f"(a field, a switch case or a frame column share a name)")
+
+
+@cache
+def frame_schema(protocol: str | None):
+    """The pyarrow.Schema of a protocol's frame table: META_COLUMNS, the frame type's fields, CAPTURE_COLUMN.
+
+    protocol None: the table of bytes no registered protocol describes (META_COLUMNS and CAPTURE_COLUMN).
+    """
+    import pyarrow as pa
+
+    fields = list(meta_schema())
+    if protocol is None:
+        return pa.schema(fields + [capture_field()])
+    if protocol in protocols.STREAM_PROTOCOLS:
+        fields += [pa.field(name, _stream_type(kind)) for name, (_, kind) in _stream_columns(protocol).items()]
+        fields.append(capture_field())
+        _check_unique(f"protocol {protocol}", [f.name for f in fields])
+        return pa.schema(fields)
+    proto = protocols.get(protocol)
+    merged: dict = {}
+    for frame_type in proto.frame_types:  # request and response layouts share one table
+        for column in _message_fields(frame_type):
+            if column.name in merged and merged[column.name].type != column.type:
+                raise ValueError(f"protocol {protocol}: column {column.name} has different types in its "
+                                 f"request and response layouts")
+            merged.setdefault(column.name, column)
+    fields += merged.values()
+    fields.append(capture_field())
+    _check_unique(f"protocol {protocol}", [f.name for f in fields])
+    return pa.schema(fields)
+
+
+@cache
+def meta_schema():
+    """The pyarrow.Schema of the META_COLUMNS alone."""
+    import pyarrow as pa
+
+    return pa.schema([pa.field(name, _plain_type(arrow)) for name, arrow in META_COLUMNS])
+
+
+@cache
+def capture_field():
+    """CAPTURE_COLUMN's field; its time is an instant (pcap stores UTC epoch times), unlike wire times."""
+    import pyarrow as pa
+
+    return pa.field(CAPTURE_COLUMN, pa.struct([
+        ("flow", pa.int64()), ("client", pa.string()), ("client_port", pa.int32()), ("server", pa.string()),
+        ("server_port", pa.int32()), ("sender", pa.string()), ("time", pa.timestamp("us", tz="UTC")),
+        ("packet_offset", pa.int64())]))
+
+
+def capture_value(item) -> tuple:
+    """The CAPTURE_COLUMN value of an inlong_proto.capture.CaptureFrame (sender: "client" or "server")."""
+    flow = item.flow
+    if flow is None:  # a broken stretch of the capture file itself
+        return (None, None, None, None, None, None, item.timestamp, item.file_offset)
+    return (flow.first_packet_offset, flow.client, flow.client_port, flow.server, flow.server_port,
+            "client" if item.direction == "request" else "server", item.timestamp, item.file_offset)
+
+
+def spark_schema(protocol: str, corrupt_record: str = CORRUPT_RECORD):
+    """The Spark StructType of frame_schema, the corrupt-record column named corrupt_record.
+
+    Zone-less Arrow timestamps (wall-clock text on the wire) become TIMESTAMP_NTZ, UTC ones (instants such
+    as capture.time) TIMESTAMP.
+    """
+    return to_spark_schema(frame_schema(protocol), corrupt_record)
+
+
+def to_spark_schema(schema, corrupt_record: str = CORRUPT_RECORD):
+    """A pyarrow schema of this module's tables as a Spark StructType: zone-less timestamps as
+    TIMESTAMP_NTZ, UTC ones as TIMESTAMP, and CORRUPT_RECORD renamed to corrupt_record."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return with_corrupt_record(from_arrow_schema(schema, prefer_timestamp_ntz=True), corrupt_record)
+
+
+def with_corrupt_record(schema, name: str):
+    """A Spark StructType with its CORRUPT_RECORD field renamed to name (columnNameOfCorruptRecord)."""
+    from pyspark.sql.types import StructField, StructType
+
+    name = check_corrupt_record(name, schema.fieldNames())
+    if name == CORRUPT_RECORD:
+        return schema
+    return StructType([StructField(name, field.dataType, field.nullable, field.metadata)
+                       if field.name == CORRUPT_RECORD else field for field in schema.fields])
+
+
+def check_corrupt_record(name, columns) -> str:
+    """name, if it can name the corrupt-record column of a table with these columns (no clash)."""
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"columnNameOfCorruptRecord must be a non-empty column name, not {name!r}")
+    if name != CORRUPT_RECORD and name.lower() in {column.lower() for column in columns}:
+        raise ValueError(f"columnNameOfCorruptRecord {name!r} is already a column of the table")
+    return name
+
+
+def spark_ddl(protocol: str, corrupt_record: str = CORRUPT_RECORD) -> str:
+    """spark_schema as a DDL string, e.g. for a UDTF returnType; needs no running SparkContext."""
+    return ", ".join(f"`{field.name}` {field.dataType.simpleString()}"
+                     for field in spark_schema(protocol, corrupt_record))
+
+
+def frame_row(path: str, frame) -> dict:
+    """One Frame as a {column: value} dict of its protocol's frame_schema (structs as nested dicts).
+
+    A convenience for looking at one row; tables are built by frames_to_batch.
+    """
+    protocol = frame.protocol if frame.protocol in protocols.every_name() else None
+    return frames_to_batch(path, [frame], protocol).to_pylist()[0]
+
+
+def frame_tuple(path: str, frame, protocol: str | None, capture: tuple | None = None) -> tuple:
+    """One Frame as a tuple in frame_schema(protocol) order (structs as tuples); missing columns are null.
+
+    Spark and Arrow take the tuples as they are. capture: the frame's capture_value, if it has one. An
+    error row's CORRUPT_RECORD is its Frame.raw (null for frames).
+    """
+    message, error = frame.message, frame.error
+    if error is None and protocol in protocols.STREAM_PROTOCOLS:
+        columns = _stream_row(protocol, frame)
+    elif message is None or protocol is None:
+        columns = _EMPTY[protocol]
+    else:
+        columns = _row_function(protocol, type(message))(message)
+    if error is None:
+        return (path, frame.offset, frame.length, frame.protocol, frame.direction, frame.message_type,
+                None, None) + columns + (capture,)
+    return (path, frame.offset, frame.length, frame.protocol, frame.direction, frame.message_type,
+            str(error), _bytes_or_none(frame.raw)) + columns + (capture,)
+
+
+def frames_to_batch(path: str, frames: Iterable, protocol: str | None, captures: Iterable | None = None):
+    """A pyarrow.RecordBatch of frame_schema(protocol) holding the given Frames (error spans included).
+
+    captures: each frame's capture_value, for frames read out of a capture. Built column by column from
+    frame_tuple rows: pyarrow converts a list per column in C, several times faster than from_pylist
+    over one dict per row.
+    """
+    if captures is None:
+        rows = [frame_tuple(path, frame, protocol) for frame in frames]
+    else:
+        rows = [frame_tuple(path, frame, protocol, capture) for frame, capture in zip(frames, captures)]
+    return rows_to_batch(rows, frame_schema(protocol))
+
+
+def rows_to_batch(rows: list, schema):
+    """A pyarrow.RecordBatch of schema from frame_tuple rows."""
+    import pyarrow as pa
+
+    columns = zip(*rows) if rows else ((),) * len(schema)
+    return pa.RecordBatch.from_arrays([pa.array(column, type=field.type) for column, field
+                                       in zip(columns, schema)], schema=schema)
+
+
+def row_bytes(value) -> int:
+    """About the bytes a frame_tuple row (or any of its values) takes in Arrow: text and bytes by length,
+    other values 8, and 4 more for each value (offsets, validity). The Spark readers cut batches and bound
+    rows by it, before any Arrow memory is taken. Leaves are weighed inline (this runs once per row)."""
+    kind = type(value)
+    if kind is not tuple and kind is not list:
+        return _leaf_bytes(value) if kind is not dict else row_bytes(list(value.items()))
+    total = 4
+    for item in value:
+        kind = type(item)
+        if kind is str:
+            total += (len(item) if item.isascii() else len(item.encode("utf-8", "surrogatepass"))) + 4
+        elif item is None:
+            total += 1
+        elif kind is tuple or kind is list or kind is dict:
+            total += row_bytes(item)
+        else:
+            total += _leaf_bytes(item)
+    return total
+
+
+def _leaf_bytes(value) -> int:
+    kind = type(value)
+    if kind is bytes or kind is bytearray:
+        return len(value) + 4
+    if kind is memoryview:
+        return value.nbytes + 4
+    if kind is str:
+        return (len(value) if value.isascii() else len(value.encode("utf-8", "surrogatepass"))) + 4
+    return 8 if value is not None else 1
+
+
+class _EmptyColumns(dict):
+    """protocol -> the all-null frame columns of an error row."""
+
+    def __missing__(self, protocol):
+        self[protocol] = (None,) * (len(frame_schema(protocol)) - len(META_COLUMNS) - 1)
+        return self[protocol]
+
+
+_EMPTY = _EmptyColumns()
+
+
+@cache
+def _row_function(protocol: str, cls):
+    """message -> its frame columns as a tuple in frame_schema(protocol) order, compiled once per class.
+
+    The generated messages are tuples whose items follow FIELDS, so each column is an index expression;
+    the source is built from FIELDS and compiled with exec, as dataclasses and attrs do. Columns of the
+    protocol's other layout are None.
+    """
+    names: dict[str, object] = {"_enum_name": _enum_name, "_decimal": _decimal, "_bytes": _bytes_or_none}
+    functions: dict[type, str] = {}
+    lines: list[str] = []
+
+    def function_of(message_cls) -> str:
+        """The name of the compiled function returning message_cls's columns (_message_fields order)."""
+        if message_cls in functions:
+            return functions[message_cls]
+        name = functions[message_cls] = f"_row{len(functions)}"
+        items = []
+        for index, info in _indexed_fields(message_cls):
+            if info.kind == "switch":
+                for case, case_cls in info.detail:
+                    names[f"_{name}_{case}"] = case_cls
+                    items.append(f"({function_of(case_cls)}(m[{index}]) if type(m[{index}]) is _{name}_{case} "
+                                 f"else None)")
+            else:
+                items.append(value_of(info, f"m[{index}]", f"{name}_{info.name}"))
+        lines.append(f"def {name}(m):\n    return ({''.join(item + ', ' for item in items)})")
+        return name
+
+    def value_of(info, expr: str, key: str) -> str:
+        if info.kind == "struct":
+            return f"(None if {expr} is None else {function_of(info.detail)}({expr}))"
+        if info.kind == "list":
+            return f"(None if {expr} is None else [{value_of(info.detail, 'x', key + '_item')} for x in {expr}])"
+        if info.kind == "enum":
+            names[f"_{key}"] = {member.value: member.name for member in info.detail}
+            return f"_enum_name(_{key}, {expr})"
+        if info.arrow.startswith("decimal128"):
+            return f"_decimal({expr})"
+        if info.kind == "bytes":
+            return f"_bytes({expr})"
+        return expr
+
+    top = function_of(cls)
+    own = [field.name for field in _message_fields(cls)]
+    position = {name: index for index, name in enumerate(own)}
+    columns = frame_schema(protocol).names[len(META_COLUMNS):-1]
+    picks = "".join(f"c[{position[column]}], " if column in position else "None, " for column in columns)
+    lines.append(f"def _frame_columns(m):\n    c = {top}(m)\n    return ({picks})")
+    exec("\n".join(lines), names)  # noqa: S102 - source built above from generated FIELDS only
+    return names["_frame_columns"]
+
+
+# ------------------------------------------------------------------ stream protocols (HTTP/1.1, HTTP/2 + gRPC)
+# Their items are not generated messages: each module's COLUMNS names the to_dict keys of its struct column and
+# their types, in the generator's vocabulary plus three for nested values (below).
+@cache
+def _stream_columns(protocol: str) -> dict:
+    """{column: (to_dict key, type)} of a stream protocol's frame columns."""
+    import importlib
+
+    columns = importlib.import_module(protocols.STREAM_PROTOCOLS[protocol]).COLUMNS
+    return {name: spec if isinstance(spec, tuple) else (name, spec) for name, spec in columns.items()}
+
+
+def _stream_type(kind: str):
+    import pyarrow as pa
+
+    if kind == "json":  # any JSON value, as its text
+        return pa.string()
+    if kind in ("list<json>", "list<string>"):
+        return pa.list_(pa.string())
+    if kind == "headers":
+        return pa.list_(pa.struct([("name", pa.string()), ("value", pa.string())]))
+    return _plain_type(kind)
+
+
+def _stream_row(protocol: str, item) -> tuple:
+    """An item's columns of frame_schema(protocol), from its to_dict."""
+    values = item.to_dict()
+    return tuple(_stream_value(kind, values.get(key)) for key, kind in _stream_columns(protocol).values())
+
+
+def _stream_value(kind: str, value):
+    if value is None:
+        return None
+    if kind == "json":
+        return json.dumps(value, ensure_ascii=False)
+    if kind == "list<json>":
+        return [json.dumps(item, ensure_ascii=False) for item in value]
+    if kind == "list<string>":
+        return [_as_text(item) for item in value]
+    if kind == "headers":
+        return [(_as_text(name), _as_text(text)) for name, text in value]
+    return value
+
+
+def _as_text(value):
+    """Text as it is; anything else (a {"hex": ...} rendering of bytes that are not UTF-8) as its JSON."""
+    return value if value is None or isinstance(value, str) else json.dumps(value)
+
+
+def _indexed_fields(cls):
+    """(tuple index, FieldInfo) of a generated message class's fields."""
+    return [(cls._fields.index(info.name), info) for info in cls.FIELDS]
+
+
+def _enum_name(names: dict, value):
+    if value is None:
+        return None
+    name = names.get(value)
+    return name if name is not None else str(int(value))
+
+
+def _decimal(value):
+    return None if value is None else Decimal(value)
+
+
+def _bytes_or_none(value):
+    return None if value is None else bytes(value)

@@ -1,0 +1,193 @@
+"""What the TubeMQ reference master and broker share: the RPC answering rules and the asyncio adapter.
+
+A service (the master's or the broker's state, sans-IO) names the methods it implements and turns a
+request's business message into a response message, or raises `Refusal` for an exception answer.
+`answer` adds the rules of the real RPC layer around it (apache/inlong NettyRpcServer, RpcProtocol):
+
+* a method id without a message mapping (11, 12, 14, 19, or unknown) gets the FATAL "Unsupported method
+  ID" answer; a known method this endpoint does not serve gets an ERROR answer naming it, as the real
+  server does for a method sent to the wrong service type;
+* a request without a positive RequestBody.timeout gets no answer (quirk Q-T6: the real server skips a
+  request older than its timeout, which with 0 is every request);
+* an exception class name is rewritten for the request's protocol version (com.apache.tubemq.* for 2).
+
+`RpcServer` is the thin asyncio adapter: it cuts requests with the runtime's StreamDecoder, records
+them, writes answers, and runs every connection through `endpoints.Link` (idle deadline, cap on unread
+answers, rate-limited log), like the other reference servers. A frame that does not decode closes the
+connection, as the real server's decoder does with a bad token or list size.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from inlong_proto.endpoints.common import (DEFAULT_LOG_RATE, DEFAULT_MAX_PENDING, Link, LinkStats, ListeningServer,
+                                           RawStream, connection_scope)
+from inlong_proto.core.errors import DecodeError
+from inlong_proto.core.frames import StreamDecoder, encode
+from inlong_proto.tubemq.rpc import (SERVICE_TYPES, RpcMessage, exception_class, exception_frame, response_frame,
+                                     unsupported_method_frame)
+
+PROTOCOL = "tubemq"
+READ_SIZE = 65536
+#: Largest request frame accepted: room for a message of the default maximum size (1 MiB) twice over.
+#: The real server accepts up to 3584 blocks (about 28 MiB); raise it with max_frame_size to match.
+DEFAULT_MAX_FRAME_SIZE = 2 * 1024 * 1024
+#: Seconds without a whole frame before a connection is closed. Java clients heartbeat the master every
+#: 10 s or so and fetch from the broker continuously; the real server's own default is 180 s of read idle.
+DEFAULT_IDLE_TIMEOUT = 180.0
+_SERVICE_NAMES = {value: name for name, value in SERVICE_TYPES.items()}
+
+
+class Refusal(Exception):
+    """An answer with an exception (ERROR status): a Java class name and its message."""
+
+    def __init__(self, class_name: str, message: str):
+        super().__init__(f"{class_name}: {message}")
+        self.class_name, self.message = class_name, message
+
+
+class Service(Protocol):
+    """The sans-IO state behind a server: the methods it serves and how it answers them."""
+
+    methods: frozenset[str]
+
+    def handle(self, method: str, request, peer: str):
+        """The response message to `request` (the decoded business message); raises Refusal."""
+
+
+def answer(service: Service, rpc: RpcMessage, peer: str):
+    """(the frame answering one request, or None where the real server sends nothing (module doc);
+    the exception it carries as "class: message", or None for a SUCCESS answer)."""
+    serial = rpc.serial_no
+    if rpc.method is None or rpc.business is None:
+        frame = unsupported_method_frame(serial, rpc.method_id)
+        return frame, f"FATAL: unsupported method id {rpc.method_id}"
+    if not rpc.body.HasField("timeout") or rpc.body.timeout <= 0:
+        return None, None
+    version = rpc.header.protocolVer if rpc.header.HasField("protocolVer") else None
+    if rpc.method not in service.methods:
+        service_type = _SERVICE_NAMES.get(rpc.header.serviceType, rpc.header.serviceType)
+        refusal = Refusal("java.lang.Exception", f"Unsupported method {rpc.method_id}in service type {service_type}!")
+    else:
+        try:
+            return response_frame(serial, rpc.method, service.handle(rpc.method, rpc.business, peer)), None
+        except Refusal as exc:
+            refusal = exc
+    class_name = exception_class(refusal.class_name, version)
+    return exception_frame(serial, class_name, refusal.message), f"{class_name}: {refusal.message}"
+
+
+@dataclass
+class ServerStats:
+    """Counters over a server's lifetime (tests and the CLI's last line read them)."""
+
+    connections: int = 0
+    requests: Counter = field(default_factory=Counter)  # method name (or method_<id>) -> requests
+    answers: int = 0
+    exceptions: int = 0  # answers carrying an exception (ERROR or FATAL)
+    unanswered: int = 0  # requests the real server would not answer either (no timeout)
+    closed_for_bad_input: int = 0
+    links: LinkStats = field(default_factory=LinkStats)
+
+    def to_dict(self) -> dict:
+        return {"connections": self.connections, "requests": dict(sorted(self.requests.items())),
+                "answers": self.answers, "exceptions": self.exceptions, "unanswered": self.unanswered,
+                "closed_for_bad_input": self.closed_for_bad_input, **self.links.to_dict()}
+
+
+class RpcServer(ListeningServer):
+    """Serves one `Service` over TCP. `async with RpcServer(service, port=0) as server:`; `server.port`.
+
+    record / record_sent: files every well-formed request received / answer sent is appended to (exact
+    bytes, flushed each time): clean dumps that `iter_frames(data, "tubemq")` reads. idle_timeout,
+    max_pending and log_rate are `endpoints.Link`'s (None: no limit); max_frame_size bounds what one
+    connection may make the server buffer.
+    """
+
+    def __init__(self, service: Service, host: str = "127.0.0.1", port: int = 0, *, logger: logging.Logger,
+                 record: str | os.PathLike | None = None, record_sent: str | os.PathLike | None = None,
+                 idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT, max_pending: int | None = DEFAULT_MAX_PENDING,
+                 max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, log_rate: float | None = DEFAULT_LOG_RATE):
+        if idle_timeout is not None and idle_timeout <= 0:
+            raise ValueError(f"idle_timeout must be positive or None, not {idle_timeout!r}")
+        self.service, self.log = service, logger
+        self.record, self.record_sent = record, record_sent
+        self._init_listening(host, port, {"received": record, "sent": record_sent}, logger)
+        self.idle_timeout, self.max_pending, self.max_frame_size = idle_timeout, max_pending, max_frame_size
+        self.log_rate = log_rate
+        self.stats = ServerStats()
+        self._links: set[Link] = set()
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def _open_links(self):
+        return self._links
+
+    def _stopped_log(self) -> None:
+        self.log.info("stopped: %s", self.stats.to_dict())
+
+    # -- connections ---------------------------------------------------------------------------
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        link = Link(writer, self.log, idle_timeout=self.idle_timeout, max_pending=self.max_pending,
+                    log_rate=self.log_rate, stats=self.stats.links)
+        self._links.add(link)
+        self.stats.connections += 1
+        try:
+            async with connection_scope(self._handlers, link):
+                await self._converse(reader, link)
+        finally:
+            self._links.discard(link)
+
+    async def _converse(self, reader: asyncio.StreamReader, link: Link) -> None:
+        decoder = StreamDecoder(PROTOCOL, "request", mode="FAILFAST", max_frame_size=self.max_frame_size)
+        raw = RawStream()
+        while not link.closing:
+            data = await reader.read(READ_SIZE)  # under the link's deadline
+            raw.add(data)
+            try:
+                for frame in decoder.feed(data) if data else decoder.close():
+                    link.progress()
+                    if not self._on_request(link, frame.payload, raw.take(frame)):
+                        return
+                if data:
+                    decoder.feed(b"")  # raises an error found after the frames just handled
+            except DecodeError as exc:
+                self.stats.closed_for_bad_input += 1
+                link.log.always(logging.WARNING, "closing the connection on a frame that does not decode: %s", exc)
+                return
+            if not data:
+                return
+            await link.drain()  # stop reading from a client that does not read answers
+
+    def _on_request(self, link: Link, rpc: RpcMessage, chunk: bytes) -> bool:
+        """Record and answer one well-formed request; False when the connection was dropped."""
+        self.stats.requests[rpc.message_type] += 1
+        self._write_file("received", chunk)
+        link.log.debug("%s serial=%d", rpc.message_type, rpc.serial_no)
+        frame, exception = answer(self.service, rpc, link.name)
+        if frame is None:
+            self.stats.unanswered += 1
+            link.log.warning("%s serial=%d has no timeout: not answered, as the real server does not",
+                             rpc.message_type, rpc.serial_no)
+            return True
+        data = encode(frame)
+        if not link.write(data):
+            return False
+        self.stats.answers += 1
+        if exception is not None:
+            self.stats.exceptions += 1
+            link.log.info("%s serial=%d answered with %s", rpc.message_type, rpc.serial_no, exception)
+        self._write_file("sent", data)
+        return True
+
+    def _write_file(self, name: str, data: bytes) -> None:
+        handle = self._files.get(name)
+        if handle is not None:
+            handle.write(data)
+            handle.flush()

@@ -1,0 +1,323 @@
+"""Spark readers for binary dumps: one row per frame (or malformed span), typed from the generated specs.
+
+A dump file is read whole by Spark's ``binaryFile`` source and handed, as (path, content), to a Python
+UDTF. read_dumps uses an Arrow-native one (batch_udtf) whose batches the compiled scanners build where
+they are built (inlong_proto.backends.compiled); SQL gets the row-wise parse_udtf (register_udtf), which a LATERAL
+join can call. The table's columns are those of ``inlong_proto.core.arrow.frame_schema`` (read_dumps lists them).
+
+pyspark is imported inside the functions so the core package works without the ``spark`` extra; the
+readers say so (require_spark) when it is missing.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import Sequence
+
+from inlong_proto.core import arrow, protocols
+from inlong_proto.capture import iter_capture_frames
+from inlong_proto.capture.container import is_capture
+from inlong_proto.core.errors import DecodeError
+from inlong_proto.core.frames import _check_direction, _check_mode
+from inlong_proto.core.sources import BytesSource
+
+
+SPARK_EXTRA = "pip install 'inlong-proto[spark]'"
+
+# binaryFile holds a whole file in one row of the JVM's memory, several copies of it on its way to Python:
+# with the default 1 GiB heap a 63 MB file reads and a 127 MB one kills the JVM (OutOfMemoryError). So a
+# file may use a sixteenth of the heap; larger files go to format("inlong").
+HEAP_SHARE = 16
+# parse_udtf's rows of one file reach Spark as one Arrow table (Spark collects an eval call's rows): a file's
+# rows may take this many bytes there, whatever its size (ReadLimits.output_bytes, with no share per byte). The
+# rows of a 64 MiB dump of small frames (binaryFile's default limit) take about 400 MiB and fit.
+ROW_UDTF_OUTPUT = 512 << 20
+
+
+def default_max_file_size(spark) -> int:
+    """The largest file read_dumps accepts by default: a sixteenth of the heap that reads it (the driver's
+    in local mode, spark.executor.memory on a cluster)."""
+    sc = spark.sparkContext
+    if sc.master.startswith("local"):
+        heap = sc._jvm.java.lang.Runtime.getRuntime().maxMemory()
+    else:
+        heap = sc._jsc.sc().executorMemory() << 20  # MiB
+    return heap // HEAP_SHARE
+
+
+def require_spark() -> None:
+    """Import what the Spark readers need (pyspark, pyarrow, pandas), or raise an ImportError that names
+    the extra bringing them, rather than a bare ModuleNotFoundError from deep inside a call."""
+    try:
+        import pandas  # noqa: F401
+        import pyarrow  # noqa: F401
+        import pyspark  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(f"the Spark readers of inlong-proto need pyspark, pyarrow and pandas ({exc}); "
+                          f"install the spark extra: {SPARK_EXTRA}", name=exc.name) from exc
+
+
+class DumpDecodeError(DecodeError):
+    """A DecodeError that also names the dump file, so a failed FAILFAST job says where to look."""
+
+    def __init__(self, path: str, offset: int, field: str, reason: str, kind: str = DecodeError.kind):
+        super().__init__(offset, field, reason)
+        self.path, self.kind = path, kind
+        self.args = (f"{path}: {self.args[0]}",)
+
+    @classmethod
+    def of(cls, path: str, error: DecodeError) -> "DumpDecodeError":
+        return cls(path, error.offset, error.field, error.reason, error.kind)
+
+    def shifted(self, delta: int) -> "DumpDecodeError":
+        return type(self)(self.path, self.offset + delta, self.field, self.reason, self.kind)
+
+
+def _check(protocol: str, direction: str | None, mode: str) -> tuple[str, str]:
+    """(protocol, mode) as the project spells them; fails on the driver, at call time, rather than later
+    inside every task."""
+    protocol = protocols.checked(protocol)
+    _check_direction(direction)
+    return protocol, _check_mode(mode)
+
+
+def parse_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISSIVE",
+               corrupt_record_column: str = arrow.CORRUPT_RECORD, limits=None):
+    """An Arrow-optimized Python UDTF turning (path, content) into frame rows of ``protocol``.
+
+    It takes either two scalar arguments, ``(path, content)``, or one table argument whose rows have
+    ``path`` and ``content`` columns. direction is passed to iter_frames: frames of the other
+    direction are malformed (error rows in PERMISSIVE, dropped in DROPMALFORMED, fatal in FAILFAST).
+    A pcap / pcapng file is reassembled instead (inlong_proto.capture), its rows carrying the capture
+    column; there the TCP direction of each frame decides and direction does not apply. Its columns
+    are read_dumps', the error rows' bytes in the column corrupt_record_column.
+
+    limits (spark_source.ReadLimits) bound what one file may take, as for format("inlong") (FileGuard: a
+    failing file is an error row); by default its rows take at most ROW_UDTF_OUTPUT bytes, since Spark
+    holds all of them at once.
+    """
+    require_spark()
+    from inlong_proto.spark.source import FileGuard, ReadLimits, read_split
+
+    protocol, mode = _check(protocol, direction, mode)
+    return_type = arrow.spark_schema(protocol, corrupt_record_column)
+    limits = limits or ReadLimits(output_bytes=ROW_UDTF_OUTPUT, output_ratio=0)
+
+    def rows(path, content):
+        guard = FileGuard(path, protocol, mode, limits, len(content))
+        if is_capture(content[:4]):  # pcap / pcapng: every TCP flow parsed as protocol, direction by TCP
+            items = ((item.frame, arrow.capture_value(item)) for item in iter_capture_frames(content, protocol, mode))
+        else:  # iter_frames' rows (an HTTP stream fed in chunks, its decoder's memory checked at each)
+            frames = read_split(_ContentSource(content), path, protocol, direction, mode, max(1, len(content)), 0,
+                                guard)[1]
+            items = ((frame, None) for frame in frames)
+        for _, row, _ in guard.rows_of(items):
+            yield row
+
+    return dump_udtf(udtf_name(protocol), rows, return_type)
+
+
+class _ContentSource(BytesSource):
+    """A file's content in memory (a binaryFile row's) as a source, without a copy."""
+
+    def __init__(self, content, uri: str = "<content>"):
+        self.buffer, self.size, self.uri = content, len(content), uri
+
+
+def udtf_name(protocol: str) -> str:
+    """parse_<protocol>, a hyphen written as an underscore (SQL names have none): parse_eventmesh_legacy."""
+    return f"parse_{protocols.column_name(protocols.checked(protocol))}"
+
+
+def dump_udtf(name: str, rows, return_type):
+    """An Arrow-optimized UDTF over dump files: rows(path, content) yields its output tuples.
+
+    It takes either two scalar arguments, ``(path, content)``, or one table argument whose rows have
+    ``path`` and ``content`` columns; one whole file per eval call, so frames never straddle files.
+    A DecodeError fails the task naming the file (FAILFAST).
+    """
+    require_spark()
+    from pyspark.sql.functions import udtf
+
+    class ParseDump:
+        def eval(self, *args):
+            if len(args) == 1:
+                path, content = args[0]["path"], args[0]["content"]
+            elif len(args) == 2:
+                path, content = args
+            else:
+                raise TypeError(f"{name} takes (path, content) or one TABLE(...) argument with path and "
+                                f"content columns, not {len(args)} arguments")
+            if content is None:
+                return
+            try:
+                yield from rows(path, content)
+            except DecodeError as exc:
+                raise DumpDecodeError.of(path, exc) from None
+
+    ParseDump.__name__ = ParseDump.__qualname__ = name
+    return udtf(ParseDump, returnType=return_type, useArrow=True)
+
+
+def register_udtf(spark, protocol: str, direction: str | None = None, mode: str = "PERMISSIVE",
+                  name: str | None = None, corrupt_record_column: str = arrow.CORRUPT_RECORD, limits=None):
+    """Register parse_udtf(protocol, ...) for SQL as ``name`` (default ``parse_<protocol>``, a hyphen
+    written as an underscore: ``parse_eventmesh_legacy``).
+
+    Either call form works, with the columns of ``spark.read.format("binaryFile")``::
+
+        CREATE TEMP VIEW dumps USING binaryFile OPTIONS (path '/data/dumps', recursiveFileLookup 'true');
+        SELECT * FROM parse_broadcast(TABLE(SELECT path, content FROM dumps));
+        SELECT p.* FROM dumps, LATERAL parse_broadcast(path, content) p WHERE p.error IS NULL;
+
+    direction, mode, corrupt_record_column and limits are fixed at registration; register several names
+    for several settings.
+    """
+    function = parse_udtf(protocol, direction, mode, corrupt_record_column, limits)
+    return spark.udtf.register(name or udtf_name(protocol), function)
+
+
+def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str | None = None,
+               mode: str = "PERMISSIVE", corrupt_record_column: str = arrow.CORRUPT_RECORD,
+               max_file_size: int | None = None, limits=None):
+    """A DataFrame of every frame in the dump file(s) at path: a file, a glob, a directory or a list.
+
+    Directories are read recursively; pcap / pcapng files among them are reassembled (capture column).
+    PERMISSIVE keeps malformed spans as rows with ``error`` set (frames and spans then tile each file
+    exactly), DROPMALFORMED leaves them out, and FAILFAST makes the job fail with the first
+    DecodeError, its message naming the file and the offset. A file over max_file_size bytes (default:
+    a sixteenth of the JVM heap that reads it, 64 MiB for Spark's default 1 GiB) is refused at call
+    time, since binaryFile holds each file in one row of JVM memory: read large files with
+    spark.read.format("inlong"). limits (spark_source.ReadLimits, default its defaults) bound what reading one
+    file may take, as format("inlong")'s max* options do: a file that crosses one, or whose decoder fails,
+    ends in an error row (FileGuard).
+
+    Columns (arrow.frame_schema(protocol), with Spark types):
+
+    - ``path`` STRING: the file's URI as Spark's binaryFile reports it
+    - ``offset`` BIGINT, ``length`` BIGINT: where the frame or malformed span is in the file (for a
+      capture: in its TCP direction's reassembled stream)
+    - ``protocol`` STRING, ``direction`` STRING (request, response, or null when the bytes are valid
+      either way), ``message_type`` STRING (null for an error row)
+    - ``error`` STRING: null for a frame, what is wrong (offset, field, reason) for an error row
+    - ``_corrupt_record`` BINARY (named by corrupt_record_column, as Spark's columnNameOfCorruptRecord):
+      null for a frame, the error span's raw bytes for an error row (empty for a gap in a capture,
+      where no bytes were captured)
+    - the protocol's frame columns, from its generated FIELDS: header fields, then one STRUCT per
+      message type, null unless the row is one (enums are STRING names, uint64 is DECIMAL(20,0);
+      decoded times are TIMESTAMP_NTZ, as the wire writes them as zone-less wall-clock text):
+
+      - broadcast: ``total_length`` INT, ``command_id`` STRING, ``data_request`` STRUCT<last_timestamp:
+        TIMESTAMP_NTZ, last_data: INT>, ``data_response`` STRUCT<status: STRING, timestamp:
+        TIMESTAMP_NTZ, data: INT>
+      - dataproxy: ``total_len`` BIGINT, ``auth`` BOOLEAN, ``encrypted`` BOOLEAN, ``compressed``
+        BOOLEAN, ``base_type`` STRING, ``text_message`` STRUCT, ``bin_message`` STRUCT,
+        ``bin_heartbeat`` STRUCT, ``legacy_heartbeat_reply`` STRUCT (no fields), ``bin_response`` STRUCT
+        (epoch counts stay the wire's integers here, e.g. ``bin_message.data_time`` BIGINT seconds and
+        the ``dt`` milliseconds inside ``attr``; read_records turns them into TIMESTAMP instants)
+      - eventmesh and eventmesh-legacy: ``package_length`` INT, ``package`` STRUCT<header_length: INT,
+        header: STRING, body: BINARY>
+      - tubemq: ``serial_no`` INT, ``list_size`` INT, ``blocks`` ARRAY<STRUCT<block_len: INT, data: BINARY>>
+      - eventmesh-http and eventmesh-grpc (HTTP streams, not frames of one layout): the keys of their
+        items' JSON, from each module's COLUMNS, e.g. ``kind`` (request/response; frame/message/call),
+        ``method``, ``status``, ``headers`` ARRAY<STRUCT<name, value>>, ``grpc_path``,
+        ``latency_ms`` DOUBLE; nested values (form fields, protobuf bodies, a call's ``requests``) are
+        JSON text, for from_json and get_json_object. A raw dump of theirs is read whole by one task.
+    - ``capture`` STRUCT<flow: BIGINT, client: STRING, client_port: INT, server: STRING,
+      server_port: INT, sender: STRING, time: TIMESTAMP, packet_offset: BIGINT>: null for a dump; for
+      a frame of a pcap / pcapng file its TCP flow, which end sent it, the capture time of the packet
+      holding its first byte (an instant: TIMESTAMP, shown in the session time zone) and that
+      packet's offset in the file
+    """
+    udtf = batch_udtf(protocol, direction, mode, corrupt_record_column, limits)
+    return udtf(dump_files(spark, path, max_file_size))
+
+
+def batch_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISSIVE",
+               corrupt_record_column: str = arrow.CORRUPT_RECORD, limits=None):
+    """parse_udtf's rows as an Arrow-native UDTF (Spark's arrow_udtf) over a TABLE of (path, content).
+
+    Each file's rows are built as Arrow batches, by the compiled scanners where they are built
+    (inlong_proto.backends.compiled.range_batches; a capture through inlong_proto.backends.compiled_capture, which walks its
+    packets in C and hands the capture to the pure path when it cannot), so no Python tuple is made per
+    frame: the batches of format("inlong") for a file read whole (spark_source.piece_batches), under limits
+    (spark_source.ReadLimits). It takes the table form only: Spark runs no Arrow UDTF on the right of a LATERAL
+    join, which is what parse_udtf is for.
+    """
+    require_spark()
+    from pyspark.sql.functions import arrow_udtf
+
+    from inlong_proto.spark.source import ReadLimits, piece_batches
+
+    protocol, mode = _check(protocol, direction, mode)
+    return_type = arrow.spark_schema(protocol, corrupt_record_column)
+    limits = limits or ReadLimits()
+
+    class ParseDumpBatches:
+        def eval(self, table):
+            for path, content in zip(table.column("path").to_pylist(), table.column("content")):
+                if not content.is_valid:
+                    continue
+                src = _ContentSource(memoryview(content.as_buffer()), path)
+                for batch in piece_batches(src, path, protocol, direction, mode, max(1, src.size), 0,
+                                           limits=limits):
+                    yield spark_batch(batch, protocol, corrupt_record_column)
+
+    ParseDumpBatches.__name__ = ParseDumpBatches.__qualname__ = f"{udtf_name(protocol)}_batches"
+    return arrow_udtf(ParseDumpBatches, returnType=return_type)
+
+
+def spark_batch(batch, protocol: str, corrupt_record: str = arrow.CORRUPT_RECORD):
+    """A frame_schema (or auto_schema) batch in the Arrow form Spark wants, the corrupt-record column
+    renamed (no copy)."""
+    import pyarrow as pa
+
+    from inlong_proto.spark.source import spark_arrow_schema
+
+    typed = batch.cast(spark_arrow_schema(protocol))
+    if corrupt_record == arrow.CORRUPT_RECORD:
+        return typed
+    return pa.RecordBatch.from_arrays(typed.columns, schema=spark_arrow_schema(protocol, corrupt_record))
+
+
+def dump_files(spark, path: str | Sequence[str], limit: int | None = None):
+    """The (path, content) table of the dump file(s) at path, as a UDTF's TABLE argument.
+
+    Files over limit (default: default_max_file_size) are refused up front, from the listing (no content
+    is read), with a ValueError that names the file and points to the splitting reader."""
+    from pyspark.sql import functions as F
+
+    limit = default_max_file_size(spark) if limit is None else limit
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true")
+             .load([os.fspath(p) for p in paths]))
+    too_big = files.select("path", "length").where(F.col("length") > limit).limit(1).collect()
+    if too_big:
+        name, size = too_big[0]
+        raise ValueError(f"{name}: {size:,} bytes, over the {limit:,} bytes a binaryFile row may hold "
+                         f"here (max_file_size): Spark's binaryFile reads a whole file into one row of JVM "
+                         f"memory. Read large files with spark.read.format(\"inlong\"), which splits them "
+                         f"into byte ranges (inlong_proto.spark.source).")
+    return files.select("path", "content").asTable()
+
+
+def local_session(app_name: str = "inlong-proto", cores: int | None = None):
+    """A local SparkSession whose Python workers run this interpreter (and so see this package).
+
+    Small settings suited to tests and laptops: no UI, few shuffle partitions, Arrow on.
+    """
+    require_spark()
+    from pyspark.sql import SparkSession
+
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # local mode talks to itself only
+    threads = cores or os.cpu_count() or 1
+    return (SparkSession.builder.master(f"local[{threads}]").appName(app_name)
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.driver.host", "127.0.0.1")
+            .config("spark.sql.shuffle.partitions", str(threads))
+            .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+            .config("spark.sql.execution.pythonUDTF.arrow.enabled", "true")
+            .getOrCreate())

@@ -1,0 +1,1028 @@
+"""A splitting Spark data source for dumps: ``spark.read.format("inlong")``, large files read in parallel.
+
+::
+
+    from inlong_proto.spark.source import register
+    register(spark)                                  # spark.dataSource.register(InlongDataSource)
+    df = (spark.read.format("inlong").option("protocol", "dataproxy")    # or "auto": detected per file
+          .option("direction", "request")            # optional, as for read_dumps
+          .option("mode", "PERMISSIVE")              # PERMISSIVE (default), DROPMALFORMED, FAILFAST
+          .option("splitSize", "64m")                # bytes per split (k/m/g suffixes; default 128m)
+          .option("columnNameOfCorruptRecord", "_corrupt_record")  # error rows' raw bytes (the default)
+          .option("maxTaskMemory", "1g")             # and the other limits of one file's read (ReadLimits)
+          .load("captures/"))                        # a file, a directory (recursive), a glob, or a list
+
+Option names are case-insensitive, as Spark's; an unknown or misspelt one fails at load() with the list
+of valid ones (``Options``). The columns and their types are listed in ``InlongDataSource``'s doc.
+
+The rows are exactly those of ``spark.read_dumps`` on the same files (same columns from
+``arrow.frame_schema``, same offsets, lengths and error texts), but a file is not one ``binaryFile``
+row: it is cut into byte ranges of ``splitSize`` that different tasks parse, so a file may exceed
+2 GiB. Small files are packed together into one task up to ``splitSize``. Paths are plain paths or
+URIs of any filesystem ``pyarrow.fs`` reads (``s3://``, ``gs://``, ``abfs://``, ``hdfs://``,
+``file:``); directories are listed recursively, skipping names that start with ``.`` or ``_`` as Spark
+does. A task opens its object itself (``sources.open_source``) and reads only its range and the
+lookahead it needs, by ranged reads; ``fs.*`` options go to the filesystem (``sources.filesystem``).
+
+With ``protocol=auto`` each file's protocol is found from its first bytes by ``detect.detect``; the
+table then has the meta columns (``protocol`` holds the detected name) and one struct column per
+protocol holding that protocol's frame columns. A file no protocol matches becomes one error row
+covering the whole file (PERMISSIVE), is dropped (DROPMALFORMED) or fails the job (FAILFAST).
+
+A pcap / pcapng file (found by its magic when the tasks are planned) is read by one task, since TCP
+reassembly is sequential: its task streams it through ``capture.CaptureDecoder`` (capture_batches), and
+its rows fill the ``capture`` column. A capture of at most CAPTURE_WHOLE bytes (the usual rotated file)
+is read whole instead and walked by the compiled capture path (capture.native_path), when it is built.
+With protocol=auto a capture mixes protocols in one batch, so every frame's columns go into its own
+protocol's struct (auto_batch). ``spark_capture.read_captures`` gives
+the same rows from one capture parsed by many tasks (packets by byte range, then flows after a shuffle).
+
+How splits are stitched exactly once
+------------------------------------
+The rows of a file are defined by the sequential scan of ``iter_frames`` (what read_dumps runs): from
+offset 0, a position p either starts a frame (the scan moves to p + size) or is malformed (it moves to
+p + 1, the position joining an error span). That walk is a function ``next(p)`` of the bytes alone,
+so two walks that meet at one position coincide from there on. For each split boundary S the reader
+computes a *sync point* M(S) >= S that the sequential walk is guaranteed to pass through, with no
+error span open there:
+
+1. Entries. The walk's first position >= S is next(q) for its last position q < S, and
+   q >= S - max_frame_size because no step is longer than a frame (a longer frame is an error). The
+   entries are therefore S together with q + size for every q in [S - max_frame_size, S) at which a
+   frame decodes and ends past S.
+2. Merge. The walks from all entries are advanced together, smallest position first, until only one
+   is left; M(S) is the end of the first frame that walk then decodes (after a frame no error span
+   is open, so the scan's state there does not depend on anything before it).
+
+The sequential walk passes through one of the entries, and every entry's walk passes through M(S);
+so the sequential walk passes through M(S). This is certain, not probable: payload bytes that look
+like headers, even whole valid frames inside a payload, at worst make the walks merge later. (Chain
+verification, accepting an offset when N frames decode back to back from it, was rejected for that
+reason: a payload carrying N frames, e.g. a record holding a captured frame, would silently duplicate
+or lose rows.) A boundary has no sync point when the walks have not merged and decoded a frame before
+the end of its split or S + 2 * max_frame_size + 64 KiB. (A position whose claim runs past the end of
+the file is malformed, as for iter_frames, so the walks go on there too.)
+
+Split i owns the walk's positions in [M(S_i), M(S_j)), S_j being the next boundary that has a sync
+point (split 0 starts at 0; the last one ends at the end of the file): it runs iter_frames' own
+scanner from M(S_i), reading past its end to finish its last frame (and through every following split
+that has no sync point). Both neighbours compute the same M(S) from the same bytes, so the owned
+ranges partition the file: every frame and every error span is emitted exactly once and, in
+PERMISSIVE mode, they tile the file. A mismatch would be a bug: split_frames raises RuntimeError
+rather than give a wrong table (the split's FileGuard makes it its error row, below). FAILFAST fails the
+job with the first error of whichever split meets one (a DumpDecodeError naming the file and the
+offset); DROPMALFORMED leaves error spans out.
+
+Memory
+------
+A task maps a local file read-only (``mmap``; a remote object: an anonymous mapping filled by ranged
+reads, ``sources.RangeSource``): only the pages the task touches are read (its range, max_frame_size
+before it and up to the next sync point after it), the scan hands the pages it has passed back every
+16 MiB (``MADV_DONTNEED``), and the scanner holds one frame at a time; no dump is ever read whole (a
+capture of at most CAPTURE_WHOLE bytes is, above). A batch holds at most BATCH_ROWS rows and
+maxBatchBytes of them (below). ``make bench-memory`` parses a 4 GiB dump and prints every process's peak
+RSS. The scan runs over the mapped file, indexed by absolute offsets, rather than over a StreamDecoder
+fed with read() chunks. (Error texts no longer hold buffer positions, so StreamDecoder
+now gives the same rows, tests/test_recovery.py checks it; the map stays for now.) Over the map,
+the scan is iter_frames' own over the same indices, so they do, by construction.
+
+ReadLimits: no file can end a session
+--------------------------------
+A decoder's output is not bounded by its input (an HPACK bomb of 3 MB decodes to 2 GB of headers), and
+Spark cannot survive every way a task fails: a batch of 2 GiB fails the JVM's allocation, and Spark's
+handler then stops the application. So every read of a file runs under a FileGuard (its doc says what
+each limit does; the options set them, and read_dumps / the UDTFs take a ReadLimits):
+
+============== ======= ==============================================================================
+option          default what it bounds
+============== ======= ==============================================================================
+maxBatchBytes   16m     a batch: cut before its rows pass it (rows weighed before Arrow holds them)
+maxRowBytes     64m     a row: a larger one is an error row in its place (a batch so stays <= 64 MiB)
+maxOutputBytes  256m    the bytes of rows one file may yield, plus maxOutputRatio per byte of the file
+maxOutputRatio  64      (past them the read stops with an error row)
+maxTaskMemory   1g      the Python worker's growth while it reads one file (0: unchecked); past it the
+                        read stops with an error row
+============== ======= ==============================================================================
+
+Any exception out of a decoder, MemoryError and RecursionError included, stops that file's read the
+same way: its error row (PERMISSIVE) names the offset it got to and the reason, DROPMALFORMED leaves it
+out, FAILFAST fails the job with a DumpDecodeError naming the file. The other files' rows are unchanged
+and the session goes on (tests/test_spark_hostile.py).
+
+Cost of a sync point: the back window is walked cheaply. Only positions that the scanner's own
+candidate filter accepts can start a frame (``frames._Starts``: a regex generated from each spec's
+leading fields, searched in C over the rest), and only a frame whose structural size (no payload
+layer) reaches past S is decoded fully. With the compiled backend each position is first put to the
+generated C decoder (``native.frame_verdict``), and Python decodes only where C cannot tell. Forward,
+the entry S steps through at most the rest of one frame the same way. A split that begins inside a
+malformed run longer than the search bound has no sync point: the split where the run begins walks
+through it, at read_dumps' speed.
+"""
+from __future__ import annotations
+
+import heapq
+import json
+import logging
+import os
+import re
+from functools import cache
+from typing import Container, Iterable, Iterator, NamedTuple
+
+from inlong_proto.core import arrow, protocols
+from inlong_proto.backends import compiled as native
+from inlong_proto.capture.container import is_capture
+from inlong_proto.core.chains import Chains
+from inlong_proto.core.detect import HEAD_SIZE, candidates, classify
+from inlong_proto.core.errors import DecodeError, FrameTooLargeError, ValidationError
+from inlong_proto.core.frames import (Frame, _check_direction, _check_mode, _decode_at, _decode_with, _Scanner,
+                                      _starts, stream_decoder)
+from inlong_proto.core.sources import BytesSource, FileSource, file_uri, list_files, open_source, scan_windows  # noqa: F401
+from inlong_proto.spark.dumps import DumpDecodeError, spark_batch
+
+try:
+    from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+except ImportError:  # pyspark is the optional `spark` extra; the split logic works without it
+    DataSource = DataSourceReader = InputPartition = object
+
+AUTO = "auto"
+FORMAT = "inlong"
+DEFAULT_SPLIT_SIZE = 128 << 20
+RELEASE_EVERY = 16 << 20  # a split's scan hands back the pages it is done with this often
+SYNC_SLACK = 64 << 10
+BATCH_ROWS = 4096
+# What reading one file may take (ReadLimits, the module doc's "ReadLimits"); each is an option of the data source.
+BATCH_BYTES = 16 << 20  # a batch is cut before its rows pass this many bytes (maxBatchBytes)
+MAX_ROW_BYTES = 64 << 20  # a row larger than this is an error row (maxRowBytes)
+OUTPUT_BYTES = 256 << 20  # a file yields at most OUTPUT_BYTES + OUTPUT_RATIO x its size of rows
+OUTPUT_RATIO = 64  # (maxOutputBytes, maxOutputRatio)
+TASK_MEMORY = 1 << 30  # how far the Python worker may grow while it reads one file (maxTaskMemory; 0: unchecked)
+BUFFER_CEILING = 1 << 30  # maxBatchBytes and maxRowBytes stay well below Arrow's and Netty's 2 GiB buffers
+MEMORY_EVERY = 1024  # rows between two looks at the worker's memory (and one at every chunk fed)
+CAPTURE_CHUNK = 1 << 20  # bytes of a capture file fed to its decoder at a time
+STREAM_CHUNK = 64 << 10  # bytes of an HTTP dump fed to its decoder at a time (one feed's items are a list)
+CAPTURE_WHOLE = 128 << 20  # a capture up to this size is read whole, for the compiled walker (memory: ~2x that)
+ERROR = 0  # _Walker.step's result for a malformed position
+
+
+# ---------------------------------------------------------------------------------------------------
+# The sequential scan's walk, position by position: sync points
+
+
+class _Walker:
+    """next(p) of the sequential scan of one source, decoded exactly as iter_frames does it."""
+
+    def __init__(self, src, protocol: str, direction: str | None, view):
+        self.proto = protocols.get(protocol)
+        self.codecs = self.proto.candidates(direction)
+        self.direction = direction
+        self.limit = self.proto.max_frame_size
+        self.size = src.size
+        self.src = src
+        self.view = view  # the decoders get a memoryview, as in iter_frames
+        self.starts = _starts(protocol, direction, self.limit)  # the scanner's own candidate filter
+        self.chains = Chains()  # the scanner's memo of TubeMQ block walks, over this view
+        # The compiled verdicts (native.frame_verdict): _decode_at's answer at a position and the frame
+        # layout's alone (for reach), or ASK_PYTHON
+        self.verdict = native.frame_verdict(self.proto.name, direction)
+        self.structural = native.frame_verdict(self.proto.name, direction, structural=True)
+
+    def step(self, p: int) -> int:
+        """The size of the frame at p, or ERROR: the scan moves on by one byte (also when the file ends
+        inside what p claims: frames._Scanner at the end of its input)."""
+        self.src.ensure(p, p + self.limit + 1)  # all that decides the outcome at p (frames._decode_with)
+        if self.verdict is not None:
+            size = self.verdict(self.view, p, self.size, self.limit)
+            if size != native.ASK_PYTHON:
+                return ERROR if size == native.NO_FRAME else size
+        try:
+            frame, size = _decode_at(self.proto, self.codecs, self.view, p, self.size, self.limit, 0,
+                                     self.direction, self.chains)
+        except DecodeError:
+            return ERROR
+        return ERROR if frame is None else size
+
+    def reach(self, q: int) -> int | None:
+        """An upper bound of next(q) from the structural decode alone (no payload layer), or None."""
+        best = q + 1
+        self.src.ensure(q, q + self.limit + 1)
+        if self.structural is not None:
+            size = self.structural(self.view, q, self.size, self.limit)
+            if size != native.ASK_PYTHON:
+                return q + 1 if size == native.NO_FRAME else q + size
+        for codec in self.codecs:
+            try:
+                message, size = _decode_with(codec, self.view, q, self.size, self.limit, self.chains)
+            except DecodeError:
+                continue
+            if message is None:
+                return None
+            best = max(best, q + size)
+        return best
+
+    def candidate(self, p: int, stop: int) -> int:
+        """The first position in [p, stop) that may start a frame (stop if none): every position skipped
+        is certainly malformed, so the scan would step over it (frames._Starts, which the scan uses)."""
+        if p >= stop:
+            return stop
+        self.src.ensure(p, min(self.size, stop + self.starts.size))
+        return self.starts.next(self.view, p, stop, self.size)
+
+    def sync(self, start: int, end: int) -> int | None:
+        """The sync point of the split boundary `start` (see the module doc), below `end`, or None."""
+        if start <= 0:
+            return 0
+        horizon = min(end, start + 2 * self.limit + SYNC_SLACK, self.size)
+        entries = {start}
+        q = self.candidate(max(0, start - self.limit), start)
+        while q < start:
+            bound = self.reach(q)
+            if bound is None or bound > start:
+                size = self.step(q)
+                if q + size > start:
+                    entries.add(q + size)
+            q = self.candidate(q + 1, start)
+        live = sorted(entries)  # a sorted list is a heap
+        members = set(live)
+        while live:
+            p = heapq.heappop(live)
+            members.discard(p)
+            if p >= horizon:
+                return None
+            size = self.step(p)
+            if size == ERROR:
+                following = self.candidate(p + 1, live[0] if live else horizon)
+            else:
+                following = p + size
+                if not live:  # the walks have merged, and this one decoded a frame
+                    return following if following < horizon else None
+            if following not in members:
+                heapq.heappush(live, following)
+                members.add(following)
+        return None
+
+
+# ---------------------------------------------------------------------------------------------------
+# Splits of one file (sans-Spark)
+
+
+def split_count(size: int, split_size: int) -> int:
+    return -(-size // split_size)
+
+
+def split_bounds(src, protocol: str, direction: str | None, split_size: int, index: int,
+                 walker: _Walker | None = None) -> tuple[int, int] | None:
+    """[start, stop) of the positions split `index` owns, or None when it owns none."""
+    if walker is None:
+        with memoryview(src.buffer) as view:
+            return split_bounds(src, protocol, direction, split_size, index, _Walker(src, protocol, direction, view))
+    size = src.size
+    if index == 0:
+        start = 0
+    else:
+        start = walker.sync(index * split_size, min(size, (index + 1) * split_size))
+        if start is None:
+            return None
+    stop = size
+    for j in range(index + 1, split_count(size, split_size)):
+        point = walker.sync(j * split_size, min(size, (j + 1) * split_size))
+        if point is not None:
+            stop = point
+            break
+    return start, stop
+
+
+def split_frames(src, protocol: str, direction: str | None, split_size: int, index: int) -> Iterator[Frame]:
+    """The frames and error spans (PERMISSIVE) that split `index` of the source owns, in order.
+
+    The scan is iter_frames' own (_Scanner over the same absolutely indexed buffer, so offsets and error
+    texts are identical), started at the split's sync point in the clean state and stopped at the next.
+    """
+    if not src.size:
+        return
+    view = memoryview(src.buffer)
+    try:
+        walker = _Walker(src, protocol, direction, view)
+        bounds = split_bounds(src, protocol, direction, split_size, index, walker)
+        if bounds is None:
+            return
+        start, stop = bounds
+        proto = protocols.get(protocol)
+        scanner = _Scanner(proto, direction, "PERMISSIVE", proto.max_frame_size)
+        expected = released = start
+        rows = scan_windows(src, view, scanner, start, stop)
+        try:
+            for frame in rows:
+                if frame.offset != expected:
+                    raise RuntimeError(f"split {index}: a row at offset {frame.offset}, expected {expected}")
+                yield frame
+                expected = frame.offset + frame.length
+                if expected - released >= RELEASE_EVERY:
+                    src.release(released, expected)
+                    released = expected
+                if expected >= stop:
+                    break
+        finally:
+            rows.close()
+        if expected != stop:
+            raise RuntimeError(f"split {index}: rows end at {expected}, not at the sync point {stop}")
+    finally:
+        view.release()
+
+
+def split_batches(src, path: str, protocol: str, direction: str | None, mode: str, split_size: int, index: int,
+                  rows: int = BATCH_ROWS, batch_bytes: int = BATCH_BYTES) -> Iterator:
+    """split_frames' rows after the mode, as frame_schema batches built by native.range_batches: the
+    compiled scanners turn valid stretches into columns, the pure scanner reports the rest (the same rows)."""
+    if not src.size:
+        return
+    view = memoryview(src.buffer)
+    try:
+        bounds = split_bounds(src, protocol, direction, split_size, index, _Walker(src, protocol, direction, view))
+        if bounds is None:
+            return
+        start, stop = bounds
+        expected = released = start
+        try:
+            for batch in native.range_batches(view, protocol, path, direction, mode, start, stop, source=src,
+                                              batch_rows=rows, batch_bytes=batch_bytes):
+                if not batch.num_rows:
+                    continue
+                first, last = batch.column("offset")[0].as_py(), batch.column("offset")[-1].as_py()
+                if mode == "PERMISSIVE" and first != expected:  # the other modes leave error spans out
+                    raise RuntimeError(f"split {index}: a row at offset {first}, expected {expected}")
+                expected = last + batch.column("length")[-1].as_py()
+                yield batch
+                if expected - released >= RELEASE_EVERY:
+                    src.release(released, expected)
+                    released = expected
+        except DecodeError as exc:  # FAILFAST
+            raise DumpDecodeError.of(path, exc) from None
+        if mode == "PERMISSIVE" and expected != stop:
+            raise RuntimeError(f"split {index}: rows end at {expected}, not at the sync point {stop}")
+    finally:
+        view.release()
+
+
+def read_split_batches(src, path: str, protocol: str, direction: str | None, mode: str, split_size: int,
+                       index: int, rows: int = BATCH_ROWS, limits: ReadLimits | None = None) -> Iterator:
+    """The batches of split `index` of one dump (not a capture), in frame_schema(protocol) or, with
+    protocol=auto, auto_schema: read_split's rows, under limits (FileGuard)."""
+    guard = FileGuard(path, protocol, mode, limits or ReadLimits(), src.size, index * split_size,
+                      min(src.size, (index + 1) * split_size))
+    return guard.guarded(_split_batches(src, guard, direction, split_size, index, rows))
+
+
+def _split_batches(src, guard: FileGuard, direction: str | None, split_size: int, index: int, rows: int):
+    path, protocol, mode = guard.path, guard.schema, guard.mode
+    named = detect_source(src) if protocol == AUTO else protocol
+    guard.protocol = named
+    if named is None or named in protocols.STREAM_PROTOCOLS:  # split 0 reads the whole file
+        guard.end = src.size
+        _, frames = read_split(src, path, protocol, direction, mode, split_size, index, guard)
+        yield from guard.batches((frame, None) for frame in frames)
+        return
+    batches = split_batches(src, path, named, direction, mode, split_size, index, rows, guard.limits.batch_bytes)
+    for batch in guard.charged(batches):
+        yield auto_of(batch, named) if protocol == AUTO else batch
+
+
+def undetected(size: int) -> Frame:
+    """The error row of a file no protocol matches (protocol=auto)."""
+    error = ValidationError(0, "", f"no known protocol recognised at the start of the file "
+                                   f"(tried {', '.join(candidates())})")
+    return Frame(None, 0, size, None, None, None, error, None)
+
+
+def detect_source(src) -> str | None:
+    return classify(src.head(HEAD_SIZE))
+
+
+def read_split(src, path: str, protocol: str, direction: str | None, mode: str, split_size: int,
+               index: int, guard: FileGuard | None = None) -> tuple[str | None, Iterator[Frame]]:
+    """(protocol, rows) of split `index` of one file after the mode; protocol may be AUTO (detected).
+    guard: the FileGuard whose memory an HTTP stream's decoder is checked against at every chunk."""
+    if protocol == AUTO:
+        protocol = detect_source(src)
+        if protocol is None:
+            frames = (frame for frame in ([undetected(src.size)] if index == 0 and src.size else []))
+            return None, _apply_mode(frames, path, mode)
+    if protocol in protocols.STREAM_PROTOCOLS:  # HTTP has no sync points: split 0 reads the file, in chunks
+        return protocol, _apply_mode(stream_frames(src, protocol, direction, index, guard), path, mode)
+    return protocol, _apply_mode(split_frames(src, protocol, direction, split_size, index), path, mode)
+
+
+def stream_frames(src, protocol: str, direction: str | None, index: int = 0,
+                  guard: FileGuard | None = None) -> Iterator:
+    """Every item of a stream protocol's dump (HTTP/1.1; HTTP/2 + gRPC), error spans included, for split 0
+    (none for the others): the source fed to the protocol's stream decoder a chunk at a time, so memory
+    stays bounded; before each chunk the guard, if any, checks the worker's memory (a decoder may hold
+    much and yield nothing)."""
+    if index:
+        return
+    decoder = stream_decoder(protocol, direction, mode="PERMISSIVE")
+    for start in range(0, src.size, STREAM_CHUNK):
+        if guard is not None:
+            guard.fed(start)
+        yield from decoder.feed(src.read(start, STREAM_CHUNK))
+        src.release(0, start)
+    yield from decoder.close()
+
+
+def _apply_mode(frames: Iterator[Frame], path: str, mode: str) -> Iterator[Frame]:
+    try:
+        for frame in frames:
+            if frame.error is not None:
+                if mode == "FAILFAST":
+                    raise DumpDecodeError.of(path, frame.error)
+                if mode == "DROPMALFORMED":
+                    continue
+            yield frame
+    finally:
+        frames.close()  # releases the buffer it holds, so that the source can be closed
+
+
+# ---------------------------------------------------------------------------------------------------
+# Files, partitions, schema
+
+
+def parse_size(value, option: str = "splitSize", zero: bool = False) -> int:
+    """Bytes from an int or a string such as 65536, "64k", "128m", "1g" (binary units); zero: 0 allowed."""
+    match = re.fullmatch(r"\s*(\d+)\s*([kmgt]?)b?\s*", str(value).lower())
+    if not match:
+        raise ValueError(f"{option} must be a number of bytes (optionally k, m, g), not {value!r}")
+    size = int(match[1]) << (10 * " kmgt".index(match[2] or " "))
+    if size <= 0 and not zero:
+        raise ValueError(f"{option} must be positive")
+    return size
+
+
+def plan(files: Iterable[tuple[str, int]], split_size: int,
+         captures: Container[str] = ()) -> list[list[tuple[str, int, int]]]:
+    """Tasks: lists of (path, size, split index). A large file gives one task per split; small files
+    are packed together until a task holds split_size bytes. Empty files give no rows and no task.
+    A capture file (pcap / pcapng) is never split: its task reads it whole."""
+    tasks, packed, packed_bytes = [], [], 0
+    for path, size in files:
+        count = 1 if path in captures else split_count(size, split_size)
+        if count == 1:
+            packed.append((path, size, 0))
+            packed_bytes += size
+            if packed_bytes >= split_size:
+                tasks.append(packed)
+                packed, packed_bytes = [], 0
+        else:
+            tasks += [[(path, size, index)] for index in range(count)]
+    if packed:
+        tasks.append(packed)
+    return tasks
+
+
+@cache
+def auto_schema():
+    """The pyarrow schema of protocol=auto: the meta columns (the corrupt-record column among them), one
+    struct of frame columns per protocol, then the capture column."""
+    import pyarrow as pa
+
+    meta = len(arrow.META_COLUMNS)
+    fields = list(arrow.meta_schema())
+    for name in protocols.every_name():
+        fields.append(pa.field(protocols.column_name(name), pa.struct(list(arrow.frame_schema(name))[meta:-1])))
+    return pa.schema(fields + [arrow.capture_field()])
+
+
+def auto_batch(path: str, frames: list[Frame], captures: list | None = None):
+    """An auto_schema batch: each frame's columns go into the struct of its own protocol (a capture mixes
+    protocols); frames of no registered protocol have the meta and capture columns only. The meta columns,
+    the corrupt-record bytes among them, are arrow.frame_tuple's."""
+    captures = captures if captures is not None else [None] * len(frames)
+    return rows_batch(AUTO, [(own, arrow.frame_tuple(path, frame, own, capture))
+                             for frame, capture in zip(frames, captures)
+                             for own in [_own(frame)]])
+
+
+def _own(frame: Frame) -> str | None:
+    """The protocol whose struct holds a frame's columns under protocol=auto."""
+    return frame.protocol if frame.protocol in _protocol_names() else None
+
+
+@cache
+def _protocol_names() -> frozenset:
+    return frozenset(protocols.every_name())
+
+
+def rows_batch(protocol: str, chunk: list):
+    """The batch of (own protocol, arrow.frame_tuple row) pairs: frame_schema(protocol), or with
+    protocol=auto auto_schema, each row's frame columns in the struct of its own protocol."""
+    import pyarrow as pa
+
+    rows = [row for _, row in chunk]
+    if protocol != AUTO:
+        return arrow.rows_to_batch(rows, arrow.frame_schema(protocol))
+    schema, meta = auto_schema(), len(arrow.META_COLUMNS)
+    columns = arrow.rows_to_batch([row[:meta] for row in rows], arrow.meta_schema()).columns
+    where: dict[str | None, list[int]] = {}
+    for index, (own, _) in enumerate(chunk):
+        where.setdefault(own, []).append(index)
+    for name in protocols.every_name():
+        kind = schema.field(protocols.column_name(name)).type
+        picked = where.get(name)
+        if not picked:
+            columns.append(pa.nulls(len(rows), kind))
+            continue
+        own_rows = [rows[i] for i in picked] if len(picked) != len(rows) else rows
+        struct = _protocol_struct(arrow.rows_to_batch(own_rows, arrow.frame_schema(name)), kind)
+        if len(picked) != len(rows):  # scatter: row i takes item k of struct, or null
+            slot = dict(zip(picked, range(len(picked))))
+            struct = struct.take(pa.array([slot.get(i) for i in range(len(rows))], type=pa.int64()))
+        columns.append(struct)
+    columns.append(pa.array([row[-1] for row in rows], type=arrow.capture_field().type))
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
+def auto_of(batch, protocol: str):
+    """A frame_schema(protocol) batch (one dump's rows) as an auto_schema batch: its frame columns in
+    the protocol's struct, the other protocols' structs null."""
+    import pyarrow as pa
+
+    schema, meta = auto_schema(), len(arrow.META_COLUMNS)
+    columns = batch.columns[:meta]
+    for name in protocols.every_name():
+        kind = schema.field(protocols.column_name(name)).type
+        columns.append(_protocol_struct(batch, kind) if name == protocol else pa.nulls(batch.num_rows, kind))
+    columns.append(batch.column(arrow.CAPTURE_COLUMN))
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
+def _protocol_struct(batch, kind):
+    """A protocol's frame columns of a frame_schema batch as its auto struct, null on error rows."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pa.StructArray.from_arrays(batch.columns[len(arrow.META_COLUMNS):-1], fields=list(kind),
+                                      mask=pc.is_valid(batch.column("error")))
+
+
+# ---------------------------------------------------------------------------------------------------
+# ReadLimits: what reading one file may take, whatever its decoder does
+
+
+class ReadLimits(NamedTuple):
+    """What reading one file (or one split of it) may take; the data source's options of the same names
+    (LIMIT_OPTIONS) set them. See FileGuard for what crossing each does."""
+
+    batch_bytes: int = BATCH_BYTES  # maxBatchBytes
+    row_bytes: int = MAX_ROW_BYTES  # maxRowBytes
+    output_bytes: int = OUTPUT_BYTES  # maxOutputBytes
+    output_ratio: int = OUTPUT_RATIO  # maxOutputRatio
+    task_memory: int = TASK_MEMORY  # maxTaskMemory
+
+    @classmethod
+    def of(cls, get) -> "ReadLimits":
+        """From the options (get: a lowercase name -> value lookup); sizes take k/m/g suffixes."""
+        values = {}
+        for option, field in LIMIT_OPTIONS.items():
+            value = get(option.lower())
+            if value is None or str(value).strip() == "":
+                continue
+            if field == "output_ratio":
+                if not re.fullmatch(r"\s*\d+\s*", str(value)):
+                    raise ValueError(f"{option} must be a whole number of bytes per byte of the file, not {value!r}")
+                values[field] = int(value)
+            else:
+                values[field] = parse_size(value, option, zero=field == "task_memory")
+        limits = cls(**values)
+        for option in ("maxBatchBytes", "maxRowBytes"):
+            if getattr(limits, LIMIT_OPTIONS[option]) > BUFFER_CEILING:
+                raise ValueError(f"{option} may be at most {BUFFER_CEILING:,} bytes: Arrow and Netty allocate a "
+                                 f"batch's buffers whole, and fail at 2 GiB")
+        return limits
+
+
+LIMIT_OPTIONS = {"maxBatchBytes": "batch_bytes", "maxRowBytes": "row_bytes", "maxOutputBytes": "output_bytes",
+                 "maxOutputRatio": "output_ratio", "maxTaskMemory": "task_memory"}
+
+
+@cache
+def fixed_bytes(protocol: str) -> int:
+    """The Arrow bytes every row of the schema takes whatever its values: a slot in each leaf column (an
+    offset in a variable-width one), null or not; arrow.row_bytes adds the values."""
+    import pyarrow as pa
+
+    def width(kind) -> int:
+        if pa.types.is_struct(kind):
+            return sum(width(field.type) for field in kind)
+        try:
+            return max(1, kind.bit_width // 8)
+        except ValueError:  # variable width: an offset
+            return 4
+
+    return sum(width(field.type) for field in (auto_schema() if protocol == AUTO else arrow.frame_schema(protocol)))
+
+
+class ReadLimitError(Exception):
+    """A limit of ReadLimits crossed; the reason says which, with its value."""
+
+
+def worker_memory() -> int | None:
+    """This process's resident memory in bytes (Linux: /proc/self/statm), or None where it cannot be read."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class FileGuard:
+    """One file's read (or one split's) under ReadLimits, and how far it got.
+
+    Rows are built one at a time and weighed (arrow.row_bytes) before Arrow holds them: a batch is cut
+    before it passes maxBatchBytes (so a batch holds at most max(maxBatchBytes, maxRowBytes)); a row over
+    maxRowBytes becomes an error row in its place; the file's rows together may take maxOutputBytes +
+    maxOutputRatio x its size; the Python worker may grow by maxTaskMemory while it reads the file (looked
+    at before each chunk a stream decoder is fed and every MEMORY_EVERY rows: a decoder may hold much and
+    yield nothing). Crossing the last two, or any exception out of a decoder (MemoryError and
+    RecursionError included; not OSError, which fails the task for Spark to retry), stops the read: the
+    rows before stay, then one error row runs from where the read got to (``position``: a file offset)
+    to the end of the file, or of the split; its corrupt-record column is null, as for a file no
+    protocol recognises. DROPMALFORMED leaves it out; FAILFAST raises a DumpDecodeError naming the file.
+    contain=False lets failures through (a reader whose decoder serves other files too).
+    """
+
+    def __init__(self, path: str, protocol: str, mode: str, limits: ReadLimits, size: int, start: int = 0,
+                 end: int | None = None, contain: bool = True):
+        self.path, self.schema, self.mode, self.limits, self.contain = path, protocol, mode, limits, contain
+        self.protocol = None if protocol == AUTO else protocol  # the error row's protocol (auto: once detected)
+        self.position, self.end = start, size if end is None else end
+        self.size, self.allowed = size, limits.output_bytes + limits.output_ratio * size
+        self.left, self.rows = self.allowed, 0
+        self.base = worker_memory() if limits.task_memory else None
+        self.stopped = False
+
+    def memory(self) -> None:
+        """ReadLimitError when the worker has grown by more than maxTaskMemory since the read began."""
+        if self.base is None:
+            return
+        grown = (worker_memory() or self.base) - self.base
+        if grown > self.limits.task_memory:
+            raise ReadLimitError(f"reading it grew the Python worker by {grown:,} bytes, over maxTaskMemory "
+                                 f"({self.limits.task_memory:,})")
+
+    def fed(self, position: int) -> None:
+        """A decoder is about to be fed the file's bytes from position on."""
+        self.position = max(self.position, position)
+        self.memory()
+
+    def _charge(self, size: int, rows: int = 1) -> None:
+        self.left -= size
+        if self.left < 0:
+            raise ReadLimitError(f"its rows passed {self.allowed:,} bytes: maxOutputBytes "
+                                 f"({self.limits.output_bytes:,}) + maxOutputRatio ({self.limits.output_ratio}) "
+                                 f"x its {self.size:,} bytes")
+        before, self.rows = self.rows, self.rows + rows
+        if self.rows // MEMORY_EVERY != before // MEMORY_EVERY:
+            self.memory()
+
+    def rows_of(self, items: Iterable) -> Iterator[tuple[str | None, tuple, int]]:
+        """(own protocol, arrow.frame_tuple row, its bytes) of (Frame, capture value or None) items: an
+        oversized row replaced by its error row, a failure ending them with one (the class doc)."""
+        schema, cap, fixed = self.schema, self.limits.row_bytes, fixed_bytes(self.schema)
+        stop = None
+        try:
+            for frame, capture in items:
+                own = _own(frame) if schema == AUTO else schema
+                row = arrow.frame_tuple(self.path, frame, own, capture)
+                size = arrow.row_bytes(row) + fixed
+                if size > cap:
+                    error = FrameTooLargeError(frame.offset, "", f"its row would take {size:,} bytes, over "
+                                                                 f"maxRowBytes ({cap:,})")
+                    if self.mode == "FAILFAST":
+                        raise DumpDecodeError.of(self.path, error)
+                    if self.mode == "DROPMALFORMED":
+                        continue
+                    frame = Frame(frame.protocol, frame.offset, frame.length, None, None, frame.direction, error)
+                    row = arrow.frame_tuple(self.path, frame, own, capture)
+                    size = arrow.row_bytes(row) + fixed
+                self._charge(size)
+                if capture is None:  # a dump's frame (a capture's offsets are in its TCP streams: fed() says)
+                    self.position = max(self.position, frame.offset + frame.length)
+                yield own, row, size
+        except Exception as exc:  # noqa: BLE001 - any decoder failure is this file's, not the session's
+            if not self.contain:
+                raise
+            stop = self.failed(exc)
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()  # a scan's buffer views are released, so that the source can be closed
+        if stop is not None:  # yielded outside the handler: the traceback (and the decoder's state) is gone
+            yield stop
+
+    def batches(self, items: Iterable, rows: int = BATCH_ROWS) -> Iterator:
+        """rows_of's rows as batches of at most `rows` rows, cut before they pass maxBatchBytes."""
+        chunk: list = []
+        held = 0
+        for own, row, size in self.rows_of(items):
+            if chunk and (len(chunk) >= rows or held + size > self.limits.batch_bytes):
+                yield rows_batch(self.schema, chunk)
+                chunk, held = [], 0
+            chunk.append((own, row))
+            held += size
+        if chunk:
+            yield rows_batch(self.schema, chunk)
+
+    def charged(self, batches: Iterable, dump: bool = True) -> Iterator:
+        """Batches built elsewhere (the compiled scanners) charged to the limits, cut to maxBatchBytes by
+        slicing (no copy). dump: their offsets are file offsets (a capture's are not)."""
+        for batch in batches:
+            if not batch.num_rows:
+                continue
+            self._charge(batch.nbytes, batch.num_rows)
+            self.memory()
+            if dump:
+                self.position = max(self.position, batch.column("offset")[-1].as_py()
+                                    + batch.column("length")[-1].as_py())
+            pieces = -(-batch.nbytes // self.limits.batch_bytes)
+            step = -(-batch.num_rows // pieces)
+            for start in range(0, batch.num_rows, step):
+                yield batch.slice(start, step) if pieces > 1 else batch
+
+    def guarded(self, batches: Iterable) -> Iterator:
+        """The batches, then the error batch of a failure (the class doc)."""
+        stop = None
+        try:
+            yield from batches
+        except Exception as exc:  # noqa: BLE001 - as in rows_of
+            stop = self.failed(exc)
+        if stop is not None:
+            yield rows_batch(self.schema, [stop[:2]])
+
+    def failed(self, exc: Exception) -> tuple | None:
+        """The error row (own protocol, row, bytes) of a read that stopped with exc: None under
+        DROPMALFORMED or once a row has said so; FAILFAST raises a DumpDecodeError naming the file."""
+        if isinstance(exc, OSError):  # the storage, not the bytes: the task fails, and Spark retries it
+            raise exc
+        if isinstance(exc, DecodeError) and self.mode == "FAILFAST":
+            if isinstance(exc, DumpDecodeError):
+                raise exc
+            raise DumpDecodeError.of(self.path, exc) from None
+        if isinstance(exc, ReadLimitError):
+            reason, kind = str(exc), FrameTooLargeError.kind
+        else:
+            text = " ".join(str(exc).split())[:300]
+            reason, kind = f"{type(exc).__name__} while reading it{': ' + text if text else ''}", DecodeError.kind
+        reason += "; the rest is not read"
+        if self.mode == "FAILFAST":
+            raise DumpDecodeError(self.path, self.position, "", reason, kind) from exc
+        if self.stopped:
+            return None
+        self.stopped = True
+        logging.getLogger(__name__).warning("%s: offset %d: %s", self.path, self.position, reason,
+                                            exc_info=not isinstance(exc, (ReadLimitError, MemoryError)))
+        if self.mode == "DROPMALFORMED":
+            return None
+        error = (FrameTooLargeError if kind == FrameTooLargeError.kind else DecodeError)(self.position, "", reason)
+        frame = Frame(self.protocol, self.position, max(0, self.end - self.position), None, None, None, error)
+        own = _own(frame) if self.schema == AUTO else self.schema
+        return own, arrow.frame_tuple(self.path, frame, own), 0
+
+
+# ---------------------------------------------------------------------------------------------------
+# Capture files (pcap / pcapng): one task reads the whole file, TCP reassembly being sequential
+
+
+def is_capture_file(path: str, fs_options=None) -> bool:
+    with open_source(path, fs_options) as src:
+        return is_capture(src.head(4))
+
+
+def piece_batches(src, path: str, protocol: str, direction: str | None, mode: str, split_size: int, index: int,
+                  rows: int = BATCH_ROWS, limits: ReadLimits | None = None) -> Iterator:
+    """The batches of split `index` of one file under limits: a capture's (read whole by split 0), or a
+    dump's split's (read_split_batches)."""
+    if is_capture(src.head(4)):
+        return capture_batches(src, path, protocol, mode, rows, limits)
+    return read_split_batches(src, path, protocol, direction, mode, split_size, index, rows, limits)
+
+
+def capture_batches(src, path: str, protocol: str, mode: str, rows: int = BATCH_ROWS, limits: ReadLimits | None = None):
+    """The batches of one capture file: its packets fed to a CaptureDecoder a chunk at a time, or, for a
+    capture of at most CAPTURE_WHOLE bytes and a framed protocol, the compiled walker's over the whole
+    file; under limits (FileGuard).
+
+    With a protocol every flow is parsed as that protocol; with auto each flow is classified (see
+    inlong_proto.capture). The direction option does not apply: a frame's TCP direction decides.
+    """
+    guard = FileGuard(path, protocol, mode, limits or ReadLimits(), src.size)
+    return guard.guarded(_capture_batches(src, guard, rows))
+
+
+def _capture_batches(src, guard: FileGuard, rows: int):
+    from inlong_proto.capture import CaptureDecoder
+    from inlong_proto.backends import compiled_capture as native_path
+
+    path, protocol, mode = guard.path, guard.schema, guard.mode
+    if (protocol != AUTO and protocol not in protocols.STREAM_PROTOCOLS and src.size <= CAPTURE_WHOLE
+            and native_path.backend() == "native"):  # the compiled walker takes the whole file
+        yield from guard.charged(native_path.capture_batches(src.read(0, src.size), protocol, mode, path,
+                                                             batch_rows=rows), dump=False)
+        return
+    decoder = CaptureDecoder(protocol if protocol != AUTO else "auto", mode, keep_flows=False)
+
+    def items():
+        for start in range(0, src.size, CAPTURE_CHUNK):
+            guard.fed(start)  # a copy: the decoder may keep slices of it, which must not pin the map
+            yield from decoder.feed(src.read(start, CAPTURE_CHUNK))
+            src.release(0, start)
+        yield from decoder.close()
+
+    yield from guard.batches(((item.frame, arrow.capture_value(item)) for item in items()), rows)
+
+
+class Options:
+    """The data source's options, checked (on the driver, before any task runs).
+
+    Names are case-insensitive, as Spark's are. An unknown name fails with the list of valid ones (and
+    the closest match), rather than being ignored. OPTIONS are the names a user sets; Spark's load()
+    passes the path(s) as ``path`` / ``paths``; ``fs.<name>`` keys are kept, without the prefix, in
+    fs_options.
+    """
+
+    OPTIONS = ("protocol", "direction", "mode", "splitSize", "columnNameOfCorruptRecord", *LIMIT_OPTIONS)
+    FROM_SPARK = ("path", "paths")
+    FS_PREFIX = "fs."
+
+    def __init__(self, options):
+        options = dict(options)
+        self._check_names(options)
+        get = {str(k).lower(): v for k, v in options.items()}.get
+        protocol = (get("protocol") or "").strip()
+        if not protocol:
+            raise ValueError(f"format {FORMAT!r} needs option('protocol', ...): one of "
+                             f"{', '.join(protocols.every_name())} or {AUTO}")
+        self.protocol = AUTO if protocol.lower() == AUTO else protocols.checked(protocol)
+        direction = get("direction")
+        self.direction = None if direction in (None, "", "none", "None", "null") else direction
+        _check_direction(self.direction)
+        self.mode = _check_mode(get("mode") or "PERMISSIVE")
+        self.split_size = parse_size(get("splitsize") or DEFAULT_SPLIT_SIZE)
+        self.limits = ReadLimits.of(get)
+        paths = []
+        if get("paths"):
+            paths += json.loads(get("paths"))
+        if get("path"):
+            paths.append(get("path"))
+        if not paths:
+            raise ValueError(f"format {FORMAT!r} needs a path: load(path)")
+        self.paths = paths
+        columns = (auto_schema() if self.protocol == AUTO else arrow.frame_schema(self.protocol)).names
+        self.corrupt_record = arrow.check_corrupt_record(get("columnnameofcorruptrecord") or arrow.CORRUPT_RECORD,
+                                                         columns)
+        # fs.<name>: keyword arguments of the path's pyarrow filesystem (sources.filesystem)
+        self.fs_options = {str(k)[len(self.FS_PREFIX):]: v for k, v in options.items()
+                           if str(k).lower().startswith(self.FS_PREFIX)}
+
+    @classmethod
+    def _check_names(cls, options: dict) -> None:
+        import difflib
+
+        known = {name.lower(): name for name in cls.OPTIONS + cls.FROM_SPARK}
+        for key in options:
+            name = str(key)
+            if name.lower() in known or name.lower().startswith(cls.FS_PREFIX):
+                continue
+            close = difflib.get_close_matches(name.lower(), list(known), n=1, cutoff=0.6)
+            hint = f" (did you mean {known[close[0]]!r}?)" if close else ""
+            raise ValueError(f"format {FORMAT!r} has no option {name!r}{hint}; its options are "
+                             f"{', '.join(cls.OPTIONS)} and {cls.FS_PREFIX}<name> (filesystem settings)")
+
+
+class InlongPartition(InputPartition):
+    """One task: (path, size, split index) pieces."""
+
+    def __init__(self, pieces):
+        self.value = self.pieces = pieces
+
+
+class InlongReader(DataSourceReader):
+    """Plans tasks on the driver (files listed, cut into splits, small ones packed); reads them in workers.
+    columns: the columns a user schema selects (in its order), or None for every column; names: the user
+    schema's spelling of them."""
+
+    def __init__(self, options: Options, columns: list[str] | None = None, names: list[str] | None = None):
+        self.options = options
+        self.columns, self.names = columns, names
+
+    def partitions(self):
+        files = list_files(self.options.paths, self.options.fs_options)
+        captures = {path for path, size in files if size and is_capture_file(path, self.options.fs_options)}
+        tasks = plan(files, self.options.split_size, captures) or [[]]  # no file with bytes: one task, no rows
+        return [InlongPartition(task) for task in tasks]
+
+    def read(self, partition):
+        for batch in read_partition(self.options, partition.pieces):
+            yield batch if self.columns is None else batch.select(self.columns).rename_columns(self.names)
+
+
+class InlongDataSource(DataSource):
+    """spark.read.format("inlong"): dumps split into byte ranges parsed in parallel (module doc).
+
+    Options (Options; case-insensitive, an unknown one fails at load() with the valid ones): protocol,
+    direction, mode, splitSize, columnNameOfCorruptRecord, the limits of one file's read (maxBatchBytes,
+    maxRowBytes, maxOutputBytes, maxOutputRatio, maxTaskMemory: the module doc's "ReadLimits"), fs.<name>.
+
+    Columns, with Spark types. With a protocol they are read_dumps' (inlong_proto.spark.dumps.read_dumps lists
+    the protocol's frame columns); with protocol=auto:
+
+    - ``path`` STRING: the file's URI (``file:/...`` for a local file)
+    - ``offset`` BIGINT, ``length`` BIGINT: where the frame or malformed span is in the file (for a
+      capture: in its TCP direction's reassembled stream)
+    - ``protocol`` STRING: the detected protocol (null for a file none recognises), ``direction`` STRING
+      (request, response, or null when the bytes are valid either way), ``message_type`` STRING
+    - ``error`` STRING: null for a frame, what is wrong (offset, field, reason) for an error row
+    - ``_corrupt_record`` BINARY (named by the columnNameOfCorruptRecord option): null for a frame, the
+      error span's raw bytes for an error row (empty for a gap in a capture, where no bytes were
+      captured; null for a file no protocol recognises, whose bytes are the file)
+    - one STRUCT per protocol holding its frame columns (read_dumps'), null unless the row is a frame of
+      that protocol: ``broadcast`` STRUCT, ``dataproxy`` STRUCT, ``eventmesh`` STRUCT,
+      ``eventmesh_grpc`` STRUCT, ``eventmesh_http`` STRUCT, ``eventmesh_legacy`` STRUCT (a hyphen is no
+      column name), ``tubemq`` STRUCT
+    - ``capture`` STRUCT<flow: BIGINT, client: STRING, client_port: INT, server: STRING,
+      server_port: INT, sender: STRING, time: TIMESTAMP, packet_offset: BIGINT>: null for a dump; for
+      a frame of a pcap / pcapng file its TCP flow, which end sent it, the capture time of the packet
+      holding its first byte (an instant: TIMESTAMP) and that packet's offset in the file
+    """
+
+    @classmethod
+    def name(cls):
+        return FORMAT
+
+    def schema(self):
+        options = Options(self.options)
+        return spark_schema(options.protocol, options.corrupt_record)
+
+    def reader(self, schema):
+        options = Options(self.options)
+        columns = selected_columns(schema, spark_schema(options.protocol, options.corrupt_record))
+        return InlongReader(options, columns, schema.fieldNames())
+
+
+def selected_columns(wanted, full) -> list[str] | None:
+    """The columns a user schema (``.schema("offset BIGINT, message_type STRING")``) selects, or None when it
+    is the whole schema. Spark's Python data source API cannot prune columns itself, and every column of a
+    row crosses from the Python worker to the JVM: a schema naming only the columns a query needs is what
+    makes a read cheaper. Each must be one of the format's columns (names case-insensitive, as Spark's)
+    with its type; else a ValueError names the columns there are."""
+    if [(f.name, f.dataType) for f in wanted.fields] == [(f.name, f.dataType) for f in full.fields]:
+        return None
+    by_name = {f.name.lower(): f for f in full.fields}
+    selected = []
+    for field in wanted.fields:
+        own = by_name.get(field.name.lower())
+        if own is None:
+            raise ValueError(f"format {FORMAT!r} has no column {field.name!r}; its columns are "
+                             f"{', '.join(f.name for f in full.fields)}")
+        if own.dataType != field.dataType:
+            raise ValueError(f"format {FORMAT!r}: column {own.name!r} is {own.dataType.simpleString()}, "
+                             f"not {field.dataType.simpleString()}")
+        selected.append(own.name)
+    if len(set(selected)) != len(selected):
+        raise ValueError(f"format {FORMAT!r}: the schema names a column twice: {', '.join(selected)}")
+    return selected
+
+
+def read_partition(options: Options, pieces, rows: int = BATCH_ROWS):
+    """The Arrow batches of one task (what the reader's read() yields), typed as Spark expects them, the
+    corrupt-record column named by columnNameOfCorruptRecord (a rename costs no copy)."""
+    def spark_form(batch):
+        return spark_batch(batch, options.protocol, options.corrupt_record)
+
+    for path, _, index in pieces:
+        uri = file_uri(path)
+        with open_source(path, options.fs_options) as src:
+            for batch in piece_batches(src, uri, options.protocol, options.direction, options.mode,
+                                       options.split_size, index, rows, options.limits):
+                yield spark_form(batch)
+
+
+@cache
+def spark_arrow_schema(protocol: str, corrupt_record: str = arrow.CORRUPT_RECORD):
+    """The Arrow form Spark wants the batches in (microseconds; TIMESTAMP values as UTC instants)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(spark_schema(protocol, corrupt_record), timezone="UTC")
+
+
+def spark_schema(protocol: str, corrupt_record: str = arrow.CORRUPT_RECORD):
+    """The Spark schema of format inlong for a protocol (or auto); InlongDataSource lists the columns.
+    Zone-less timestamps (wall-clock text on the wire) are TIMESTAMP_NTZ, instants TIMESTAMP."""
+    if protocol == AUTO:
+        return arrow.to_spark_schema(auto_schema(), corrupt_record)
+    return arrow.spark_schema(protocol, corrupt_record)
+
+
+def register(spark) -> None:
+    """Make spark.read.format("inlong") available in this session."""
+    from inlong_proto.spark.dumps import require_spark
+
+    require_spark()
+    spark.dataSource.register(InlongDataSource)
