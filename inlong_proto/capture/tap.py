@@ -1,0 +1,4 @@
+"""Deprecated: moved to ``inlong_proto.endpoints.tap`` (house-plan: deprecation shim; removed in the next release)."""
+from inlong_proto.core.deprecation import forward
+
+__getattr__ = forward(__name__, "inlong_proto.endpoints.tap")
