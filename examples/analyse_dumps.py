@@ -27,7 +27,7 @@ import pandas as pd  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
 from inlong_proto.dataproxy.payload import ErrCode  # noqa: E402
-from inlong_proto.dataproxy.records import read_records  # noqa: E402
+from inlong_proto.spark.records import read_records  # noqa: E402
 from inlong_proto.spark.dumps import local_session  # noqa: E402
 from inlong_proto.spark.source import register  # noqa: E402
 import make_dumps  # noqa: E402  (next to this file: the script's folder is on sys.path)

@@ -1,4 +1,5 @@
-"""Deprecated: moved to ``inlong_proto.spark.source`` (house-plan: deprecation shim; removed in the next release)."""
+"""Deprecated: moved to ``inlong_proto.spark.source``
+(house-plan: deprecation shim, kept for one release)."""
 from inlong_proto.core.deprecation import forward
 
 __getattr__ = forward(__name__, "inlong_proto.spark.source")

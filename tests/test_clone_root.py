@@ -35,7 +35,7 @@ SOURCES = ("pyproject.toml", "setup.py", "README.md", "inlong_proto", "generated
 JOB = r"""
 import json, os, sys
 
-from inlong_proto.dataproxy.records import read_records
+from inlong_proto.spark.records import read_records
 from inlong_proto.spark.dumps import local_session, read_dumps
 from inlong_proto.spark.source import register
 

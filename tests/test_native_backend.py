@@ -25,7 +25,7 @@ import inlong_proto
 from inlong_proto.core import arrow, protocols
 from inlong_proto import encode, iter_frames
 from inlong_proto.backends import compiled as native
-from inlong_proto.core.frames import _decode_at, _decode_with
+from inlong_proto.core.frames import decode_at, decode_with
 
 import strategies
 
@@ -118,7 +118,8 @@ def test_generated_source_is_current():
 
     loader = Loader(ROOT / "specs")
     source = cgen.emit_extension([loader.load(p) for p in ksy_files(ROOT / "specs")],
-                                 runtime_source(ROOT / "tools" / "ksygen" / "native_runtime.c"), payload_layers(ROOT / "specs"))
+                                 runtime_source(ROOT / "tools" / "ksygen" / "native_runtime.c"),
+                                 payload_layers(ROOT / "specs"))
     assert source == (ROOT / "generated" / "native" / "inlong_native.c").read_text()
 
 
@@ -463,9 +464,9 @@ VERDICTS = collections.Counter()  # (protocol, direction, verdict kind) -> posit
 
 
 def _pure_outcome(proto, direction, view, pos: int, end: int, limit: int):
-    """(size or None) of frames._decode_at at pos: None when it raises DecodeError or gives no frame."""
+    """(size or None) of frames.decode_at at pos: None when it raises DecodeError or gives no frame."""
     try:
-        frame, size = _decode_at(proto, proto.candidates(direction), view, pos, end, limit, 0, direction)
+        frame, size = decode_at(proto, proto.candidates(direction), view, pos, end, limit, 0, direction)
     except inlong_proto.DecodeError:
         return None
     return None if frame is None else size
@@ -474,7 +475,7 @@ def _pure_outcome(proto, direction, view, pos: int, end: int, limit: int):
 def _structural_outcome(proto, view, pos: int, end: int, limit: int) -> int:
     """The generated codec's own decode at pos (no payload layer): its size, or -1 for no frame."""
     try:
-        message, size = _decode_with(proto.codecs[0], view, pos, end, limit)
+        message, size = decode_with(proto.codecs[0], view, pos, end, limit)
     except inlong_proto.DecodeError:
         return native.NO_FRAME
     return native.NO_FRAME if message is None else size

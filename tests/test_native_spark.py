@@ -130,9 +130,9 @@ def test_sync_points_are_the_same_on_both_backends(protocol, monkeypatch):
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_structural_verdict_is_the_frame_layouts_own(protocol):
-    """frame_verdict(structural=True): a size exactly where frames._decode_with decodes the layout alone."""
+    """frame_verdict(structural=True): a size exactly where frames.decode_with decodes the layout alone."""
     from inlong_proto.core.errors import DecodeError
-    from inlong_proto.core.frames import _decode_with
+    from inlong_proto.core.frames import decode_with
 
     verdict = native.frame_verdict(protocol, structural=True)
     if verdict is None:
@@ -148,7 +148,7 @@ def test_structural_verdict_is_the_frame_layouts_own(protocol):
             sizes = []
             for codec in codecs:
                 try:
-                    message, length = _decode_with(codec, view, pos, len(data), limit)
+                    message, length = decode_with(codec, view, pos, len(data), limit)
                 except DecodeError:
                     continue
                 if message is not None:

@@ -153,7 +153,7 @@ class _EveryOffset:
 def plain_rows(data: bytes, protocol: str, direction=None, limit=None):
     """iter_frames' rows from a scan that tries every offset and walks every block list in full."""
     proto = protocols.get(protocol)
-    scanner = frames._Scanner(proto, direction, "PERMISSIVE", limit or proto.max_frame_size)
+    scanner = frames.Scanner(proto, direction, "PERMISSIVE", limit or proto.max_frame_size)
     scanner.starts, scanner.chained = _EveryOffset(), False
     return list(scanner.scan(memoryview(data), 0, 0, final=True))
 
@@ -206,7 +206,7 @@ def test_the_start_filter_rules_out_only_positions_the_decoder_refuses():
     for protocol, samples in sorted(VALID.items()):
         proto = protocols.get(protocol)
         for direction in (None,) + (protocols.DIRECTIONS if proto.directional else ()):
-            starts = frames._starts(protocol, direction, proto.max_frame_size)
+            starts = frames.starts(protocol, direction, proto.max_frame_size)
             for sample in samples[:6]:
                 for index in range(starts.size):
                     for value in range(256):
@@ -216,7 +216,7 @@ def test_the_start_filter_rules_out_only_positions_the_decoder_refuses():
                             continue
                         for length in (starts.size, len(data)):  # refused, not waiting for more bytes
                             with pytest.raises(DecodeError):
-                                frames._decode_at(proto, proto.candidates(direction), memoryview(data[:length]), 0,
+                                frames.decode_at(proto, proto.candidates(direction), memoryview(data[:length]), 0,
                                                   length, proto.max_frame_size, 0, direction)
 
 

@@ -152,7 +152,7 @@ def test_sql_udtf(spark, dumps):
 def test_a_file_too_big_for_one_binaryfile_row_is_refused_up_front(spark, tmp_path):
     """Issue 11 reproducer: read_dumps on one 200 MB file killed the JVM (OutOfMemoryError: Java heap
     space) under local_session; now it is refused from the listing, before any content is read."""
-    from inlong_proto.dataproxy.records import read_records
+    from inlong_proto.spark.records import read_records
 
     big = tmp_path / "big" / "dump.bin"
     big.parent.mkdir()

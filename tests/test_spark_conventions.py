@@ -22,8 +22,8 @@ pytest.importorskip("pyspark")
 
 from pyspark.sql.types import ArrayType, MapType, StructType  # noqa: E402
 
-from inlong_proto.dataproxy.records import (RECORD_COLUMNS, _row_tuple, read_records, record_rows,  # noqa: E402
-                                            record_spark_schema)
+from inlong_proto.dataproxy.records import RECORD_COLUMNS, record_rows, record_spark_schema, row_tuple  # noqa: E402
+from inlong_proto.spark.records import read_records  # noqa: E402
 from inlong_proto.spark.dumps import read_dumps  # noqa: E402
 from inlong_proto.spark.source import AUTO, InlongDataSource, Options, auto_batch, register, spark_schema
 
@@ -178,7 +178,7 @@ def test_data_time_is_the_instant_whatever_the_time_zone(spark, dumps):
     rows = list(record_rows(iter_frames(RECORDS + TEXT, "dataproxy")))
     assert [row.data_time for row in rows] == [SECONDS.replace(tzinfo=None)] * 2 + [INSTANT.replace(tzinfo=None)]
     # Spark's converter reads a naive datetime as the worker's local time: the UDTF hands it an aware one
-    values = [_row_tuple("p", row)[RECORD_COLUMNS.index("data_time")] for row in rows]
+    values = [row_tuple("p", row)[RECORD_COLUMNS.index("data_time")] for row in rows]
     assert all(value.tzinfo is not None for value in values) and values == [SECONDS, SECONDS, INSTANT]
     df = read_records(spark, str(dumps / "records.bin"))
     assert dict(df.dtypes)["data_time"] == "timestamp"
@@ -196,7 +196,7 @@ def test_record_attrs_is_a_map(spark, dumps):
     assert df.where("record_attrs['k'] = 'v'").count() == 1
     # a repeated key keeps its first value, as attr_value reads attributes
     row = replace(next(record_rows(iter_frames(RECORDS, "dataproxy"))), record_attrs=(("k", "1"), ("k", "2")))
-    assert _row_tuple("p", row)[RECORD_COLUMNS.index("record_attrs")] == {"k": "1"}
+    assert row_tuple("p", row)[RECORD_COLUMNS.index("record_attrs")] == {"k": "1"}
 
 
 # --- every column documented with its type ---------------------------------------------------------
@@ -237,7 +237,7 @@ CALLS = {
     "read_dumps": "from inlong_proto.spark.dumps import read_dumps; read_dumps(None, 'x', 'broadcast')",
     "register_udtf": "from inlong_proto.spark.dumps import register_udtf; register_udtf(None, 'broadcast')",
     "local_session": "from inlong_proto.spark.dumps import local_session; local_session()",
-    "read_records": "from inlong_proto.dataproxy.records import read_records; read_records(None, 'x')",
+    "read_records": "from inlong_proto.spark.records import read_records; read_records(None, 'x')",
     "register": "from inlong_proto.spark.source import register; register(None)",
 }
 BLOCKER = """

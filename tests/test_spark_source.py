@@ -13,9 +13,9 @@ import pytest
 from inlong_proto import DecodeError, encode, iter_frames
 from inlong_proto.core import protocols
 from inlong_proto.core.arrow import frame_row
-from inlong_proto.core.frames import _decode_at
+from inlong_proto.core.frames import decode_at
 from inlong_proto.spark.dumps import DumpDecodeError
-from inlong_proto.spark.source import (AUTO, BytesSource, FileSource, InlongReader, Options, _Walker, file_uri,
+from inlong_proto.spark.source import (AUTO, BytesSource, FileSource, InlongReader, Options, DumpWalker, file_uri,
                                        list_files, parse_size, plan, read_split, split_bounds, split_count,
                                        split_frames)
 
@@ -145,7 +145,7 @@ def _chain(data: bytes, protocol: str, pos: int, count: int) -> bool:
     proto = protocols.get(protocol)
     for _ in range(count):
         try:
-            frame, size = _decode_at(proto, proto.codecs, data, pos, len(data), proto.max_frame_size, 0, None)
+            frame, size = decode_at(proto, proto.codecs, data, pos, len(data), proto.max_frame_size, 0, None)
         except DecodeError:
             return False
         if frame is None:
@@ -191,19 +191,19 @@ def test_broadcast_values_and_junk_that_look_like_headers():
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_skipped_positions_are_certainly_malformed(protocol):
-    """_Walker.candidate skips a position only if the scan's own decode there raises a DecodeError."""
+    """DumpWalker.candidate skips a position only if the scan's own decode there raises a DecodeError."""
     rng = random.Random(5)
     data = corrupt(dump(protocol, 12, 5), 5) + bytes(rng.randrange(256) for _ in range(300))
     src = BytesSource(data)
     proto = protocols.get(protocol)
     with memoryview(src.buffer) as view:
-        walker = _Walker(src, protocol, None, view)
+        walker = DumpWalker(src, protocol, None, view)
         position, checked = 0, 0
         while position < len(data):
             following = walker.candidate(position, len(data))
             for skipped in range(position, following):
                 with pytest.raises(DecodeError):
-                    _decode_at(proto, walker.codecs, view, skipped, len(data), proto.max_frame_size, 0, None)
+                    decode_at(proto, walker.codecs, view, skipped, len(data), proto.max_frame_size, 0, None)
                 checked += 1
             position = following + 1
     assert checked > len(data) // 2

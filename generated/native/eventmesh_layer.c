@@ -10,7 +10,7 @@
  * command table, the protocol types), and anything it does not model exactly as Python's json decoder and
  * the generated from_json do (escapes where the text matters, fractions where an integer is wanted, digits
  * beyond 18, nesting deeper than MAX_DEPTH, text after the value) makes the row -1, and so does a frame whose
- * direction is not the one the caller asked for (frames._build refuses it).
+ * direction is not the one the caller asked for (frames.build_frame refuses it).
  * Memory: the output only; nesting is bounded by MAX_DEPTH (C recursion, a fixed stack).
  */
 #define PY_SSIZE_T_CLEAN
@@ -798,7 +798,7 @@ static int body_ok(int kind, const Rule *rule, const uint8_t *body, Py_ssize_t l
 }
 
 /* The verdict of one frame: (command index << 1) | response, or -1. want: 0 none, 1 request, 2 response; a
- * frame of the other direction is -1 too, since frames._build refuses it (the pure path's error row). */
+ * frame of the other direction is -1 too, since frames.build_frame refuses it (the pure path's error row). */
 static int32_t verdict(const uint8_t *header, Py_ssize_t header_length, const uint8_t *body,
                        Py_ssize_t body_length, int want)
 {

@@ -817,7 +817,7 @@ static IP_INLINE Py_ssize_t decode_broadcast_frame(const uint8_t *b, Py_ssize_t 
     return stop2 + 0;
 }
 
-/* The protocol's frame at b[0:end) as frames._decode_at decides it, each layout's size at most limit. */
+/* The protocol's frame at b[0:end) as frames.decode_at decides it, each layout's size at most limit. */
 static Py_ssize_t decode_broadcast(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_broadcast *r)
 {
     Py_ssize_t size = decode_broadcast_frame(b, end, want, r);
@@ -1152,7 +1152,7 @@ static IP_INLINE Py_ssize_t decode_dataproxy_response(const uint8_t *b, Py_ssize
     return stop3 + 0;
 }
 
-/* The protocol's frame at b[0:end) as frames._decode_at decides it, each layout's size at most limit. */
+/* The protocol's frame at b[0:end) as frames.decode_at decides it, each layout's size at most limit. */
 static Py_ssize_t decode_dataproxy(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_dataproxy *r)
 {
     row_dataproxy unread;
@@ -1327,7 +1327,7 @@ static IP_INLINE Py_ssize_t decode_tcp_frame(const uint8_t *b, Py_ssize_t end, i
     return stop2 + 0;
 }
 
-/* The protocol's frame at b[0:end) as frames._decode_at decides it, each layout's size at most limit. */
+/* The protocol's frame at b[0:end) as frames.decode_at decides it, each layout's size at most limit. */
 static Py_ssize_t decode_eventmesh(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_eventmesh *r)
 {
     Py_ssize_t size = decode_tcp_frame(b, end, want, r);
@@ -1416,7 +1416,7 @@ static IP_INLINE Py_ssize_t decode_tcp_frame_legacy(const uint8_t *b, Py_ssize_t
     return stop2 + 0;
 }
 
-/* The protocol's frame at b[0:end) as frames._decode_at decides it, each layout's size at most limit. */
+/* The protocol's frame at b[0:end) as frames.decode_at decides it, each layout's size at most limit. */
 static Py_ssize_t decode_eventmesh_legacy(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_eventmesh_legacy *r)
 {
     Py_ssize_t size = decode_tcp_frame_legacy(b, end, want, r);
@@ -1514,7 +1514,7 @@ static IP_INLINE Py_ssize_t decode_tubemq_frame(const uint8_t *b, Py_ssize_t end
     return at5 + 0;
 }
 
-/* The protocol's frame at b[0:end) as frames._decode_at decides it, each layout's size at most limit. */
+/* The protocol's frame at b[0:end) as frames.decode_at decides it, each layout's size at most limit. */
 static Py_ssize_t decode_tubemq(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_tubemq *r)
 {
     Py_ssize_t size = decode_tubemq_frame(b, end, want, r);

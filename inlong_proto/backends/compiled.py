@@ -2,10 +2,10 @@
 
 `make generate` writes C scanners from the .ksy specs (tools/ksygen/cgen.py, generated/native/); setup.py
 builds them into ``inlong_proto._native`` when a C compiler is present. A protocol's scanner tries its
-frame layouts as frames._decode_at does (DataProxy's request and response, either direction or one),
+frame layouts as frames.decode_at does (DataProxy's request and response, either direction or one),
 decodes whole valid frames into column buffers (values, validity and boolean bitmaps, string and binary
 offsets) without a Python object per frame, and stops at the first position where it cannot decode one.
-That stretch goes to the pure-Python scanner (frames._Scanner), which reports it and resynchronises
+That stretch goes to the pure-Python scanner (frames.Scanner), which reports it and resynchronises
 exactly as iter_frames does; the C scan resumes after RESUME_AFTER valid frames in a row. So error rows
 are the pure path's by construction, and each batch equals
 ``arrow.frames_to_batch(path, iter_frames(data, ...), protocol)``. A protocol with a payload layer
@@ -30,7 +30,8 @@ from typing import Iterator
 
 from inlong_proto.core import arrow, protocols
 from inlong_proto.core.errors import DecodeError
-from inlong_proto.core.frames import _build, _check_direction, _check_mode, _Scanner, iter_frames
+from inlong_proto.core.frames import Scanner, build_frame, iter_frames
+from inlong_proto.core.stream import check_direction, check_mode
 from inlong_proto.core.sources import scan_windows
 
 ENV = "INLONG_PROTO_BACKEND"
@@ -85,7 +86,7 @@ def _choose(wanted: str) -> str:
 
 def _compiled(proto: protocols.Protocol) -> dict | None:
     """The compiled scanner's description of a protocol, if it has one for the registry's very layouts
-    (in the same order, which frames._decode_at tries)."""
+    (in the same order, which frames.decode_at tries)."""
     if backend() != "native":
         return None
     described = _extension()[1].get(proto.name)
@@ -119,19 +120,19 @@ def frame_verdict(protocol: str, direction: str | None = None, *, structural: bo
     """verdict(view, pos, end, limit) -> size | NO_FRAME | ASK_PYTHON for bytes of `protocol` sent in
     `direction`, or None when no compiled scanner applies.
 
-    It answers what frames._decode_at(protocol, candidates(direction), view, pos, end, limit, ...) would,
+    It answers what frames.decode_at(protocol, candidates(direction), view, pos, end, limit, ...) would,
     looking at the same window [pos, min(end, pos + limit + 1)): a size when that decodes a frame of that
     size; NO_FRAME (-1) when it raises DecodeError or returns no frame (needs more bytes than the window
     holds); ASK_PYTHON (-2) when the compiled code cannot tell (a construct it does not model at that
     position, or a frame a payload layer still has to accept: sizes of such protocols are always -2).
-    Several layouts (direction None for DataProxy) are tried in the registry's order as _decode_at does.
+    Several layouts (direction None for DataProxy) are tried in the registry's order as decode_at does.
     view: anything with the buffer protocol (bytes, bytearray, memoryview, mmap).
 
-    structural=True answers for the frame layout alone, as frames._decode_with does (no payload layer:
+    structural=True answers for the frame layout alone, as frames.decode_with does (no payload layer:
     a size where the layout decodes): what the splitting reader's sync search needs to bound a frame.
     """
     proto = protocols.get(protocol)
-    _check_direction(direction)
+    check_direction(direction)
     described = _compiled(proto)
     if described is None:
         return None
@@ -165,8 +166,8 @@ def iter_batches(data, protocol: str, path: str = "", direction: str | None = No
     """pyarrow.RecordBatches of arrow.frame_schema(protocol) for a whole dump (bytes, bytearray, memoryview,
     mmap): the rows of iter_frames(data, protocol, direction, mode), in order, at most batch_rows a batch
     and about batch_bytes of frames. Its arguments are checked at the call, not at the first batch."""
-    _check_direction(direction)
-    mode = _check_mode(mode)
+    check_direction(direction)
+    mode = check_mode(mode)
     _check_sizes(batch_rows, batch_bytes)
     return _iter_batches(data, protocols.checked(protocol), path, direction, mode, max_frame_size, batch_rows,
                          batch_bytes)
@@ -239,7 +240,7 @@ def range_batches(view, protocol: str, path: str, direction: str | None, mode: s
         # end is a safe place, since the scanner holds no state there); on broken input Python goes on.
         resume = stop
         clean = 0
-        rows = scan_windows(source, view, _Scanner(proto, direction, mode, limit), pos, stop)
+        rows = scan_windows(source, view, Scanner(proto, direction, mode, limit), pos, stop)
         try:
             for frame in rows:
                 if frame.offset >= stop:  # past the range (a dropped error span ended at stop)
@@ -345,7 +346,7 @@ def _layer_codes(proto: protocols.Protocol, batch, direction: str | None):
 def _payload(proto: protocols.Protocol, view, batch, direction: str | None, stop: int, limit: int):
     """(batch, stop) with each frame's message_type and direction from the protocol's payload layer. The
     compiled layer answers the frames it is sure of; the rest run exactly as the pure path runs them
-    (frames._build over the generated codec's decode of the frame). At the first frame the layer refuses,
+    (frames.build_frame over the generated codec's decode of the frame). At the first frame the layer refuses,
     the batch is cut and stop moved there: the pure scanner then makes that frame's error row (and
     resynchronises), so the error is the pure path's by construction."""
     import numpy as np
@@ -369,7 +370,7 @@ def _payload(proto: protocols.Protocol, view, batch, direction: str | None, stop
             offset, length = int(offsets[row]), int(lengths[row])
             message, _ = decode(buffer, offset, min(end, offset + limit + 1))
             try:
-                frame = _build(proto, codec, message, offset, length, direction, False, offset)
+                frame = build_frame(proto, codec, message, offset, length, direction, False, offset)
             except DecodeError:
                 stop = offset
                 batch, types, directions = batch.slice(0, row), types[:row], directions[:row]

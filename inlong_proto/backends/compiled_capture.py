@@ -62,13 +62,13 @@ from typing import Iterator
 from inlong_proto.core import arrow, protocols
 from inlong_proto.backends import compiled as native
 from inlong_proto.core.errors import DecodeError
-from inlong_proto.core.frames import _check_mode
+from inlong_proto.core.stream import check_mode
 from inlong_proto import capture
 from inlong_proto.capture import IDLE_TIMEOUT, SERVER_PORTS, SYN_TIMEOUT, CaptureDecoder, iter_capture_frames
 from inlong_proto.capture.tcp import Reassembler
 
 BATCH_ROWS = native.BATCH_ROWS
-DIRECTIONS = ("request", "response")
+DIRECTIONS = protocols.DIRECTIONS
 
 
 @cache
@@ -112,7 +112,7 @@ def capture_batches(data, protocol: str, mode: str = "FAILFAST", path: str = "",
     rows of spark_source.auto_batch, from the pure path). report, if given, is
     filled with "path" ("compiled" or "python"), when the pure path ran "reason", and "replayed": how many
     4-tuples the walker handed over to a CaptureDecoder of their own."""
-    mode = _check_mode(mode)
+    mode = check_mode(mode)
     name = CaptureDecoder(protocol, mode).protocol  # checks the name as the pure path does
     report = report if report is not None else {}
     table = _compiled(data, name, mode, path, report)
@@ -138,9 +138,7 @@ def _pure_batches(data, protocol: str, mode: str, path: str, batch_rows: int) ->
 
 def _items_batch(path: str, items: list, protocol: str | None):
     if protocol is None:  # auto: each frame in its own protocol's struct, as the Spark readers show it
-        from inlong_proto.spark.source import auto_batch
-
-        return auto_batch(path, [item.frame for item in items], [arrow.capture_value(item) for item in items])
+        return arrow.auto_batch(path, [item.frame for item in items], [arrow.capture_value(item) for item in items])
     return arrow.frames_to_batch(path, [item.frame for item in items], protocol,
                                  [arrow.capture_value(item) for item in items])
 

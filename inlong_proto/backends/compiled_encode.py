@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from functools import cache
 
+from inlong_proto.backends.compiled import backend
+from inlong_proto.core.frames import register_encoder
+
 
 @cache
 def _extension():
@@ -34,18 +37,15 @@ def compiled(module):
     return getattr(extension, f"encode_{spec}")
 
 
-_backend = None  # inlong_proto.backends.compiled.backend, imported on first use (native imports frames, which imports us)
-
-
 def encode(module, message) -> bytes:
     """``module.encode(message)``: the same bytes or the same error, through C where it applies."""
-    global _backend
-    if _backend is None:
-        from inlong_proto.backends.compiled import backend as _backend
-    if _backend() == "native":
+    if backend() == "native":
         function = compiled(module)
         if function is not None:
             data = function(message)
             if data is not None:
                 return data
     return module.encode(message)
+
+
+register_encoder(encode)  # inlong_proto.encode goes through here once the package is imported (its __init__ does)

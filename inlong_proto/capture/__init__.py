@@ -36,7 +36,8 @@ from typing import Iterator, NamedTuple
 from inlong_proto.core import protocols
 from inlong_proto.core.detect import classify as detect_classify
 from inlong_proto.core.errors import DecodeError, TruncatedError, ValidationError
-from inlong_proto.core.frames import Frame, _check_mode, stream_decoder
+from inlong_proto.core.frames import Frame, stream_decoder
+from inlong_proto.core.stream import check_mode
 from inlong_proto.capture.container import ContainerError, Packet, PacketReader, is_capture, iter_packets, ns_datetime
 from inlong_proto.capture.tcp import Chunk, Reassembler, Segment, segment_of
 
@@ -260,7 +261,7 @@ class CaptureDecoder:
                  idle_timeout: float | None = IDLE_TIMEOUT, keep_flows: bool = True, on_bytes=None,
                  syn_timeout: float | None = SYN_TIMEOUT, max_syn_only: int | None = None,
                  max_open: int | None = None, max_closed: int | None = None):
-        self.mode = _check_mode(mode)
+        self.mode = check_mode(mode)
         self.on_bytes = on_bytes  # called (flow, direction, chunk) with each chunk of a reassembled stream
         self.idle_ns = None if idle_timeout is None else int(idle_timeout * 1e9)
         self.idle_reason = None if idle_timeout is None else f"idle for over {idle_timeout:g} s of capture time"

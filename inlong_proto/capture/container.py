@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 from typing import NamedTuple
 
 from inlong_proto.core.errors import DecodeError, TruncatedError, ValidationError
-from inlong_proto.core.frames import _check_mode
+from inlong_proto.core.stream import check_mode
 from inlong_proto.generated.codec.capture import pcap, pcapng
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -78,7 +78,7 @@ class PacketReader:
     """Feed a pcap or pcapng file in chunks; get Packet (and, PERMISSIVE, ContainerError) items back."""
 
     def __init__(self, mode: str = "FAILFAST"):
-        self.mode = _check_mode(mode)
+        self.mode = check_mode(mode)
         self.format: str | None = None  # "pcap" or "pcapng" once the magic is in
         self._buf = bytearray()
         self._base = 0  # file offset of _buf[0]

@@ -86,6 +86,7 @@ from typing import Iterator, NamedTuple
 
 from inlong_proto.core.errors import DecodeError, InlongProtoError, TruncatedError
 from inlong_proto.generated.codec.capture import pcap, pcapng
+from inlong_proto.core.sources import split_count
 from inlong_proto.capture.container import PCAPNG_MAGIC, ContainerError, Packet, PacketReader
 
 CHUNK = 1 << 20  # the grid the sequential reader is fed on (spark_source.CAPTURE_CHUNK)
@@ -184,10 +185,6 @@ def read_head(src) -> Head:
     return Head(fmt, le, first.file_offset, data)
 
 
-def split_count(size: int, split_size: int) -> int:
-    return -(-size // split_size)
-
-
 # ---------------------------------------------------------------------------------------------------
 # Sync points
 
@@ -214,7 +211,7 @@ class _Bytes:
         return self.data.startswith(prefix, at - self.lo)
 
 
-class _Walker:
+class CaptureWalker:
     """next(p) of the sequential walk over one file, records decoded by the generated codecs."""
 
     def __init__(self, src, head: Head, lo: int, reach: int):
@@ -296,7 +293,7 @@ def sync_point(src, head: Head, boundary: int, end: int, window: int = WINDOW) -
         return head.end if head.end < end else None
     align = ALIGNMENT[head.format]
     widths = [width for width in STEPS if width < window] + [window]
-    walker = _Walker(src, head, max(head.end, boundary - window),
+    walker = CaptureWalker(src, head, max(head.end, boundary - window),
                      min(src.size, boundary + 3 * window + SLACK))
     entries = {boundary} if (boundary - head.end) % align == 0 else set()
     scanned = boundary  # entries from [scanned, boundary) are in
@@ -325,7 +322,7 @@ def sync_point(src, head: Head, boundary: int, end: int, window: int = WINDOW) -
     return None
 
 
-def _merge(walker: _Walker, entries: set, horizon: int) -> tuple[dict, dict] | None:
+def _merge(walker: CaptureWalker, entries: set, horizon: int) -> tuple[dict, dict] | None:
     """The walks from the entries advanced together, smallest position first, up to the horizon, until
     one is left: {position: where it became one walk (its entry, or where others joined it)} and
     {position: (records since then that look captured, records)}; None for a section header."""
@@ -353,7 +350,7 @@ def _merge(walker: _Walker, entries: set, horizon: int) -> tuple[dict, dict] | N
     return since, looks
 
 
-def _likeliest(walker: _Walker, head: Head, since: dict, looks: dict) -> tuple[int, tuple[float, int]]:
+def _likeliest(walker: CaptureWalker, head: Head, since: dict, looks: dict) -> tuple[int, tuple[float, int]]:
     """The walk whose records look most like captured TCP, and its plausibility: ranked by the share of
     records that look captured, the best three (if tied) by _plausibility."""
     def share(p):
@@ -367,7 +364,7 @@ def _likeliest(walker: _Walker, head: Head, since: dict, looks: dict) -> tuple[i
     return best, scored[best]
 
 
-def _plausibility(walker: _Walker, head: Head, start: int, stop: int) -> tuple[float, int]:
+def _plausibility(walker: CaptureWalker, head: Head, start: int, stop: int) -> tuple[float, int]:
     """How much the records of a walk over [start, stop) look like captured TCP: the share of them whose
     packet is no longer than on the wire and decodes to a TCP segment, and how many there are. The walk
     shifted by 4 bytes into the true one (pcap's orig_len read as incl_len) fails both."""

@@ -1,5 +1,13 @@
 """The command line, the top floor: ``inlong-proto`` (``main``), its output writers, the filter language, the
-inspect view (hexview), the Wireshark plugin installer and each protocol's command group."""
+inspect view (hexview), the Wireshark plugin installer and each protocol's command group.
+
+The protocol groups are added to ``main`` here rather than in commands.py, so that the groups may use the
+commands' helpers (``chunks``, ``with_file``) without an import cycle."""
+from importlib import import_module
+
 from inlong_proto.cli.commands import main
+
+for _name in ("broadcast", "dataproxy", "eventmesh", "tubemq", "wireshark"):  # each module's group of its name
+    main.add_command(getattr(import_module(f"inlong_proto.cli.{_name}"), _name))
 
 __all__ = ["main"]

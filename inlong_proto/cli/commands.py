@@ -75,7 +75,7 @@ def _read(path: str) -> bytes:
         return handle.read()
 
 
-def _chunks(path: str, follow: bool = False, size: int = 1 << 16) -> Iterator[bytes | None]:
+def chunks(path: str, follow: bool = False, size: int = 1 << 16) -> Iterator[bytes | None]:
     """The bytes of path (- for stdin) as they arrive: a pipe's or socket's as soon as any are there (one
     os.read each, never to the end first). With follow, a file that grows is read on, as tail -F does:
     when it is found shorter than what was read, or with other bytes at its start or just before the read
@@ -240,7 +240,7 @@ def decode(protocol, direction, mode, with_payload, follow, fields, expression, 
         live = _LiveDecoder(path, protocol, direction, mode)
         named = path if len(files) > 1 else None
         try:
-            for chunk in _chunks(path, follow):
+            for chunk in chunks(path, follow):
                 if chunk is None:  # a followed file truncated or replaced: what was held of it ends here
                     output.write(selection.records(live.feed(b"", final=True), mode, named))
                     live = _LiveDecoder(path, protocol, direction, mode)
@@ -248,7 +248,7 @@ def decode(protocol, direction, mode, with_payload, follow, fields, expression, 
                 output.write(selection.records(live.feed(chunk), mode, named))
             output.write(selection.records(live.feed(b"", final=True), mode, named))
         except InlongProtoError as exc:
-            raise _with_file(exc, path) from None
+            raise with_file(exc, path) from None
     output.close()
 
 
@@ -340,7 +340,8 @@ def _read_payload(reader, frame, mode: str):
         return {"error": str(exc)}
 
 
-def _with_file(exc: InlongProtoError, path: str) -> InlongProtoError:
+def with_file(exc: InlongProtoError, path: str) -> InlongProtoError:
+    """exc with its message prefixed by the file it is about (for the commands reading several files)."""
     exc.args = (f"{path}: {exc}",)
     return exc
 
@@ -366,7 +367,7 @@ def capture(protocol, mode, file):
                 decoder.feed(chunk)
         decoder.close()
     except InlongProtoError as exc:
-        raise _with_file(exc, file) from None
+        raise with_file(exc, file) from None
     table = Table(title=f"{file}: " + ", ".join(f"{v} {k}" for k, v in decoder.stats.items()) + " packets")
     for column in ("flow", "client", "server", "protocol", "bytes c>s", "bytes s>c", "frames", "errors", "gaps"):
         table.add_column(column, justify="right" if column not in ("client", "server", "protocol") else "left")
@@ -378,7 +379,7 @@ def capture(protocol, mode, file):
     if decoder.stats["packets"] or decoder.reader.broken is None:
         console().print(table)
     if decoder.reader.broken is not None:  # every mode: a broken container is never a silent "0 packets"
-        raise _with_file(decoder.reader.broken, file)
+        raise with_file(decoder.reader.broken, file)
 
 
 @main.command("write-pcap")
@@ -414,7 +415,7 @@ def encode(protocol, direction, input, output):
 
     proto = protocols.get(protocol)
     text = sys.stdin.read() if input == "-" else open(input, encoding="utf-8").read()
-    chunks = []
+    encoded = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -425,10 +426,10 @@ def encode(protocol, direction, input, output):
         frame_type = proto.frame_type_for(direction or record.get("direction"))
         fields = {k: v for k, v in record.items() if k in {f.name for f in frame_type.FIELDS}}
         try:
-            chunks.append(frames.encode(from_plain(frame_type, fields)))
+            encoded.append(frames.encode(from_plain(frame_type, fields)))
         except InlongProtoError as exc:
             raise click.ClickException(f"line {number}: {exc}") from None
-    data = b"".join(chunks)
+    data = b"".join(encoded)
     if output == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
@@ -451,9 +452,9 @@ def inspect(protocol, direction, mode, file):
     from inlong_proto.cli.hexview import inspect_file
 
     try:
-        inspect_file(_chunks(file), protocol, mode, direction)
+        inspect_file(chunks(file), protocol, mode, direction)
     except InlongProtoError as exc:
-        raise _with_file(exc, file) from None
+        raise with_file(exc, file) from None
 
 
 @main.command()
@@ -507,23 +508,3 @@ def spark_parse(source, output, protocol, direction, mode, output_format, split_
     for row in summary:  # message types come from the data (an HTTP route, a gRPC path): escaped, not markup
         table.add_row(*[Text(printable(str(value))) for value in row])
     console().print(table)
-
-
-def _register_protocol_commands() -> None:
-    from inlong_proto.cli.broadcast import broadcast
-    from inlong_proto.cli.dataproxy import dataproxy
-    from inlong_proto.cli.eventmesh import eventmesh
-    from inlong_proto.cli.tubemq import tubemq
-    from inlong_proto.cli.wireshark import wireshark
-
-    main.add_command(broadcast)
-    main.add_command(dataproxy)
-    main.add_command(eventmesh)
-    main.add_command(tubemq)
-    main.add_command(wireshark)
-
-
-_register_protocol_commands()
-
-if __name__ == "__main__":
-    main()

@@ -70,10 +70,8 @@ def _value_rows(parent, value, base: int, start: int, end: int, path: str) -> It
 
 def frame_rows(protocol: str, frame, data: bytes) -> list[Row]:
     """The rows of one well-formed frame (or HTTP message); data: its bytes, frame.offset: where they start."""
-    if protocol in protocols.STREAM_PROTOCOLS:  # a module's own rows (EventMesh gRPC), else HTTP/1.1's
-        import importlib
-
-        rows = getattr(importlib.import_module(protocols.STREAM_PROTOCOLS[protocol]), "inspect_rows", http_rows)
+    if protocol in protocols.STREAM_PROTOCOLS:  # by the registry's framing kind: HTTP/1.1 messages or HTTP/2 items
+        rows = http2_rows if protocols.REGISTRY[protocol]["framing"] == "http2" else http_rows
         return list(rows(frame, data))
     parsed = reference.kaitai_parse(protocol, data, debug=True, direction=frame.direction)
     return list(field_rows(parsed, frame.offset))
@@ -100,6 +98,33 @@ def http_rows(message, data: bytes) -> Iterator[Row]:
         "push", "warnings")}
     for key, value in shown.items():
         yield Row(message.offset, 0, f"eventmesh.{key}", json_text(value))
+
+
+def http2_rows(item, data: bytes) -> Iterator[Row]:
+    """An HTTP/2 item's rows (data: its bytes): each frame's header fields with their offsets from the Kaitai
+    debug build of http2_frame.ksy, the payload, then what the item decoded (the gRPC call, message or error)."""
+    import io
+
+    from kaitaistruct import KaitaiStream
+
+    from inlong_proto.eventmesh.h2 import HEADER_SIZE
+
+    if item.message_type == "PREFACE":
+        yield Row(item.offset, len(data), "preface", repr(bytes(data)))
+        return
+    parser = reference.load("kaitai_debug", "http2_frame").Http2Frame
+    pos = 0
+    while pos + HEADER_SIZE <= len(data):
+        frame = parser(KaitaiStream(io.BytesIO(bytes(data[pos:]))))
+        frame._read()
+        yield from field_rows(frame, item.offset + pos, "" if pos == 0 else "continuation.")
+        pos += HEADER_SIZE + frame.header.length
+    shown = {key: value for key, value in item.to_dict().items() if key in (
+        "info", "headers", "path", "notes", "stream_id", "index", "first_frame_offset", "size", "compressed",
+        "encoding", "type", "inferred", "body", "requests", "responses", "status", "status_name", "status_message",
+        "reset", "complete", "latency_ms", "trailers")}
+    for key, value in shown.items():
+        yield Row(item.offset, 0, f"grpc.{key}", json_text(value))
 
 
 def _print_rows(data: bytes, rows: Iterable[Row], start: int) -> None:

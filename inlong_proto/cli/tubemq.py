@@ -216,7 +216,7 @@ def calls(output_format, file):
     answered, exceptions, p50 / p95 / max latency in ms (from capture times; none for a dump) and the most
     frequent exception. Requests and responses are paired by serial number per connection."""
     from inlong_proto.capture import CaptureDecoder, is_capture
-    from inlong_proto.cli.commands import _chunks, _with_file
+    from inlong_proto.cli.commands import chunks, with_file
     from inlong_proto.core.errors import InlongProtoError
     from inlong_proto.core.frames import StreamDecoder
     from inlong_proto.cli.output import writer
@@ -226,7 +226,7 @@ def calls(output_format, file):
     stats = CallStats()
     decoder, capture = None, False
     try:
-        for chunk in _chunks(file):
+        for chunk in chunks(file):
             if decoder is None:
                 capture = is_capture(chunk)
                 decoder = (CaptureDecoder("auto", "PERMISSIVE", keep_flows=False) if capture
@@ -235,7 +235,7 @@ def calls(output_format, file):
         if decoder is not None:
             _count(stats, decoder.close(), capture)
     except InlongProtoError as exc:
-        raise _with_file(exc, file) from None
+        raise with_file(exc, file) from None
     output = writer(output_format, sys.stdout, [field_path(name) for name in COLUMNS], False)
     output.write(stats.rows())
     output.close()

@@ -400,3 +400,94 @@ def _decimal(value):
 
 def _bytes_or_none(value):
     return None if value is None else bytes(value)
+
+
+# ---------------------------------------------------------------------------------------------------
+# protocol=auto: one struct of frame columns per protocol (the data source's and the compiled capture walker's)
+
+AUTO = "auto"
+
+
+@cache
+def auto_schema():
+    """The pyarrow schema of protocol=auto: the meta columns (the corrupt-record column among them), one
+    struct of frame columns per protocol, then the capture column."""
+    import pyarrow as pa
+
+    meta = len(META_COLUMNS)
+    fields = list(meta_schema())
+    for name in protocols.every_name():
+        fields.append(pa.field(protocols.column_name(name), pa.struct(list(frame_schema(name))[meta:-1])))
+    return pa.schema(fields + [capture_field()])
+
+
+def auto_batch(path: str, frames: list, captures: list | None = None):
+    """An auto_schema batch: each frame's columns go into the struct of its own protocol (a capture mixes
+    protocols); frames of no registered protocol have the meta and capture columns only. The meta columns,
+    the corrupt-record bytes among them, are frame_tuple's."""
+    captures = captures if captures is not None else [None] * len(frames)
+    return rows_batch(AUTO, [(own, frame_tuple(path, frame, own, capture))
+                             for frame, capture in zip(frames, captures)
+                             for own in [_own(frame)]])
+
+
+def _own(frame) -> str | None:
+    """The protocol whose struct holds a frame's columns under protocol=auto."""
+    return frame.protocol if frame.protocol in _protocol_names() else None
+
+
+@cache
+def _protocol_names() -> frozenset:
+    return frozenset(protocols.every_name())
+
+
+def rows_batch(protocol: str, chunk: list):
+    """The batch of (own protocol, frame_tuple row) pairs: frame_schema(protocol), or with
+    protocol=auto auto_schema, each row's frame columns in the struct of its own protocol."""
+    import pyarrow as pa
+
+    rows = [row for _, row in chunk]
+    if protocol != AUTO:
+        return rows_to_batch(rows, frame_schema(protocol))
+    schema, meta = auto_schema(), len(META_COLUMNS)
+    columns = rows_to_batch([row[:meta] for row in rows], meta_schema()).columns
+    where: dict[str | None, list[int]] = {}
+    for index, (own, _) in enumerate(chunk):
+        where.setdefault(own, []).append(index)
+    for name in protocols.every_name():
+        kind = schema.field(protocols.column_name(name)).type
+        picked = where.get(name)
+        if not picked:
+            columns.append(pa.nulls(len(rows), kind))
+            continue
+        own_rows = [rows[i] for i in picked] if len(picked) != len(rows) else rows
+        struct = _protocol_struct(rows_to_batch(own_rows, frame_schema(name)), kind)
+        if len(picked) != len(rows):  # scatter: row i takes item k of struct, or null
+            slot = dict(zip(picked, range(len(picked))))
+            struct = struct.take(pa.array([slot.get(i) for i in range(len(rows))], type=pa.int64()))
+        columns.append(struct)
+    columns.append(pa.array([row[-1] for row in rows], type=capture_field().type))
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
+def auto_of(batch, protocol: str):
+    """A frame_schema(protocol) batch (one dump's rows) as an auto_schema batch: its frame columns in
+    the protocol's struct, the other protocols' structs null."""
+    import pyarrow as pa
+
+    schema, meta = auto_schema(), len(META_COLUMNS)
+    columns = batch.columns[:meta]
+    for name in protocols.every_name():
+        kind = schema.field(protocols.column_name(name)).type
+        columns.append(_protocol_struct(batch, kind) if name == protocol else pa.nulls(batch.num_rows, kind))
+    columns.append(batch.column(CAPTURE_COLUMN))
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
+def _protocol_struct(batch, kind):
+    """A protocol's frame columns of a frame_schema batch as its auto struct, null on error rows."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pa.StructArray.from_arrays(batch.columns[len(META_COLUMNS):-1], fields=list(kind),
+                                      mask=pc.is_valid(batch.column("error")))

@@ -29,7 +29,7 @@ from functools import cache
 
 from inlong_proto.core import protocols
 from inlong_proto.core.errors import DecodeError
-from inlong_proto.core.frames import _decode_at
+from inlong_proto.core.frames import decode_at
 
 # Leading bytes every frame of a protocol starts with: the `contents` of its frame types' first field,
 # as the generator emits it (LEADING); protocols without one are found by their length headers.
@@ -61,7 +61,7 @@ def score(data: bytes, protocol: str) -> int:
     pos = points = frames = 0
     while frames < PROBE_FRAMES and pos < end:
         try:
-            frame, _ = _decode_at(proto, codecs, data, pos, end, limit, 0, None)
+            frame, _ = decode_at(proto, codecs, data, pos, end, limit, 0, None)
         except DecodeError:
             return points
         if frame is None:  # the head ends inside this frame

@@ -42,7 +42,7 @@ class TruncatedError(DecodeError):
 
     offset is where the input (or the region bounding the field) ended. claim, when a length field sized
     what is missing, names that field; where the frame's own size says the bytes should be there, the
-    runtime reports the overrun at the claim instead (frames._decode_with).
+    runtime reports the overrun at the claim instead (frames.decode_with).
     """
 
     kind = "truncated"

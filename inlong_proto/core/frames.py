@@ -6,7 +6,6 @@ import struct
 from functools import lru_cache
 from typing import Iterator, NamedTuple
 
-from inlong_proto.backends import compiled_encode as native_encode
 from inlong_proto.core import protocols
 from inlong_proto.core.chains import Chains
 from inlong_proto.core.errors import DecodeError, EncodeError, FrameTooLargeError, TruncatedError, ValidationError
@@ -47,12 +46,13 @@ class Frame(NamedTuple):
         return out
 
 
-_check_mode, _check_direction = check_mode, check_direction  # the names other modules import (issue 25 cuts them)
 
 
-def _build(proto: protocols.Protocol, codec: protocols.Codec, message, offset: int, length: int,
-           direction: str | None, ambiguous: bool, pos: int) -> Frame:
-    """offset: the frame's offset in the whole stream; pos: in the buffer being scanned. Errors raised
+def build_frame(proto: protocols.Protocol, codec: protocols.Codec, message, offset: int, length: int,
+                direction: str | None, ambiguous: bool, pos: int) -> Frame:
+    """A decoded message as a Frame (public: the compiled scanner builds its frames the same way).
+
+    offset: the frame's offset in the whole stream; pos: in the buffer being scanned. Errors raised
     here are buffer-relative like the codec's own, since the caller shifts them into the stream."""
     payload = None
     if codec.describe is not None:  # a payload layer (TubeMQ's protobuf stream) names the message
@@ -80,7 +80,7 @@ def _frame_size(codec: protocols.Codec, buf, pos: int, end: int, max_frame_size:
     return size
 
 
-def _decode_with(codec: protocols.Codec, view, pos: int, end: int, limit: int, chains: Chains | None = None):
+def decode_with(codec: protocols.Codec, view, pos: int, end: int, limit: int, chains: Chains | None = None):
     """(message, size) of the frame at pos; (None, size or None) if more bytes are needed.
 
     The generated decoder runs first, bounded by the frame's own length fields; the header probe runs
@@ -121,7 +121,7 @@ def _overrun(exc: TruncatedError) -> ValidationError:
                                                       f"{exc.field} {exc.reason}")
 
 
-def _decode_at(proto: protocols.Protocol, candidates: tuple, view, pos: int, end: int, limit: int,
+def decode_at(proto: protocols.Protocol, candidates: tuple, view, pos: int, end: int, limit: int,
                base: int, direction: str | None, chains: Chains | None = None) -> tuple[Frame | None, int | None]:
     """The frame at pos decoded with each candidate layout: (frame, size), or (None, size) for more bytes.
 
@@ -131,14 +131,14 @@ def _decode_at(proto: protocols.Protocol, candidates: tuple, view, pos: int, end
     """
     if len(candidates) == 1:
         codec = candidates[0]
-        message, size = _decode_with(codec, view, pos, end, limit, chains)
+        message, size = decode_with(codec, view, pos, end, limit, chains)
         if message is None:
             return None, size
-        return _build(proto, codec, message, base + pos, size, direction, False, pos), size
+        return build_frame(proto, codec, message, base + pos, size, direction, False, pos), size
     found, first_error, need = [], None, None
     for codec in candidates:
         try:
-            message, size = _decode_with(codec, view, pos, end, limit, chains)
+            message, size = decode_with(codec, view, pos, end, limit, chains)
         except DecodeError as exc:
             first_error = first_error or exc
             continue
@@ -148,7 +148,7 @@ def _decode_at(proto: protocols.Protocol, candidates: tuple, view, pos: int, end
             found.append((codec, message, size))
     if found:
         codec, message, size = found[0]
-        return _build(proto, codec, message, base + pos, size, direction, len(found) > 1, pos), size
+        return build_frame(proto, codec, message, base + pos, size, direction, len(found) > 1, pos), size
     if need is not None:
         return None, need[0]
     raise first_error
@@ -166,16 +166,30 @@ def _probe_size(proto: protocols.Protocol, view, pos: int, end: int, limit: int)
 def decode(data: bytes, protocol: str, direction: str | None = None, *,
            max_frame_size: int | None = None) -> Frame:
     """Decode exactly one frame that fills `data`."""
-    _check_direction(direction)
+    check_direction(direction)
     proto = protocols.get(protocol)
     limit = max_frame_size or proto.max_frame_size
-    frame, size = _decode_at(proto, proto.candidates(direction), data, 0, len(data), limit, 0, direction)
+    frame, size = decode_at(proto, proto.candidates(direction), data, 0, len(data), limit, 0, direction)
     if frame is None:
         raise TruncatedError(len(data), "", f"the input holds {len(data)} bytes, the frame needs "
                                             f"{size if size is not None else 'at least ' + str(proto.header_size)}")
     if size != len(data):
         raise ValidationError(size, "", f"{len(data) - size} bytes follow the frame; use iter_frames for streams")
     return frame
+
+
+def _pure_encode(module, message) -> bytes:
+    return module.encode(message)
+
+
+_encoder = _pure_encode  # the compiled backend replaces it through register_encoder when it is imported
+
+
+def register_encoder(function) -> None:
+    """Send encode() through ``function(module, message)``, which must give the generated ``module.encode``'s
+    bytes or raise its error. The compiled backend registers itself here, so the core never imports a backend."""
+    global _encoder
+    _encoder = function
 
 
 def encode(frame) -> bytes:
@@ -185,7 +199,7 @@ def encode(frame) -> bytes:
         codec = protocols.get(name).codec_of(message)
         if codec is not None:
             try:
-                return native_encode.encode(codec.module, message)
+                return _encoder(codec.module, message)
             except EncodeError:
                 raise
             except (TypeError, AttributeError, ValueError, OverflowError, struct.error) as exc:
@@ -193,12 +207,12 @@ def encode(frame) -> bytes:
     raise EncodeError("", f"{type(message).__name__} is not a frame of any known protocol")
 
 
-class _Starts:
+class Starts:
     """Where a frame of the candidate layouts may begin: their generated START patterns as one regex.
 
     After a malformed position the scanner tries only these: every other position holds a header that
     the decoder refuses whatever follows, so jumping over it changes nothing but the time taken.
-    spark_source._Walker finds its candidates the same way, so the two stay identical.
+    spark.source.DumpWalker finds its candidates the same way, so the two stay identical.
     """
 
     def __init__(self, proto: protocols.Protocol, direction: str | None, limit: int):
@@ -223,22 +237,23 @@ class _Starts:
 
 
 @lru_cache(maxsize=None)
-def _starts(protocol: str, direction: str | None, limit: int) -> _Starts:
-    return _Starts(protocols.get(protocol), direction, limit)
+def starts(protocol: str, direction: str | None, limit: int) -> Starts:
+    """The candidate filter the scanner uses, for readers that walk a buffer themselves (spark.source)."""
+    return Starts(protocols.get(protocol), direction, limit)
 
 
-class _Scanner:
+class Scanner:
     """Finds frames in a buffer, resynchronising past malformed bytes as if one offset at a time.
 
     A malformed span stays open until a valid frame (or the end of input) closes it, and is cut into
     pieces of at most max_frame_size bytes so that garbage never grows the buffer without bound. After
-    a malformed position only the next one where a frame may begin (_Starts) is decoded, or the next cut.
+    a malformed position only the next one where a frame may begin (Starts) is decoded, or the next cut.
     """
 
     def __init__(self, proto: protocols.Protocol, direction: str | None, mode: str, limit: int):
         self.proto, self.direction, self.mode, self.limit = proto, direction, mode, limit
         self.candidates = proto.candidates(direction)
-        self.starts = _starts(proto.name, direction, limit)
+        self.starts = starts(proto.name, direction, limit)
         self.chained = any(codec.module.CHAINS for codec in self.candidates)
         self.bad_start: int | None = None  # buffer position where the open malformed span began
         self.bad_error: DecodeError | None = None
@@ -255,7 +270,7 @@ class _Scanner:
         self.waiting_for = None
         while pos < last:
             try:
-                frame, size = _decode_at(self.proto, self.candidates, view, pos, end, self.limit, base,
+                frame, size = decode_at(self.proto, self.candidates, view, pos, end, self.limit, base,
                                          self.direction, chains)
                 if frame is None:
                     if not final:
@@ -307,13 +322,13 @@ def iter_frames(data: bytes, protocol: str, direction: str | None = None, mode: 
 
     A stream protocol (eventmesh-http, eventmesh-grpc) gives its stream decoder's messages instead (HTTP/1.1
     requests and responses; HTTP/2 frames, gRPC messages and calls), max_frame_size unused."""
-    _check_direction(direction)
-    mode = _check_mode(mode)
+    check_direction(direction)
+    mode = check_mode(mode)
     if protocols.canonical(protocol) in protocols.STREAM_PROTOCOLS:
         decoder = stream_decoder(protocol, direction, mode=mode)
         return iter(decoder.feed(bytes(data)) + decoder.close())
     proto = protocols.get(protocol)
-    scanner = _Scanner(proto, direction, mode, max_frame_size or proto.max_frame_size)
+    scanner = Scanner(proto, direction, mode, max_frame_size or proto.max_frame_size)
     return scanner.scan(memoryview(data), 0, 0, final=True)
 
 
@@ -332,7 +347,7 @@ class StreamDecoder(StreamDecoderBase):
         super().__init__(direction, mode, offset)
         self.proto = protocols.get(protocol)
         self.max_frame_size = max_frame_size or self.proto.max_frame_size
-        self._scanner = _Scanner(self.proto, direction, self.mode, self.max_frame_size)
+        self._scanner = Scanner(self.proto, direction, self.mode, self.max_frame_size)
         self._resume = 0  # buffer position where scanning continues
         self._retry_at = 0  # buffer length before which a new scan cannot decide anything new
 

@@ -161,6 +161,40 @@ def json_text(value) -> str:
     return text
 
 
+def protobuf_plain(message, leave_out: str | None = None) -> dict:
+    """A protobuf message (TubeMQ's RPC bodies, EventMesh's gRPC messages) as JSON-able data (json_format's
+    mapping: every set field under its own name, int64 as a decimal string, bytes as base64, an enum by its
+    name), except that a string field holding bytes that are not UTF-8 is shown as {"hex": ...}: json_format
+    would print str(bytes), "b'...'", which reads as text that was never sent; map entries come in key order.
+    leave_out names a field shown elsewhere."""
+    from google.protobuf import json_format
+
+    out = _mend_strings(message, json_format.MessageToDict(message, preserving_proto_field_name=True))
+    if leave_out is not None:
+        out.pop(leave_out, None)
+    return out
+
+
+def _mend_strings(message, out: dict) -> dict:
+    """Walk the set fields beside their json_format rendering and replace what it made of non-UTF-8 text."""
+    for field, value in message.ListFields():
+        repeated = field.is_repeated
+        if field.type == field.TYPE_STRING:
+            if repeated and any(isinstance(item, bytes) for item in value):
+                out[field.name] = [render_text(item) for item in value]
+            elif not repeated and isinstance(value, bytes):
+                out[field.name] = render_text(value)
+        elif field.type in (field.TYPE_MESSAGE, field.TYPE_GROUP) and field.name in out:
+            if field.message_type.GetOptions().map_entry:
+                # upb iterates a map in an order that differs from process to process (EventMesh's CloudEvent
+                # attributes): sorted, a message renders the same everywhere (Spark workers, diffs of output)
+                out[field.name] = dict(sorted(out[field.name].items()))
+                continue
+            for item, rendered in zip(value, out[field.name]) if repeated else ((value, out[field.name]),):
+                _mend_strings(item, rendered)
+    return out
+
+
 def printable(text: str) -> str:
     """text with every character that repr escapes (C0 and C1 controls such as ESC and CSI, DEL, line
     breaks, format characters such as bidi overrides) written as repr writes it (\\x1b, \\n, \\u202e), so that

@@ -373,10 +373,10 @@ def open_source(location: str, fs_options: Mapping[str, str] | None = None) -> B
 
 
 def scan_windows(src, view, scanner, start: int, stop: int) -> Iterator:
-    """The rows of a frames._Scanner over a source's bytes from start (the caller stops at stop). A
+    """The rows of a frames.Scanner over a source's bytes from start (the caller stops at stop). A
     source that fetches by range (``ahead``) is scanned in windows: each one reaches limit + 1 bytes past
     the last position decided in it, so every decision is the one a scan of the whole file makes
-    (frames._decode_with looks no further), and none reaches past what the rows up to stop need."""
+    (frames.decode_with looks no further), and none reaches past what the rows up to stop need."""
     ahead, pos = getattr(src, "ahead", None), start
     while True:
         end = src.size if ahead is None else min(src.size, min(pos + ahead, stop) + scanner.limit + 1)
@@ -392,3 +392,9 @@ def scan_windows(src, view, scanner, start: int, stop: int) -> Iterator:
         if final:
             return
         pos = scanner.stopped_at
+
+
+def split_count(size: int, split_size: int) -> int:
+    """How many splits of split_size bytes a file of size bytes has (the last may be shorter): the one rule the
+    dump and capture readers share."""
+    return -(-size // split_size)

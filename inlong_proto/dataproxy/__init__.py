@@ -2,9 +2,9 @@
 
 ``read_payload(frame)`` reads what a decoded frame carries (records, attributes, ids, times, status);
 ``iter_records(frames)`` yields the records of data requests; the builders in ``builders`` write the frames
-the Java SDK and the DataProxy server write; the Spark reader is ``records.read_records``. The package's
-``payload`` and ``records`` are its submodules (where the same functions are ``payload.payload`` and
-``records.records``): a function of the same name used to shadow them.
+the Java SDK and the DataProxy server write; the Spark reader is ``inlong_proto.spark.records.read_records``.
+The package's ``payload`` and ``records`` are its submodules (where the same functions are ``payload.payload``
+and ``records.records``): a function of the same name used to shadow them.
 """
 from inlong_proto.dataproxy.builders import (bin_request, bin_response, heartbeat_request, heartbeat_response,
                                              legacy_heartbeat_request, legacy_heartbeat_response, text_request,

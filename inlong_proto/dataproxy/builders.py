@@ -18,7 +18,7 @@ from typing import Mapping, Sequence
 
 import cramjam
 
-from inlong_proto import __version__
+from inlong_proto.core import __version__
 from inlong_proto.core.errors import EncodeError
 from inlong_proto.core.frames import Frame
 from inlong_proto.generated.codec.dataproxy import dataproxy_common as common

@@ -1,21 +1,19 @@
-"""The records of DataProxy data requests, from decoded frames, in Python or as a Spark table.
+"""The records of DataProxy data requests, from decoded frames: plain Python, no Spark.
 
 ``records(frames)`` turns any iterable of Frames (``iter_frames``, ``StreamDecoder``) into (Frame, Record)
-pairs. ``read_records`` reads dump files and pcap / pcapng captures with Spark: binaryFile, then an
-Arrow-optimized Python UDTF (the machinery of ``inlong_proto.spark``) yielding one row per record. pyspark
-and pyarrow are imported inside the functions, so the core package works without the ``spark`` extra.
+pairs; ``record_rows`` and ``capture_record_rows`` give one row per record, in the columns the Spark reader
+(``inlong_proto.spark.records.read_records``) shows. pyarrow is imported inside the schema functions.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator
 
 from inlong_proto.core import arrow
 from inlong_proto.capture import iter_capture_frames
-from inlong_proto.capture.container import is_capture
 from inlong_proto.core.errors import DecodeError, ValidationError
-from inlong_proto.core.frames import Frame, iter_frames
+from inlong_proto.core.frames import Frame
 from inlong_proto.core.plain import render_bytes, render_datetime
 from inlong_proto.dataproxy.payload import Pairs, Record, payload
 
@@ -181,75 +179,22 @@ def _attr_map(pairs: Pairs) -> dict[str, str]:
     return out
 
 
-def _row_tuple(path: str, row: RecordRow, capture: tuple | None = None) -> tuple:
+def row_tuple(path: str, row: RecordRow, capture: tuple | None = None) -> tuple:
+    """A record row as a tuple in RECORD_COLUMNS order (the Spark records reader's rows, spark.records)."""
     data_time = None if row.data_time is None else row.data_time.replace(tzinfo=timezone.utc)
     return (path, row.frame_offset, row.record_index, row.group_id, row.stream_id, data_time, row.data,
             row.text, _attr_map(row.record_attrs), row.message_type,
             None if row.error is None else str(row.error), capture)
 
 
-def records_udtf(direction: str | None = None, mode: str = "PERMISSIVE"):
-    """An Arrow-optimized Python UDTF turning (path, content) of DataProxy dumps into record rows.
-
-    Called like ``inlong_proto.spark.dumps.parse_udtf``: two scalar arguments or one TABLE argument with path
-    and content columns. direction is passed to iter_frames (None: both layouts, ambiguous frames
-    inferred; "request" for dumps of what SDKs sent). A pcap / pcapng file gives the records its DataProxy
-    clients sent (capture_record_rows); there TCP says who sent what and direction does not apply.
-    """
-    from inlong_proto.spark.dumps import _check, dump_udtf, require_spark
-
-    require_spark()
-    _, mode = _check(PROTOCOL, direction, mode)
-
-    def rows(path, content):
-        if is_capture(content[:4]):
-            for row, capture in capture_record_rows(content, mode):
-                yield _row_tuple(path, row, capture)
-            return
-        for row in record_rows(iter_frames(content, PROTOCOL, direction, mode), mode):
-            yield _row_tuple(path, row)
-
-    return dump_udtf("dataproxy_records", rows, record_spark_schema())
+# house-plan (issue 25): the Spark reader of records moved to inlong_proto.spark.records; these names still work
+# from here for one release, with a DeprecationWarning.
+_MOVED = ("read_records", "records_udtf", "register_records_udtf")
 
 
-def register_records_udtf(spark, direction: str | None = None, mode: str = "PERMISSIVE",
-                          name: str = "dataproxy_records"):
-    """Register records_udtf for SQL, e.g.
-    ``SELECT * FROM dataproxy_records(TABLE(SELECT path, content FROM dumps))``."""
-    return spark.udtf.register(name, records_udtf(direction, mode))
+def __getattr__(name: str):
+    if name in _MOVED:
+        from inlong_proto.core.deprecation import forward
 
-
-def read_records(spark, path: str | Sequence[str], mode: str = "PERMISSIVE", direction: str | None = None):
-    """A DataFrame with one row per record of every DataProxy data request in the dump file(s) at path.
-
-    path: a file, a glob, a directory (read recursively) or a list of them; pcap / pcapng files among
-    them give the records of their DataProxy flows, with the capture column (flow, client, packet time).
-    PERMISSIVE keeps what cannot be read as rows with error set (malformed spans, bad payloads, encrypted
-    bodies); DROPMALFORMED leaves them out; FAILFAST fails the job with the first, naming file and offset.
-
-    Columns (RECORD_COLUMNS, record_schema, with Spark types):
-
-    - ``path`` STRING: the file's URI as Spark's binaryFile reports it
-    - ``frame_offset`` BIGINT: the offset of the record's frame in the file (for a capture: in the
-      flow's request stream)
-    - ``record_index`` INT: the record's position in its frame; null for an error row
-    - ``group_id`` STRING, ``stream_id`` STRING: the frame's group and stream (names, or the numbers of
-      a numeric-id frame as text)
-    - ``data_time`` TIMESTAMP: the frame's data time, an instant (the wire counts from the epoch:
-      milliseconds in the ``dt`` attribute, seconds in a MsgType 7 header), shown in the session time
-      zone
-    - ``data`` BINARY: the record's bytes; for an error row the bytes that could not be read (the
-      malformed span, an encrypted body, a MsgType 6 body not in its layout), null when the payload
-      layer failed
-    - ``text`` STRING: data as UTF-8 text, null when it is not valid UTF-8
-    - ``record_attrs`` MAP<STRING, STRING>: the record's own attributes (MsgType 6, MsgType 7 with
-      ExtField bit 0), empty otherwise; a repeated key keeps its first value
-    - ``message_type`` STRING: the frame's MsgType name
-    - ``error`` STRING: null for a record, what could not be read otherwise
-    - ``capture`` STRUCT<flow: BIGINT, client: STRING, client_port: INT, server: STRING,
-      server_port: INT, sender: STRING, time: TIMESTAMP, packet_offset: BIGINT>: null for a dump, the
-      frame's capture column (read_dumps) for a pcap / pcapng file
-    """
-    from inlong_proto.spark.dumps import dump_files
-
-    return records_udtf(direction, mode)(dump_files(spark, path))
+        return forward(__name__, "inlong_proto.spark.records")(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

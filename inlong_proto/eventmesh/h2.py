@@ -54,10 +54,10 @@ from inlong_proto.core.errors import DecodeError, TruncatedError, ValidationErro
 from inlong_proto.generated.codec.eventmesh.grpc_message import decode_message_prefix
 from inlong_proto.generated.codec.eventmesh.http2_frame import FrameType, decode_frame_header
 from inlong_proto.core.stream import CALL_COST, DEFAULT_LIMITS, Budget, Limits, StreamDecoderBase, over_limit
-from inlong_proto.core.plain import render_bytes
+from inlong_proto.core.plain import protobuf_plain, render_bytes
+from inlong_proto.core.protocols import DIRECTIONS
 
 PROTOCOL = "eventmesh-grpc"
-DIRECTIONS = ("request", "response")
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"  # RFC 9113 section 3.4
 HEADER_SIZE = 9  # the generated frame header's size (FrameHeader), checked below
 PREFIX_SIZE = 5  # the generated gRPC message prefix's size
@@ -159,12 +159,6 @@ def _strict_parse(cls: type, data: bytes):
     except ProtoDecodeError:
         return None
     return message if _no_unknown_fields(message) else None
-
-
-def _plain(message) -> dict:
-    from inlong_proto.tubemq.rpc import plain
-
-    return plain(message)
 
 
 # -------------------------------------------------------------------------------------------- items
@@ -988,7 +982,7 @@ class GrpcStreamDecoder(StreamDecoderBase):
                 return ValidationError(first, "message", f"message type unknown ({why}); candidate types that read "
                                                          f"it with no unknown field: {named}")
             cls, message = fits[0]
-        body = _plain(message)
+        body = protobuf_plain(message)
         record = {"type": cls.DESCRIPTOR.full_name, "body": body}
         if inferred:
             record["inferred"] = True
@@ -1093,35 +1087,6 @@ def _inflate(data: bytes, encoding: str | None, limit: int) -> bytes:
     return out
 
 
-def inspect_rows(item, data: bytes) -> Iterator:
-    """`inlong-proto inspect`'s rows of one item (data: its bytes): each frame's header fields with their
-    offsets from the Kaitai debug build of http2_frame.ksy, the payload, then what the item decoded."""
-    import io
-
-    from kaitaistruct import KaitaiStream
-
-    from inlong_proto.cli.hexview import Row, field_rows
-    from inlong_proto.backends.reference import load
-    from inlong_proto.core.plain import json_text
-
-    if item.message_type == "PREFACE":
-        yield Row(item.offset, len(data), "preface", repr(bytes(data)))
-        return
-    parser = load("kaitai_debug", "http2_frame").Http2Frame
-    pos = 0
-    while pos + HEADER_SIZE <= len(data):
-        frame = parser(KaitaiStream(io.BytesIO(bytes(data[pos:]))))
-        frame._read()
-        yield from field_rows(frame, item.offset + pos, "" if pos == 0 else "continuation.")
-        pos += HEADER_SIZE + frame.header.length
-    shown = {key: value for key, value in item.to_dict().items() if key in (
-        "info", "headers", "path", "notes", "stream_id", "index", "first_frame_offset", "size", "compressed",
-        "encoding", "type", "inferred", "body", "requests", "responses", "status", "status_name", "status_message",
-        "reset", "complete", "latency_ms", "trailers")}
-    for key, value in shown.items():
-        yield Row(item.offset, 0, f"grpc.{key}", json_text(value))
-
-
 # the names frames.stream_decoder and the capture framer use for a stream protocol's decoder
 HttpStreamDecoder = GrpcStreamDecoder
 
@@ -1131,18 +1096,3 @@ def iter_messages(data: bytes, direction: str | None = None, mode: str = "FAILFA
     decoder = GrpcStreamDecoder(direction, mode=mode)
     yield from decoder.feed(data)
     yield from decoder.close()
-
-
-def iter_connection(request: bytes, response: bytes, mode: str = "FAILFAST", chunk: int = 1 << 16) -> Iterator:
-    """Both directions of one connection, alternating chunks (requests first), sharing the call state."""
-    connection = H2Connection()
-    decoders = {d: GrpcStreamDecoder(d, mode=mode, connection=connection) for d in DIRECTIONS}
-    data = {"request": request, "response": response}
-    at = 0
-    while at < max(len(request), len(response)):
-        for d in DIRECTIONS:
-            if at < len(data[d]):
-                yield from decoders[d].feed(data[d][at:at + chunk])
-        at += chunk
-    for d in DIRECTIONS:
-        yield from decoders[d].close()

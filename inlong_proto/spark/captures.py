@@ -59,7 +59,7 @@ from inlong_proto.capture.container import ContainerError
 from inlong_proto.capture.split import WINDOW, CaptureSplitError, SplitEnd, read_head, read_split, split_count, stitch
 from inlong_proto.capture.tcp import Segment
 from inlong_proto.core.errors import DecodeError, FrameTooLargeError, TruncatedError, ValidationError
-from inlong_proto.core.frames import _check_mode
+from inlong_proto.core.stream import check_mode
 from inlong_proto.core.sources import file_uri, list_files, open_source
 from inlong_proto.spark.dumps import DumpDecodeError
 from inlong_proto.spark.source import (AUTO, BATCH_BYTES, BATCH_ROWS, DEFAULT_SPLIT_SIZE, FileGuard, ReadLimits,
@@ -108,7 +108,7 @@ def read_captures(spark, path: str | Sequence[str], protocol: str = AUTO, mode: 
     from pyspark.sql.types import StructType
 
     protocol = AUTO if str(protocol).strip().lower() == AUTO else protocols.checked(protocol)
-    mode = _check_mode(mode)
+    mode = check_mode(mode)
     split_size = parse_size(split_size)
     files = [(location, size) for location, size in list_files(path, fs_options) if size]
     for location, _ in files:

@@ -18,11 +18,10 @@ from inlong_proto.core import arrow, protocols
 from inlong_proto.capture import iter_capture_frames
 from inlong_proto.capture.container import is_capture
 from inlong_proto.core.errors import DecodeError
-from inlong_proto.core.frames import _check_direction, _check_mode
 from inlong_proto.core.sources import BytesSource
+from inlong_proto.spark.common import (SPARK_EXTRA, DumpDecodeError, check_reader_args, require_spark,  # noqa: F401
+                                       spark_batch)
 
-
-SPARK_EXTRA = "pip install 'inlong-proto[spark]'"
 
 # binaryFile holds a whole file in one row of the JVM's memory, several copies of it on its way to Python:
 # with the default 1 GiB heap a 63 MB file reads and a 127 MB one kills the JVM (OutOfMemoryError). So a
@@ -45,42 +44,6 @@ def default_max_file_size(spark) -> int:
     return heap // HEAP_SHARE
 
 
-def require_spark() -> None:
-    """Import what the Spark readers need (pyspark, pyarrow, pandas), or raise an ImportError that names
-    the extra bringing them, rather than a bare ModuleNotFoundError from deep inside a call."""
-    try:
-        import pandas  # noqa: F401
-        import pyarrow  # noqa: F401
-        import pyspark  # noqa: F401
-    except ImportError as exc:
-        raise ImportError(f"the Spark readers of inlong-proto need pyspark, pyarrow and pandas ({exc}); "
-                          f"install the spark extra: {SPARK_EXTRA}", name=exc.name) from exc
-
-
-class DumpDecodeError(DecodeError):
-    """A DecodeError that also names the dump file, so a failed FAILFAST job says where to look."""
-
-    def __init__(self, path: str, offset: int, field: str, reason: str, kind: str = DecodeError.kind):
-        super().__init__(offset, field, reason)
-        self.path, self.kind = path, kind
-        self.args = (f"{path}: {self.args[0]}",)
-
-    @classmethod
-    def of(cls, path: str, error: DecodeError) -> "DumpDecodeError":
-        return cls(path, error.offset, error.field, error.reason, error.kind)
-
-    def shifted(self, delta: int) -> "DumpDecodeError":
-        return type(self)(self.path, self.offset + delta, self.field, self.reason, self.kind)
-
-
-def _check(protocol: str, direction: str | None, mode: str) -> tuple[str, str]:
-    """(protocol, mode) as the project spells them; fails on the driver, at call time, rather than later
-    inside every task."""
-    protocol = protocols.checked(protocol)
-    _check_direction(direction)
-    return protocol, _check_mode(mode)
-
-
 def parse_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISSIVE",
                corrupt_record_column: str = arrow.CORRUPT_RECORD, limits=None):
     """An Arrow-optimized Python UDTF turning (path, content) into frame rows of ``protocol``.
@@ -99,7 +62,7 @@ def parse_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISS
     require_spark()
     from inlong_proto.spark.source import FileGuard, ReadLimits, read_split
 
-    protocol, mode = _check(protocol, direction, mode)
+    protocol, mode = check_reader_args(protocol, direction, mode)
     return_type = arrow.spark_schema(protocol, corrupt_record_column)
     limits = limits or ReadLimits(output_bytes=ROW_UDTF_OUTPUT, output_ratio=0)
 
@@ -249,7 +212,7 @@ def batch_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISS
 
     from inlong_proto.spark.source import ReadLimits, piece_batches
 
-    protocol, mode = _check(protocol, direction, mode)
+    protocol, mode = check_reader_args(protocol, direction, mode)
     return_type = arrow.spark_schema(protocol, corrupt_record_column)
     limits = limits or ReadLimits()
 
@@ -265,19 +228,6 @@ def batch_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISS
 
     ParseDumpBatches.__name__ = ParseDumpBatches.__qualname__ = f"{udtf_name(protocol)}_batches"
     return arrow_udtf(ParseDumpBatches, returnType=return_type)
-
-
-def spark_batch(batch, protocol: str, corrupt_record: str = arrow.CORRUPT_RECORD):
-    """A frame_schema (or auto_schema) batch in the Arrow form Spark wants, the corrupt-record column
-    renamed (no copy)."""
-    import pyarrow as pa
-
-    from inlong_proto.spark.source import spark_arrow_schema
-
-    typed = batch.cast(spark_arrow_schema(protocol))
-    if corrupt_record == arrow.CORRUPT_RECORD:
-        return typed
-    return pa.RecordBatch.from_arrays(typed.columns, schema=spark_arrow_schema(protocol, corrupt_record))
 
 
 def dump_files(spark, path: str | Sequence[str], limit: int | None = None):

@@ -110,7 +110,7 @@ out, FAILFAST fails the job with a DumpDecodeError naming the file. The other fi
 and the session goes on (tests/test_spark_hostile.py).
 
 Cost of a sync point: the back window is walked cheaply. Only positions that the scanner's own
-candidate filter accepts can start a frame (``frames._Starts``: a regex generated from each spec's
+candidate filter accepts can start a frame (``frames.Starts``: a regex generated from each spec's
 leading fields, searched in C over the rest), and only a frame whose structural size (no payload
 layer) reaches past S is decoded fully. With the compiled backend each position is first put to the
 generated C decoder (``native.frame_verdict``), and Python decodes only where C cannot tell. Forward,
@@ -132,19 +132,20 @@ from inlong_proto.core import arrow, protocols
 from inlong_proto.backends import compiled as native
 from inlong_proto.capture.container import is_capture
 from inlong_proto.core.chains import Chains
+from inlong_proto.core.arrow import AUTO, auto_batch, auto_of, auto_schema, rows_batch  # noqa: F401
 from inlong_proto.core.detect import HEAD_SIZE, candidates, classify
 from inlong_proto.core.errors import DecodeError, FrameTooLargeError, ValidationError
-from inlong_proto.core.frames import (Frame, _check_direction, _check_mode, _decode_at, _decode_with, _Scanner,
-                                      _starts, stream_decoder)
-from inlong_proto.core.sources import BytesSource, FileSource, file_uri, list_files, open_source, scan_windows  # noqa: F401
-from inlong_proto.spark.dumps import DumpDecodeError, spark_batch
+from inlong_proto.core.frames import Frame, Scanner, decode_at, decode_with, starts, stream_decoder
+from inlong_proto.core.stream import check_direction, check_mode
+from inlong_proto.core.sources import (BytesSource, FileSource, file_uri, list_files, open_source,  # noqa: F401
+                                       scan_windows, split_count)
+from inlong_proto.spark.common import DumpDecodeError, require_spark, spark_arrow_schema, spark_batch, spark_schema
 
 try:
     from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 except ImportError:  # pyspark is the optional `spark` extra; the split logic works without it
     DataSource = DataSourceReader = InputPartition = object
 
-AUTO = "auto"
 FORMAT = "inlong"
 DEFAULT_SPLIT_SIZE = 128 << 20
 RELEASE_EVERY = 16 << 20  # a split's scan hands back the pages it is done with this often
@@ -161,14 +162,14 @@ MEMORY_EVERY = 1024  # rows between two looks at the worker's memory (and one at
 CAPTURE_CHUNK = 1 << 20  # bytes of a capture file fed to its decoder at a time
 STREAM_CHUNK = 64 << 10  # bytes of an HTTP dump fed to its decoder at a time (one feed's items are a list)
 CAPTURE_WHOLE = 128 << 20  # a capture up to this size is read whole, for the compiled walker (memory: ~2x that)
-ERROR = 0  # _Walker.step's result for a malformed position
+ERROR = 0  # DumpWalker.step's result for a malformed position
 
 
 # ---------------------------------------------------------------------------------------------------
 # The sequential scan's walk, position by position: sync points
 
 
-class _Walker:
+class DumpWalker:
     """next(p) of the sequential scan of one source, decoded exactly as iter_frames does it."""
 
     def __init__(self, src, protocol: str, direction: str | None, view):
@@ -179,23 +180,23 @@ class _Walker:
         self.size = src.size
         self.src = src
         self.view = view  # the decoders get a memoryview, as in iter_frames
-        self.starts = _starts(protocol, direction, self.limit)  # the scanner's own candidate filter
+        self.starts = starts(protocol, direction, self.limit)  # the scanner's own candidate filter
         self.chains = Chains()  # the scanner's memo of TubeMQ block walks, over this view
-        # The compiled verdicts (native.frame_verdict): _decode_at's answer at a position and the frame
+        # The compiled verdicts (native.frame_verdict): decode_at's answer at a position and the frame
         # layout's alone (for reach), or ASK_PYTHON
         self.verdict = native.frame_verdict(self.proto.name, direction)
         self.structural = native.frame_verdict(self.proto.name, direction, structural=True)
 
     def step(self, p: int) -> int:
         """The size of the frame at p, or ERROR: the scan moves on by one byte (also when the file ends
-        inside what p claims: frames._Scanner at the end of its input)."""
-        self.src.ensure(p, p + self.limit + 1)  # all that decides the outcome at p (frames._decode_with)
+        inside what p claims: frames.Scanner at the end of its input)."""
+        self.src.ensure(p, p + self.limit + 1)  # all that decides the outcome at p (frames.decode_with)
         if self.verdict is not None:
             size = self.verdict(self.view, p, self.size, self.limit)
             if size != native.ASK_PYTHON:
                 return ERROR if size == native.NO_FRAME else size
         try:
-            frame, size = _decode_at(self.proto, self.codecs, self.view, p, self.size, self.limit, 0,
+            frame, size = decode_at(self.proto, self.codecs, self.view, p, self.size, self.limit, 0,
                                      self.direction, self.chains)
         except DecodeError:
             return ERROR
@@ -211,7 +212,7 @@ class _Walker:
                 return q + 1 if size == native.NO_FRAME else q + size
         for codec in self.codecs:
             try:
-                message, size = _decode_with(codec, self.view, q, self.size, self.limit, self.chains)
+                message, size = decode_with(codec, self.view, q, self.size, self.limit, self.chains)
             except DecodeError:
                 continue
             if message is None:
@@ -221,7 +222,7 @@ class _Walker:
 
     def candidate(self, p: int, stop: int) -> int:
         """The first position in [p, stop) that may start a frame (stop if none): every position skipped
-        is certainly malformed, so the scan would step over it (frames._Starts, which the scan uses)."""
+        is certainly malformed, so the scan would step over it (frames.Starts, which the scan uses)."""
         if p >= stop:
             return stop
         self.src.ensure(p, min(self.size, stop + self.starts.size))
@@ -265,16 +266,12 @@ class _Walker:
 # Splits of one file (sans-Spark)
 
 
-def split_count(size: int, split_size: int) -> int:
-    return -(-size // split_size)
-
-
 def split_bounds(src, protocol: str, direction: str | None, split_size: int, index: int,
-                 walker: _Walker | None = None) -> tuple[int, int] | None:
+                 walker: DumpWalker | None = None) -> tuple[int, int] | None:
     """[start, stop) of the positions split `index` owns, or None when it owns none."""
     if walker is None:
         with memoryview(src.buffer) as view:
-            return split_bounds(src, protocol, direction, split_size, index, _Walker(src, protocol, direction, view))
+            return split_bounds(src, protocol, direction, split_size, index, DumpWalker(src, protocol, direction, view))
     size = src.size
     if index == 0:
         start = 0
@@ -294,20 +291,20 @@ def split_bounds(src, protocol: str, direction: str | None, split_size: int, ind
 def split_frames(src, protocol: str, direction: str | None, split_size: int, index: int) -> Iterator[Frame]:
     """The frames and error spans (PERMISSIVE) that split `index` of the source owns, in order.
 
-    The scan is iter_frames' own (_Scanner over the same absolutely indexed buffer, so offsets and error
+    The scan is iter_frames' own (Scanner over the same absolutely indexed buffer, so offsets and error
     texts are identical), started at the split's sync point in the clean state and stopped at the next.
     """
     if not src.size:
         return
     view = memoryview(src.buffer)
     try:
-        walker = _Walker(src, protocol, direction, view)
+        walker = DumpWalker(src, protocol, direction, view)
         bounds = split_bounds(src, protocol, direction, split_size, index, walker)
         if bounds is None:
             return
         start, stop = bounds
         proto = protocols.get(protocol)
-        scanner = _Scanner(proto, direction, "PERMISSIVE", proto.max_frame_size)
+        scanner = Scanner(proto, direction, "PERMISSIVE", proto.max_frame_size)
         expected = released = start
         rows = scan_windows(src, view, scanner, start, stop)
         try:
@@ -337,7 +334,7 @@ def split_batches(src, path: str, protocol: str, direction: str | None, mode: st
         return
     view = memoryview(src.buffer)
     try:
-        bounds = split_bounds(src, protocol, direction, split_size, index, _Walker(src, protocol, direction, view))
+        bounds = split_bounds(src, protocol, direction, split_size, index, DumpWalker(src, protocol, direction, view))
         if bounds is None:
             return
         start, stop = bounds
@@ -475,91 +472,6 @@ def plan(files: Iterable[tuple[str, int]], split_size: int,
     if packed:
         tasks.append(packed)
     return tasks
-
-
-@cache
-def auto_schema():
-    """The pyarrow schema of protocol=auto: the meta columns (the corrupt-record column among them), one
-    struct of frame columns per protocol, then the capture column."""
-    import pyarrow as pa
-
-    meta = len(arrow.META_COLUMNS)
-    fields = list(arrow.meta_schema())
-    for name in protocols.every_name():
-        fields.append(pa.field(protocols.column_name(name), pa.struct(list(arrow.frame_schema(name))[meta:-1])))
-    return pa.schema(fields + [arrow.capture_field()])
-
-
-def auto_batch(path: str, frames: list[Frame], captures: list | None = None):
-    """An auto_schema batch: each frame's columns go into the struct of its own protocol (a capture mixes
-    protocols); frames of no registered protocol have the meta and capture columns only. The meta columns,
-    the corrupt-record bytes among them, are arrow.frame_tuple's."""
-    captures = captures if captures is not None else [None] * len(frames)
-    return rows_batch(AUTO, [(own, arrow.frame_tuple(path, frame, own, capture))
-                             for frame, capture in zip(frames, captures)
-                             for own in [_own(frame)]])
-
-
-def _own(frame: Frame) -> str | None:
-    """The protocol whose struct holds a frame's columns under protocol=auto."""
-    return frame.protocol if frame.protocol in _protocol_names() else None
-
-
-@cache
-def _protocol_names() -> frozenset:
-    return frozenset(protocols.every_name())
-
-
-def rows_batch(protocol: str, chunk: list):
-    """The batch of (own protocol, arrow.frame_tuple row) pairs: frame_schema(protocol), or with
-    protocol=auto auto_schema, each row's frame columns in the struct of its own protocol."""
-    import pyarrow as pa
-
-    rows = [row for _, row in chunk]
-    if protocol != AUTO:
-        return arrow.rows_to_batch(rows, arrow.frame_schema(protocol))
-    schema, meta = auto_schema(), len(arrow.META_COLUMNS)
-    columns = arrow.rows_to_batch([row[:meta] for row in rows], arrow.meta_schema()).columns
-    where: dict[str | None, list[int]] = {}
-    for index, (own, _) in enumerate(chunk):
-        where.setdefault(own, []).append(index)
-    for name in protocols.every_name():
-        kind = schema.field(protocols.column_name(name)).type
-        picked = where.get(name)
-        if not picked:
-            columns.append(pa.nulls(len(rows), kind))
-            continue
-        own_rows = [rows[i] for i in picked] if len(picked) != len(rows) else rows
-        struct = _protocol_struct(arrow.rows_to_batch(own_rows, arrow.frame_schema(name)), kind)
-        if len(picked) != len(rows):  # scatter: row i takes item k of struct, or null
-            slot = dict(zip(picked, range(len(picked))))
-            struct = struct.take(pa.array([slot.get(i) for i in range(len(rows))], type=pa.int64()))
-        columns.append(struct)
-    columns.append(pa.array([row[-1] for row in rows], type=arrow.capture_field().type))
-    return pa.RecordBatch.from_arrays(columns, schema=schema)
-
-
-def auto_of(batch, protocol: str):
-    """A frame_schema(protocol) batch (one dump's rows) as an auto_schema batch: its frame columns in
-    the protocol's struct, the other protocols' structs null."""
-    import pyarrow as pa
-
-    schema, meta = auto_schema(), len(arrow.META_COLUMNS)
-    columns = batch.columns[:meta]
-    for name in protocols.every_name():
-        kind = schema.field(protocols.column_name(name)).type
-        columns.append(_protocol_struct(batch, kind) if name == protocol else pa.nulls(batch.num_rows, kind))
-    columns.append(batch.column(arrow.CAPTURE_COLUMN))
-    return pa.RecordBatch.from_arrays(columns, schema=schema)
-
-
-def _protocol_struct(batch, kind):
-    """A protocol's frame columns of a frame_schema batch as its auto struct, null on error rows."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    return pa.StructArray.from_arrays(batch.columns[len(arrow.META_COLUMNS):-1], fields=list(kind),
-                                      mask=pc.is_valid(batch.column("error")))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -862,8 +774,8 @@ class Options:
         self.protocol = AUTO if protocol.lower() == AUTO else protocols.checked(protocol)
         direction = get("direction")
         self.direction = None if direction in (None, "", "none", "None", "null") else direction
-        _check_direction(self.direction)
-        self.mode = _check_mode(get("mode") or "PERMISSIVE")
+        check_direction(self.direction)
+        self.mode = check_mode(get("mode") or "PERMISSIVE")
         self.split_size = parse_size(get("splitsize") or DEFAULT_SPLIT_SIZE)
         self.limits = ReadLimits.of(get)
         paths = []
@@ -1005,24 +917,7 @@ def read_partition(options: Options, pieces, rows: int = BATCH_ROWS):
 
 
 @cache
-def spark_arrow_schema(protocol: str, corrupt_record: str = arrow.CORRUPT_RECORD):
-    """The Arrow form Spark wants the batches in (microseconds; TIMESTAMP values as UTC instants)."""
-    from pyspark.sql.pandas.types import to_arrow_schema
-
-    return to_arrow_schema(spark_schema(protocol, corrupt_record), timezone="UTC")
-
-
-def spark_schema(protocol: str, corrupt_record: str = arrow.CORRUPT_RECORD):
-    """The Spark schema of format inlong for a protocol (or auto); InlongDataSource lists the columns.
-    Zone-less timestamps (wall-clock text on the wire) are TIMESTAMP_NTZ, instants TIMESTAMP."""
-    if protocol == AUTO:
-        return arrow.to_spark_schema(auto_schema(), corrupt_record)
-    return arrow.spark_schema(protocol, corrupt_record)
-
-
 def register(spark) -> None:
     """Make spark.read.format("inlong") available in this session."""
-    from inlong_proto.spark.dumps import require_spark
-
     require_spark()
     spark.dataSource.register(InlongDataSource)

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from datetime import timezone
 from functools import cache
 
-from google.protobuf import json_format
 from google.protobuf import message as protobuf_message
 from google.protobuf.internal.decoder import _DecodeVarint32
 from google.protobuf.internal.encoder import _VarintBytes
@@ -28,7 +27,7 @@ from inlong_proto.generated.codec.tubemq import tubemq_message
 from inlong_proto.generated.codec.tubemq.tubemq_frame import Block, TubemqFrame
 from inlong_proto.generated.protobuf.tubemq import BrokerService_pb2, MasterService_pb2, RPC_pb2
 from inlong_proto.generated.tables.tubemq.methods import DATA as TABLE
-from inlong_proto.core.plain import lenient_text, render_text
+from inlong_proto.core.plain import lenient_text, protobuf_plain as plain, render_text  # noqa: F401  (rpc.plain)
 
 BLOCK_SIZE = TABLE["frame"]["RPC_MAX_BUFFER_SIZE"]["value"]
 STANDBY = "StandbyException"
@@ -128,38 +127,6 @@ class RpcMessage:
         if self.trailing:
             out["trailing"] = {"hex": self.trailing.hex()}
         return out
-
-
-def plain(message, leave_out: str | None = None) -> dict:
-    """A protobuf message as JSON-able data (json_format's mapping: every set field under its own name,
-    int64 as a decimal string, bytes as base64, an enum by its name), except that a string field holding
-    bytes that are not UTF-8 is shown as {"hex": ...}: json_format would print str(bytes), "b'...'",
-    which reads as text that was never sent; map entries come in key order. leave_out names a field shown
-    elsewhere."""
-    out = _mend_strings(message, json_format.MessageToDict(message, preserving_proto_field_name=True))
-    if leave_out is not None:
-        out.pop(leave_out, None)
-    return out
-
-
-def _mend_strings(message, out: dict) -> dict:
-    """Walk the set fields beside their json_format rendering and replace what it made of non-UTF-8 text."""
-    for field, value in message.ListFields():
-        repeated = field.is_repeated
-        if field.type == field.TYPE_STRING:
-            if repeated and any(isinstance(item, bytes) for item in value):
-                out[field.name] = [render_text(item) for item in value]
-            elif not repeated and isinstance(value, bytes):
-                out[field.name] = render_text(value)
-        elif field.type in (field.TYPE_MESSAGE, field.TYPE_GROUP) and field.name in out:
-            if field.message_type.GetOptions().map_entry:
-                # upb iterates a map in an order that differs from process to process (EventMesh's CloudEvent
-                # attributes): sorted, a message renders the same everywhere (Spark workers, diffs of output)
-                out[field.name] = dict(sorted(out[field.name].items()))
-                continue
-            for item, rendered in zip(value, out[field.name]) if repeated else ((value, out[field.name]),):
-                _mend_strings(item, rendered)
-    return out
 
 
 class _Stream:

@@ -151,7 +151,7 @@ def test_serve_writes_its_own_listen_port_as_node2ip():
 
 def test_read_records_gives_msgtype_6_records_their_attributes(spark, tmp_path):
     pytest.importorskip("pyspark")
-    from inlong_proto.dataproxy.records import read_records
+    from inlong_proto.spark.records import read_records
 
     (tmp_path / "six.bin").write_bytes(DUMP)
     rows = sorted(read_records(spark, str(tmp_path)).collect(), key=lambda r: (r.frame_offset, r.record_index or 0))

@@ -139,7 +139,8 @@ def test_record_rows_modes():
 pytest.importorskip("pyarrow")
 pytest.importorskip("pyspark")
 
-from inlong_proto.dataproxy.records import RECORD_COLUMNS, read_records, register_records_udtf  # noqa: E402
+from inlong_proto.dataproxy.records import RECORD_COLUMNS  # noqa: E402
+from inlong_proto.spark.records import read_records, register_records_udtf  # noqa: E402
 
 @pytest.fixture(scope="module")
 def dumps(tmp_path_factory) -> Path:

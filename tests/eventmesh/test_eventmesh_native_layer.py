@@ -2,7 +2,7 @@
 the Python one (tcp.describe), frame by frame and for every direction the caller may give.
 
 The invariant: a verdict >= 0 means describe accepts the frame and gives exactly that message type and
-direction, the direction asked for when one is (frames._build refuses the other); -1 leaves the frame to
+direction, the direction asked for when one is (frames.build_frame refuses the other); -1 leaves the frame to
 Python. Inputs: every EventMesh TCP vector (through the frame scanner's
 Arrow columns too), frames the builders write for every command, generated JSON texts (every value kind,
 unicode, escapes, white space, duplicate keys, big and small numbers), and over 100,000 mutated headers and

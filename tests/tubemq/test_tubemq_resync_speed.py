@@ -22,7 +22,7 @@ from inlong_proto import DecodeError, decode, iter_frames
 from inlong_proto.backends import compiled as native
 from inlong_proto.core import protocols
 from inlong_proto.core.chains import Chains
-from inlong_proto.core.frames import _decode_at
+from inlong_proto.core.frames import decode_at
 
 from test_recovery import VALID, plain_rows, rows_of
 
@@ -129,7 +129,7 @@ def test_frames_taken_from_a_run_decode_as_a_plain_scan(seed, count, blocks, val
 
 def _outcome(proto, view, pos: int, memo):
     try:
-        frame, size = _decode_at(proto, proto.codecs, view, pos, len(view), proto.max_frame_size, 0, None, memo)
+        frame, size = decode_at(proto, proto.codecs, view, pos, len(view), proto.max_frame_size, 0, None, memo)
     except DecodeError as exc:
         return type(exc).__name__, exc.offset, exc.field, exc.reason
     return size, frame and (frame.message, frame.message_type, frame.payload.to_dict())

@@ -22,9 +22,30 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 
-from tools.bench.spark import descendants_peak_rss  # noqa: E402
 from inlong_proto import encode  # noqa: E402
 from inlong_proto.dataproxy import builders  # noqa: E402
+
+
+def descendants_peak_rss() -> dict[str, float]:
+    """Peak RSS (VmHWM, MB) of every live process descended from this one, by command name (Linux /proc)."""
+    parents, peaks = {}, {}
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+        except OSError:
+            continue
+        pid = int(status.parent.name)
+        parents[pid] = int(fields.get("PPid", "0"))
+        if "VmHWM" in fields:
+            peaks[pid] = (fields["Name"].strip(), int(fields["VmHWM"].split()[0]) / 1024)
+    out: dict[str, float] = {}
+    for pid, (name, peak) in peaks.items():
+        ancestor = parents.get(pid)
+        while ancestor and ancestor != os.getpid():
+            ancestor = parents.get(ancestor)
+        if ancestor == os.getpid():
+            out[name] = max(out.get(name, 0.0), peak)
+    return out
 
 
 def sample_frames(seed: int = 7) -> list[bytes]:

@@ -26,6 +26,8 @@ for folder in (ROOT, ROOT / "tools"):
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 
+from tools.bench.memory import descendants_peak_rss  # noqa: E402
+
 PROTOCOLS = (("broadcast", None), ("dataproxy", "request"), ("tubemq", None), ("eventmesh", None))
 
 
@@ -54,8 +56,8 @@ def build_dump(folder: Path, protocol: str, direction: str | None, size: int) ->
 
 def build_capture(folder: Path, size: int) -> tuple[Path, int]:
     """A pcap of at least size bytes: DataProxy requests of 100 B to 60 KiB in TCP connections of
-    1460-byte segments (bench_memory's), and its frame count."""
-    from bench_memory import sample_frames, write_capture
+    1460-byte segments (bench/memory.py's), and its frame count."""
+    from tools.bench.memory import sample_frames, write_capture
 
     frames = sample_frames()
     copies = -(-size // sum(map(len, frames)))
@@ -63,28 +65,6 @@ def build_capture(folder: Path, size: int) -> tuple[Path, int]:
     with open(target, "wb") as out:
         write_capture(out, frames, copies)
     return target, copies * len(frames)
-
-
-def descendants_peak_rss() -> dict[str, float]:
-    """Peak RSS (VmHWM, MB) of every live process descended from this one, by command name (Linux /proc)."""
-    parents, peaks = {}, {}
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
-        except OSError:
-            continue
-        pid = int(status.parent.name)
-        parents[pid] = int(fields.get("PPid", "0"))
-        if "VmHWM" in fields:
-            peaks[pid] = (fields["Name"].strip(), int(fields["VmHWM"].split()[0]) / 1024)
-    out: dict[str, float] = {}
-    for pid, (name, peak) in peaks.items():
-        ancestor = parents.get(pid)
-        while ancestor and ancestor != os.getpid():
-            ancestor = parents.get(ancestor)
-        if ancestor == os.getpid():
-            out[name] = max(out.get(name, 0.0), peak)
-    return out
 
 
 def raw_read(path: Path) -> float:

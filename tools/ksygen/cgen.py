@@ -6,7 +6,7 @@ validity and boolean bitmaps, string and binary offsets) laid out as Arrow expec
 inlong_proto/backends/compiled.py wraps them with pyarrow.Array.from_buffers. No Python object is made per frame.
 
 Every decode function gives one of three verdicts on the bytes at a position, seen through the same
-window the pure decoder sees ([pos, min(end, pos + limit + 1)), frames._decode_with):
+window the pure decoder sees ([pos, min(end, pos + limit + 1)), frames.decode_with):
 
 * a size >= 0: the frame layout decodes there, exactly as the generated Python codec does, into that size;
 * IP_INVALID (-1): the Python codec certainly fails there too (a failed check, too few bytes, a size over
@@ -29,7 +29,7 @@ expr`; an Arrow list whose items the append walks again, since the row holds onl
 how many there are), `valid` (min, max, eq, any-of, in-enum, expr with `_io.eof`) and value instances in
 expressions. A protocol with several frame
 layouts (DataProxy's request and response) gets one scan that tries them in the registry's order, as
-frames._decode_at does. Every offset and size comes from the model.
+frames.decode_at does. Every offset and size comes from the model.
 """
 from __future__ import annotations
 
@@ -586,7 +586,7 @@ class FrameEmitter:
             self.depth += 1
             column = self.columns[case.name]
             direction = self.direction or case.options.get("direction")
-            if self.direction is None and direction is not None:  # frames._build: a case of the other way
+            if self.direction is None and direction is not None:  # frames.build_frame: a case of the other way
                 self.add(f"if (want && want != {_DIRECTION_CODE[direction]}) return {INVALID};")
             self.add(f"r->kind = {self.message_types.index(case.name)}; r->dir = {_DIRECTION_CODE[direction]};")
             self.add(f"r->ok[{column.index}] = 1;")
@@ -713,9 +713,9 @@ class ProtocolEmitter:
         return out, methods, described
 
     def combined(self, emitters: list[FrameEmitter]) -> list[str]:
-        """frames._decode_at over the layouts: the first that decodes gives the size and the row; when
+        """frames.decode_at over the layouts: the first that decodes gives the size and the row; when
         another decodes too, the direction is left null (ambiguous). Any IP_UNKNOWN leaves it to Python."""
-        out = ["/* The protocol's frame at b[0:end) as frames._decode_at decides it, each layout's size at most limit. */",
+        out = ["/* The protocol's frame at b[0:end) as frames.decode_at decides it, each layout's size at most limit. */",
                f"static Py_ssize_t decode_{self.name}(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, "
                f"{self.row} *r)", "{"]
         if len(emitters) == 1:

@@ -431,10 +431,7 @@ class TypeGen:
             c.add(f"item = add(tree, F[{lua_str(abbr)}], r)")
             c.add(f"x = {self.expr(attr.switch_on)}")
             first = True
-            seen: set[int] = set()
             for key, case_type in attr.case_types:
-                if id(case_type) in seen and False:
-                    continue
                 fn = self.gen.type_fn(self.proto, case_type, f"{self.path}.{case_type.name}", None)
                 c.add(f"{'if' if first else 'elseif'} x == {self.expr(key)} then")
                 first = False
