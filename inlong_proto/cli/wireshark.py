@@ -19,7 +19,7 @@ import click
 
 __all__ = ["PLUGIN_DIR", "PLUGIN_NAME", "install", "personal_plugin_dir", "plugin_files", "plugin_path", "wireshark"]
 
-PLUGIN_DIR = Path(__file__).resolve().parent / "generated" / "wireshark"
+PLUGIN_DIR = Path(__file__).resolve().parents[1] / "generated" / "wireshark"
 PLUGIN_NAME = "inlong_proto.lua"
 _SHIPPED = ("*.lua", "*.proto")  # what install copies: the plugin and the .proto files it reads, if any
 

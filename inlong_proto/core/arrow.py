@@ -428,10 +428,10 @@ def auto_batch(path: str, frames: list, captures: list | None = None):
     captures = captures if captures is not None else [None] * len(frames)
     return rows_batch(AUTO, [(own, frame_tuple(path, frame, own, capture))
                              for frame, capture in zip(frames, captures)
-                             for own in [_own(frame)]])
+                             for own in [own_protocol(frame)]])
 
 
-def _own(frame) -> str | None:
+def own_protocol(frame) -> str | None:
     """The protocol whose struct holds a frame's columns under protocol=auto."""
     return frame.protocol if frame.protocol in _protocol_names() else None
 

@@ -132,14 +132,15 @@ from inlong_proto.core import arrow, protocols
 from inlong_proto.backends import compiled as native
 from inlong_proto.capture.container import is_capture
 from inlong_proto.core.chains import Chains
-from inlong_proto.core.arrow import AUTO, auto_batch, auto_of, auto_schema, rows_batch  # noqa: F401
+from inlong_proto.core.arrow import AUTO, auto_batch, auto_of, auto_schema, own_protocol, rows_batch  # noqa: F401
 from inlong_proto.core.detect import HEAD_SIZE, candidates, classify
 from inlong_proto.core.errors import DecodeError, FrameTooLargeError, ValidationError
 from inlong_proto.core.frames import Frame, Scanner, decode_at, decode_with, starts, stream_decoder
 from inlong_proto.core.stream import check_direction, check_mode
 from inlong_proto.core.sources import (BytesSource, FileSource, file_uri, list_files, open_source,  # noqa: F401
                                        scan_windows, split_count)
-from inlong_proto.spark.common import DumpDecodeError, require_spark, spark_arrow_schema, spark_batch, spark_schema
+from inlong_proto.spark.common import (DumpDecodeError, require_spark, spark_arrow_schema,  # noqa: F401
+                                       spark_batch, spark_schema)
 
 try:
     from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
@@ -601,7 +602,7 @@ class FileGuard:
         stop = None
         try:
             for frame, capture in items:
-                own = _own(frame) if schema == AUTO else schema
+                own = own_protocol(frame) if schema == AUTO else schema
                 row = arrow.frame_tuple(self.path, frame, own, capture)
                 size = arrow.row_bytes(row) + fixed
                 if size > cap:
@@ -694,7 +695,7 @@ class FileGuard:
             return None
         error = (FrameTooLargeError if kind == FrameTooLargeError.kind else DecodeError)(self.position, "", reason)
         frame = Frame(self.protocol, self.position, max(0, self.end - self.position), None, None, None, error)
-        own = _own(frame) if self.schema == AUTO else self.schema
+        own = own_protocol(frame) if self.schema == AUTO else self.schema
         return own, arrow.frame_tuple(self.path, frame, own), 0
 
 

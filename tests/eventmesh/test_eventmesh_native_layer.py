@@ -102,7 +102,7 @@ def decoded_packages(frames) -> list[tuple[str, tcp.Package]]:
 
 
 def bench_frames(count: int) -> list[bytes]:
-    spec = importlib.util.spec_from_file_location("bench_native", ROOT / "tools" / "bench_native.py")
+    spec = importlib.util.spec_from_file_location("bench_native", ROOT / "tools" / "bench" / "native.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.make_eventmesh_frames(count)
