@@ -1,5 +1,6 @@
 """The documented import paths from before the house-plan layout (issue 25) keep working for one release: each
-forwards to its new module with a DeprecationWarning, and the package-level names stay where they were."""
+forwards to its new module with a DeprecationWarning, and the package-level names stay where they were.
+(house-plan: names the old paths: tools/house_plan.py leaves this file as it is.)"""
 import importlib
 import warnings
 

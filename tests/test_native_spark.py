@@ -114,7 +114,7 @@ def test_auto_of_puts_the_columns_in_the_protocols_struct(protocol):
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_sync_points_are_the_same_on_both_backends(protocol, monkeypatch):
     """The walker's verdicts (compiled where built) change the time a sync point takes, never where it is."""
-    from inlong_proto.spark.source import _Walker
+    from inlong_proto.spark.source import DumpWalker
 
     data = damaged_dump(protocol, 11, count=300)
     found = {}
@@ -122,7 +122,7 @@ def test_sync_points_are_the_same_on_both_backends(protocol, monkeypatch):
         monkeypatch.setenv("INLONG_PROTO_BACKEND", backend if native._extension()[0] is not None else "python")
         src = BytesSource(data)
         with memoryview(src.buffer) as view:
-            walker = _Walker(src, protocol, None, view)
+            walker = DumpWalker(src, protocol, None, view)
             found[backend] = [walker.sync(start, start + 400) for start in range(1, len(data), 37)]
             del walker
     assert found["native"] == found["python"]

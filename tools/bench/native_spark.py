@@ -15,7 +15,7 @@ Then the same for a small-packet pcap of broadcast and of DataProxy traffic (ben
 connections interleaved): format("inlong") reads a capture of at most CAPTURE_WHOLE bytes whole through the
 compiled capture walker, read_dumps through the same walker.
 
-Then the cost of one sync point (a split boundary: spark_source._Walker.sync) on each dump, every 4 MiB,
+Then the cost of one sync point (a split boundary: spark.source.DumpWalker.sync) on each dump, every 4 MiB,
 with each backend: DataProxy's has no magic to search for.
 
 Each backend and file runs in its own process (its Spark workers inherit the variable when the session
@@ -152,7 +152,7 @@ def sync_points(files: dict) -> None:
     """Median and worst time of one split boundary's sync point, per protocol and backend (in process:
     backend() reads INLONG_PROTO_BACKEND at each call)."""
     from inlong_proto.core.sources import FileSource
-    from inlong_proto.spark.source import _Walker
+    from inlong_proto.spark.source import DumpWalker
 
     print(f"{'protocol':10} {'sync point':10} {'backend':8} {'median ms':>10} {'worst ms':>9}")
     for name, (path, _, direction) in files.items():
@@ -161,7 +161,7 @@ def sync_points(files: dict) -> None:
         for backend in ("native", "python"):
             os.environ["INLONG_PROTO_BACKEND"] = backend
             with FileSource(path) as src, memoryview(src.buffer) as view:
-                walker = _Walker(src, name, direction, view)
+                walker = DumpWalker(src, name, direction, view)
                 times = []
                 for start in range(1 << 20, src.size - (4 << 20), 4 << 20):
                     started = time.perf_counter()
