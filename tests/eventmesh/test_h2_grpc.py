@@ -506,8 +506,10 @@ def test_map_fields_render_in_key_order():
     """upb iterates a protobuf map in an order that differs between processes: a body's attributes come out
     sorted, so that the same message reads the same in every Spark worker (found by read_captures' check
     against the sequential reader on the grpcio capture vector)."""
+    from inlong_proto.core.plain import protobuf_plain
+
     e = event(1)
     for key in ("zeta", "alpha", "mid", "beta", "omega", "kappa"):
         e.attributes[key].ce_string = key
-    body = h2._plain(e)
+    body = protobuf_plain(e)
     assert list(body["attributes"]) == sorted(body["attributes"])
