@@ -77,7 +77,7 @@ def _choose(wanted: str) -> str:
     if wanted == "python":
         return "python"
     if wanted == "native":
-        missing = [name for name in COMPILED_MODULES if importlib.util.find_spec(f"{__package__}.{name}") is None]
+        missing = [name for name in COMPILED_MODULES if importlib.util.find_spec(f"inlong_proto.{name}") is None]
         if missing:
             raise RuntimeError(f"{ENV}=native, but the compiled backend is not built "
                                f"(inlong_proto.{', inlong_proto.'.join(missing)}): install with a C compiler present")
@@ -311,9 +311,9 @@ LAYERS = protocols.COMPILED_LAYERS  # from the specs' registry blocks
 def _layer(protocol: str):
     """The compiled payload layer of a protocol, or None (not built, or none exists)."""
     name = LAYERS.get(protocol)
-    if name is None or importlib.util.find_spec(f"{__package__}.{name}") is None:
+    if name is None or importlib.util.find_spec(f"inlong_proto.{name}") is None:
         return None
-    return importlib.import_module(f"{__package__}.{name}")
+    return importlib.import_module(f"inlong_proto.{name}")
 
 
 def _layer_codes(proto: protocols.Protocol, batch, direction: str | None):
