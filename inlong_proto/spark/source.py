@@ -761,6 +761,7 @@ class Options:
     """
 
     OPTIONS = ("protocol", "direction", "mode", "splitSize", "columnNameOfCorruptRecord", *LIMIT_OPTIONS)
+    STREAM = ("maxFilesPerTrigger", "completeAfter", "maxFileAge")  # readStream's (spark.stream); read ignores them
     FROM_SPARK = ("path", "paths")
     FS_PREFIX = "fs."
 
@@ -798,7 +799,7 @@ class Options:
     def _check_names(cls, options: dict) -> None:
         import difflib
 
-        known = {name.lower(): name for name in cls.OPTIONS + cls.FROM_SPARK}
+        known = {name.lower(): name for name in cls.OPTIONS + cls.STREAM + cls.FROM_SPARK}
         for key in options:
             name = str(key)
             if name.lower() in known or name.lower().startswith(cls.FS_PREFIX):
@@ -806,7 +807,8 @@ class Options:
             close = difflib.get_close_matches(name.lower(), list(known), n=1, cutoff=0.6)
             hint = f" (did you mean {known[close[0]]!r}?)" if close else ""
             raise ValueError(f"format {FORMAT!r} has no option {name!r}{hint}; its options are "
-                             f"{', '.join(cls.OPTIONS)} and {cls.FS_PREFIX}<name> (filesystem settings)")
+                             f"{', '.join(cls.OPTIONS)}, for readStream {', '.join(cls.STREAM)}, and "
+                             f"{cls.FS_PREFIX}<name> (filesystem settings)")
 
 
 class InlongPartition(InputPartition):
@@ -877,6 +879,12 @@ class InlongDataSource(DataSource):
         options = Options(self.options)
         columns = selected_columns(schema, spark_schema(options.protocol, options.corrupt_record))
         return InlongReader(options, columns, schema.fieldNames())
+
+    def streamReader(self, schema):
+        """spark.readStream.format("inlong"): every file that appears, read once (spark.stream)."""
+        from inlong_proto.spark.stream import stream_reader
+
+        return stream_reader(self.options, schema)
 
 
 def selected_columns(wanted, full) -> list[str] | None:
