@@ -89,3 +89,35 @@ def mixed_capture() -> tuple[bytes, dict[int, tuple[str, bytes, bytes]]]:
         packets += talk(client, server, ports[protocol], client_port=41000 + number, t0=T0 + number * 10**6 // 2)
         flows[number] = (protocol, client, server)
     return pcap_file(sorted(packets), nano=True), flows
+
+
+# The frames of each framed protocol, as (client frames, server frames), for captures built frame by frame.
+FRAMES = {"dataproxy": (_SENT["request"]["dataproxy"], _SENT["response"]["dataproxy"]),
+          "tubemq": (_SENT["request"]["tubemq"], _SENT["response"]["tubemq"]),
+          "eventmesh": (_TCP[::2], _TCP[1::2])}
+
+
+def reordered_talk(protocol: str, port: int, *, seed: int = 1, count: int = 30, host: str = "10.0.0.1",
+                   client_port: int = 40000) -> list:
+    """One connection of `count` request / response turns of a protocol of FRAMES (its vectors in turn), each
+    frame sent in segments of a random size (5-200 bytes), some neighbouring data segments swapped and one
+    sent twice (an identical retransmission) a little later: the capture a busy or lossy network gives, in
+    which Wireshark finds every frame only with out-of-order reassembly. [(timestamp ns, IP packet)]."""
+    import random
+
+    rng = random.Random(seed)
+    requests, responses = FRAMES[protocol]
+    conv = Conversation((host, client_port), (SERVER, port))
+    head = [p for _, p in conv.open(0)]
+    data = []
+    for turn in range(count):
+        for side, pool in (("client", requests), ("server", responses)):
+            conv.mss = rng.randint(5, 200)
+            data += [p for _, p in conv.send(side, pool[turn % len(pool)], 0)]
+    for index in range(len(data) - 1):
+        if rng.random() < 0.15:
+            data[index], data[index + 1] = data[index + 1], data[index]
+    again = rng.randrange(len(data) - 3)
+    data.insert(again + 3, data[again])
+    packets = head + data + [p for _, p in conv.close(0)]
+    return [(T0 + index * 10**5, packet) for index, packet in enumerate(packets)]

@@ -28,7 +28,7 @@ import pytest
 
 from inlong_proto.capture import iter_capture_frames
 from inlong_proto.capture.writer import Conversation, pcap_file
-from vectors import STREAMS, T0, mixed_capture, talk, valid_frames
+from vectors import FRAMES, STREAMS, T0, mixed_capture, reordered_talk, talk, valid_frames
 
 ROOT = Path(__file__).resolve().parents[2]
 CAPTURES = ROOT / "tests" / "vectors" / "capture"
@@ -42,9 +42,10 @@ LUA_PROTOCOL = {"broadcast": "broadcast", "dataproxy": "dataproxy", "tubemq": "t
 PLUGIN_PROTOCOLS = sorted(set(LUA_PROTOCOL.values()))
 SKIPPED_KEYS = {"protocol", "offset", "length"}  # where the frame lies, not what it holds
 # tests/vectors.py mixed_capture() sorts its packets by (time, bytes), which puts the segments of one send
-# out of order (a shorter last segment first); Wireshark reassembles those only with this preference
-# (off by default in 4.0), the decoder always does.
-TSHARK_PREFERENCES = ["-o", "tcp.reassemble_out_of_order:TRUE"]
+# out of order (a shorter last segment first), and the reordered captures swap and repeat segments;
+# Wireshark reassembles those only with tcp.reassemble_out_of_order (off by default in 4.0), the decoder
+# always does. tshark reads it, with the other TCP settings the plugin needs, from the preferences file that
+# `inlong-proto wireshark install` writes into its fresh HOME (tshark_env), not from -o.
 BRACKETED_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}")
 INTEGER_TYPES = re.compile(r"FT_U?INT(8|16|24|32|40|48|56|64)$|FT_FRAMENUM$|FT_CHAR$")
 
@@ -57,16 +58,26 @@ def plugin() -> Path:
     return Path(os.environ.get("INLONG_PROTO_WIRESHARK_PLUGIN") or plugin_path())  # the variable: a plugin being edited
 
 
+def fresh_env(home: Path) -> dict:
+    """tshark's environment with HOME in `home` (no personal plugins or preferences of the user's)."""
+    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "TZ": "UTC", "LC_ALL": "C.UTF-8"}
+    env.pop("WIRESHARK_CONFIG_DIR", None)
+    return env
+
+
 @pytest.fixture(scope="session")
 def tshark_env(tmp_path_factory) -> dict:
-    home = tmp_path_factory.mktemp("tshark-home")
-    return {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "TZ": "UTC",
-            "LC_ALL": "C.UTF-8"}
+    """A fresh HOME holding only the TCP preferences `inlong-proto wireshark install` sets (no plugin)."""
+    from inlong_proto.cli.wireshark import install_preferences, preferences_path
+
+    env = fresh_env(tmp_path_factory.mktemp("tshark-home"))
+    install_preferences(preferences_path(environ=env))
+    return env
 
 
 def tshark(plugin: Path, env: dict, *args: str, lua: bool = True) -> str:
     """tshark's stdout; fails on a non-zero status or a Lua error."""
-    extra = ["-X", f"lua_script:{plugin}", *TSHARK_PREFERENCES] if lua else []
+    extra = ["-X", f"lua_script:{plugin}"] if lua else []
     if args and args[0] == "-G":  # -G must come first
         command = [TSHARK, *args[:2], *extra, *args[2:]]
     else:
@@ -204,6 +215,8 @@ def _written() -> dict[str, bytes]:
         packets += conv.send("client", frame, T0 + (index + 1) * 10**6)
     out["eventmesh_legacy_whole.pcap"] = pcap_file(packets + conv.close(T0 + 10**8))
     out["eventmesh_legacy.pcap"] = pcap_file(talk(b"".join(legacy), b"", 10000, client_port=44001, turns=1))
+    for protocol in FRAMES:  # random segment sizes, reordered segments and a retransmission (issue 27)
+        out[f"{protocol}_reordered.pcap"] = pcap_file(reordered_talk(protocol, ports[protocol], client_port=45000))
     return out
 
 
@@ -519,7 +532,8 @@ def test_cli_path_and_install(tmp_path, plugin, tshark_env):
     result = runner.invoke(wireshark, ["path"])
     assert result.exit_code == 0 and Path(result.output.strip()) == plugin
     home = tmp_path / "home"
-    result = runner.invoke(wireshark, ["install"], env={"HOME": str(home)})
+    result = runner.invoke(wireshark, ["install"], env={"HOME": str(home), "XDG_CONFIG_HOME": None,
+                                                        "WIRESHARK_CONFIG_DIR": None})
     assert result.exit_code == 0, result.output
     target = personal_plugin_dir(environ={"HOME": str(home)})
     assert (target / plugin.name).read_bytes() == plugin.read_bytes()
@@ -537,6 +551,98 @@ def test_cli_path_and_install(tmp_path, plugin, tshark_env):
     other = tmp_path / "elsewhere"
     result = runner.invoke(wireshark, ["install", "--dir", str(other)])
     assert result.exit_code == 0 and (other / plugin.name).is_file() and str(other) in result.output
+
+
+REORDERED = [f"{protocol}_reordered.pcap" for protocol in FRAMES]
+
+
+@pytest.mark.parametrize("config", ["home", "WIRESHARK_CONFIG_DIR"])
+def test_install_sets_the_tcp_preferences_a_plain_tshark_needs(config, tmp_path, plugin, written):
+    """After `inlong-proto wireshark install` into a fresh HOME (or WIRESHARK_CONFIG_DIR), a plain `tshark -r`,
+    without -X or -o, finds every frame of captures with random segment sizes, reordering and a
+    retransmission, as the decoder does; the preferences file keeps what else it held."""
+    from click.testing import CliRunner
+
+    from inlong_proto.cli.wireshark import TCP_PREFERENCES, wireshark
+
+    home = tmp_path / "home"
+    env = fresh_env(home)
+    prefs = home / ".config" / "wireshark" / "preferences"
+    if config == "WIRESHARK_CONFIG_DIR":
+        env["WIRESHARK_CONFIG_DIR"] = str(tmp_path / "wsconfig")
+        prefs = tmp_path / "wsconfig" / "preferences"
+    before = "# the user's own\ngui.recent_files_count.max: 7\ntcp.reassemble_out_of_order: FALSE\n" \
+             "#tcp.check_checksum: FALSE\nhttp.tcp.port: 8080\n"
+    prefs.parent.mkdir(parents=True)
+    prefs.write_text(before)
+    runner = CliRunner()
+    result = runner.invoke(wireshark, ["install"], env={k: env.get(k) for k in
+                                                        ("HOME", "XDG_CONFIG_HOME", "WIRESHARK_CONFIG_DIR")})
+    assert result.exit_code == 0, result.output
+    assert str(prefs) in result.output
+    after = prefs.read_text()
+    lines = after.splitlines()
+    for keep in ("# the user's own", "gui.recent_files_count.max: 7", "#tcp.check_checksum: FALSE",
+                 "http.tcp.port: 8080"):
+        assert keep in lines, after
+    for name, (value, _) in TCP_PREFERENCES.items():
+        assert [line for line in lines if line.startswith(f"{name}:")] == [f"{name}: {value}"], after
+    assert lines.index("tcp.reassemble_out_of_order: TRUE") == 2, "edited in place"
+    assert runner.invoke(wireshark, ["install"], env={k: env.get(k) for k in ("HOME", "XDG_CONFIG_HOME",
+                                                                              "WIRESHARK_CONFIG_DIR")}).exit_code == 0
+    assert prefs.read_text() == after, "a second install changes nothing"
+    folders = tshark(plugin, env, "-G", "folders", lua=False)
+    assert re.search(rf"Personal configuration:\s*{re.escape(str(prefs.parent))}/?$", folders, re.M), folders
+    for name in REORDERED:
+        path = written[name]
+        frames = sum(len(items) for items in decoded(path).values())
+        assert frames == 60
+        packets = parse_pdml(tshark(plugin, env, "-r", str(path), "-T", "pdml", lua=False))
+        assert sum(len(p.pdus) for p in packets) == frames, name
+        assert not [p for packet in packets for p in packet.problems], name
+        assert not [e for packet in packets for pdu in packet.pdus for e in pdu.experts if _error(e)], name
+
+
+def _error(expert: str) -> bool:
+    return re.search(r"\((Error|Warning)/", expert) is not None
+
+
+def test_reordered_captures_need_the_preferences(plugin, written, tmp_path):
+    """Without the preferences (Wireshark 4.0's defaults) the plugin loses frames of the reordered captures:
+    the captures do test what the preferences are for."""
+    env = fresh_env(tmp_path / "bare")
+    lost = {}
+    for name in REORDERED:
+        packets = parse_pdml(tshark(plugin, env, "-r", str(written[name]), "-T", "pdml"))
+        found = sum(1 for p in packets for pdu in p.pdus if not any(_error(e) for e in pdu.experts))
+        lost[name] = 60 - found
+    assert all(lost.values()), lost
+
+
+def test_no_preferences_leaves_the_profile_alone(tmp_path):
+    from click.testing import CliRunner
+
+    from inlong_proto.cli.wireshark import wireshark
+
+    config = tmp_path / "wsconfig"
+    result = CliRunner().invoke(wireshark, ["install", "--dir", str(tmp_path / "plugins"), "--no-preferences"],
+                                env={"WIRESHARK_CONFIG_DIR": str(config)})
+    assert result.exit_code == 0, result.output
+    assert not config.exists() and not [line for line in result.output.splitlines() if line.startswith("preferences ")]
+    result = CliRunner().invoke(wireshark, ["install", "--dir", str(tmp_path / "plugins"), "--profile", "work"],
+                                env={"WIRESHARK_CONFIG_DIR": str(config)})
+    assert result.exit_code == 0, result.output
+    assert "tcp.reassemble_out_of_order: TRUE" in (config / "profiles" / "work" / "preferences").read_text()
+
+
+def test_preferences_folder():
+    from inlong_proto.cli.wireshark import personal_config_dir, preferences_path
+
+    assert personal_config_dir("linux", {"HOME": "/h"}) == Path("/h/.config/wireshark")
+    assert personal_config_dir("linux", {"HOME": "/h", "XDG_CONFIG_HOME": "/x"}) == Path("/x/wireshark")
+    assert personal_config_dir("linux", {"HOME": "/h", "WIRESHARK_CONFIG_DIR": "/w"}) == Path("/w")
+    assert personal_config_dir("win32", {"APPDATA": "C:/A"}) == Path("C:/A") / "Wireshark"
+    assert preferences_path("p", "linux", {"HOME": "/h"}) == Path("/h/.config/wireshark/profiles/p/preferences")
 
 
 def test_windows_folder():
