@@ -265,10 +265,10 @@ def test_the_clients_print_received_content_escaped():
 
 def test_error_lines_are_escaped(capsys):
     """An error may quote frame content (most quote it by repr already); the line is escaped whatever it holds."""
-    from inlong_proto.cli.commands import _error
+    from inlong_proto.cli.failure import echo
     from inlong_proto.core.errors import InlongProtoError
 
-    _error(InlongProtoError(f"bad topic {ESCAPES}"))
+    echo(InlongProtoError(f"bad topic {ESCAPES}"))
     assert capsys.readouterr().err == f"inlong-proto: error: bad topic {printable(ESCAPES)}\n"
 
 

@@ -158,9 +158,11 @@ def test_filter_and_csv_on_a_capture():
 
 
 def test_default_columns_table_and_json():
-    table = cli("decode", "-p", "auto", "-T", "table", str(CAPTURE)).stdout
+    table = cli("decode", "-p", "auto", "-T", "wide", str(CAPTURE)).stdout  # the full table of every column
     assert "flow.server_port" in table and "message_type" in table and "46801" in table
     assert "…" not in table  # full width into a pipe
+    packets = cli("decode", "-T", "table", str(CAPTURE)).stdout.splitlines()  # the packet list (test_cli_table)
+    assert packets[0].split()[:3] == ["No.", "Time", "Source"] and "…" not in "".join(packets)
     array = json.loads(cli("decode", "-p", "auto", "-T", "json", "-e", "offset", str(CAPTURE)).stdout)
     assert array and all(list(item) == ["offset"] for item in array)
     assert json.loads(cli("decode", "-p", "auto", "-T", "json", "-Y", "offset < 0", str(CAPTURE)).stdout) == []

@@ -6,13 +6,16 @@ import os
 import stat
 import sys
 import time
+from contextlib import closing
 from typing import Iterator
 
 import click
 
 from inlong_proto.core import frames, protocols
 from inlong_proto.core.errors import InlongProtoError
+from inlong_proto.cli.failure import Failure, Usage, missing_extra, require
 from inlong_proto.cli.output import FORMATS, console
+from inlong_proto.cli.progress import current_stdout, with_progress
 from inlong_proto.cli.query import QueryError
 from inlong_proto.core.plain import printable
 
@@ -20,39 +23,106 @@ FOLLOW_POLL = 0.2  # seconds between looks at a followed file that has not grown
 FOLLOW_CHECK = 4096  # bytes at the start and before the read position of a followed file, compared at each look
 
 def _protocol_name(ctx, param, value: str | None) -> str | None:
-    """-p as the project spells it (eventmesh_legacy is read as eventmesh-legacy)."""
-    return value if value in (None, "auto") else protocols.canonical(value)
+    """-p as the project spells it (eventmesh_legacy is read as eventmesh-legacy); an unknown name is a usage
+    error."""
+    if value in (None, "auto"):
+        return value
+    try:
+        return protocols.checked(value)
+    except protocols.UnknownProtocolError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from None
 
 
-PROTOCOL = click.option("--protocol", "-p", required=True, callback=_protocol_name,
-                        help="Protocol name (see `inlong-proto protocols`), or auto.")
+def _encoder_protocol(ctx, param, value: str | None) -> str:
+    """An encoder's -p: one protocol, named (bytes are written in one layout; auto reads, it cannot write)."""
+    if value is None:
+        raise Usage(f"{ctx.info_name} writes one protocol's bytes: name it with -p (see `inlong-proto protocols`)")
+    if value == "auto":
+        raise Usage(f"{ctx.info_name} writes one protocol's bytes: -p auto only reads; name the protocol "
+                    "(see `inlong-proto protocols`)")
+    try:
+        return protocols.get(value).name
+    except protocols.UnknownProtocolError as exc:
+        raise Usage(f"{ctx.info_name}: {exc}") from None
+
+
+PROTOCOL = click.option("--protocol", "-p", default="auto", show_default=True, callback=_protocol_name,
+                        help="A protocol name (see `inlong-proto protocols`), or auto (a capture: per flow; a "
+                             "raw dump: by its first frames).")
+ENCODER_PROTOCOL = click.option("--protocol", "-p", default=None, callback=_encoder_protocol,
+                                help="The protocol to write (see `inlong-proto protocols`); required.")
 DIRECTION = click.option("--direction", "-d", type=click.Choice(protocols.DIRECTIONS), default=None,
                          help="Which side sent the bytes; default: whatever the frame says.")
 
 
 class _Cli(click.Group):
-    """Turns the library's own errors into one line on stderr and exit status 1, never a traceback."""
+    """Every failure as one line on stderr (cli.failure), never a traceback: status 2 for the command line's
+    fault (click's usage errors, a bad -e / -Y / -T), 1 for the data's (the library's errors, files)."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:
+            raise _usage(exc) from None
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except (Usage, Failure):
+            raise
+        except click.UsageError as exc:
+            raise _usage(exc) from None
+        except click.ClickException as exc:
+            failure = Failure(exc.format_message())
+            failure.exit_code = exc.exit_code
+            raise failure from None
         except InlongProtoError as exc:
-            _error(exc)
-            ctx.exit(1)
+            raise Failure(str(exc)) from None
         except QueryError as exc:  # a bad -e / -Y / -T: the command line's fault, as click's usage errors
-            _error(exc)
-            ctx.exit(2)
+            raise Usage(str(exc)) from None
         except BrokenPipeError:  # `inlong-proto decode ... | head` is normal use
             sys.stdout = open(os.devnull, "w")
             ctx.exit(0)
         except OSError as exc:
-            click.echo(f"inlong-proto: error: {exc.filename or ''}: {exc.strerror or exc}", err=True)
-            ctx.exit(1)
+            raise Failure(f"{exc.filename or ''}: {exc.strerror or exc}" if exc.filename else str(exc)) from None
+        except ImportError as exc:  # an optional dependency the command needs
+            raise _missing(exc) from None
+        except (click.exceptions.Exit, click.exceptions.Abort, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # a bug: still one line (INLONG_PROTO_TRACEBACK=1 shows where)
+            if os.environ.get("INLONG_PROTO_TRACEBACK"):
+                raise
+            raise Failure(f"internal error ({type(exc).__name__}): {exc}; please report it "
+                          "(INLONG_PROTO_TRACEBACK=1 shows where)") from None
 
 
-def _error(exc: Exception) -> None:
-    """The one error line; an error may quote frame content, so it is escaped as inspect escapes it."""
-    click.echo(f"inlong-proto: error: {printable(str(exc))}", err=True)
+def _usage(exc: click.UsageError) -> Usage:
+    """click's usage error as the one line, naming the command and where its help is."""
+    ctx = exc.ctx
+    command = " ".join(ctx.command_path.split()[1:]) if ctx is not None else ""
+    where = f"{command}: " if command else ""
+    hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    return Usage(f"{where}{exc.format_message().rstrip('.')}{hint}")
+
+
+def _missing(exc: ImportError) -> Failure:
+    """The error for a module the command needs that is not installed: the extra that brings it."""
+    from importlib.metadata import PackageNotFoundError, requires
+
+    module = (exc.name or "").split(".")[0]
+    try:
+        wanted = requires("inlong-proto") or []
+    except PackageNotFoundError:
+        wanted = []
+    for requirement in wanted:
+        distribution, _, marker = requirement.partition(";")
+        name = distribution.strip().split("[")[0]
+        for cut in "=<>!~ ":
+            name = name.split(cut)[0]
+        if module and "extra ==" in marker and name.lower().replace("-", "_").startswith(module.lower()):
+            extra = marker.split("extra ==")[1].strip().strip("'\"")
+            return missing_extra(module, extra, "this command")
+    return Failure(f"{module or exc} is not installed" + (f" ({exc})" if not module else ""))
 
 
 @click.group(cls=_Cli, context_settings={"help_option_names": ["-h", "--help"]})
@@ -197,7 +267,8 @@ class _LiveDecoder:
             if not (final or len(head) >= HEAD_SIZE or settled):
                 return False
             if found is None:
-                raise click.ClickException(f"{self.path}: no known protocol reads its first frame")
+                raise Failure(f"{self.path}: no known protocol reads its first frame (expected a capture, or a raw "
+                              f"dump of {', '.join(protocols.every_name())}; name one with -p)")
             protocol = found
         self.decoder = frames.stream_decoder(protocol, self.direction, mode=self.mode)
         return True
@@ -217,9 +288,11 @@ class _LiveDecoder:
 @click.option("--filter", "-Y", "expression", metavar="EXPR",
               help='Keep the items that match, e.g. \'message_type == "text_message" and payload.record_count > 3\' '
                    "(the language: README, or `python -m pydoc inlong_proto.cli.query`).")
-@click.option("--format", "-T", "output_format", type=click.Choice(FORMATS), default="jsonl", show_default=True,
-              help="jsonl, one json array, csv, a table, or parquet (to a file or pipe); csv, table and parquet "
-                   "show the -e fields, or a few identifying columns.")
+@click.option("--format", "-T", "output_format", type=click.Choice(FORMATS), default=None,
+              help="table (default on a terminal: one line per item, No., time, ends, protocol, length, Info, "
+                   "fitted to the width), jsonl (default elsewhere), one json array, csv, wide (every identifying "
+                   "column), or parquet (to a file or pipe); csv, wide and parquet show the -e fields, or a few "
+                   "identifying columns (so does table with -e or --records).")
 @click.option("--records", "as_records", is_flag=True,
               help="One item per DataProxy record (group, stream, time, attributes, data), as read_records "
                    "gives; other protocols' frames are left out.")
@@ -233,29 +306,43 @@ def decode(protocol, direction, mode, with_payload, follow, fields, expression, 
     then port. Memory is bounded whatever the input's length.
 
     -e, -Y and -T pick values, keep the matching items and choose the format, with tshark's letters. A
-    malformed filter, an unknown field or a format that cannot hold the data: one error line, status 2."""
-    selection = _Selection(protocol, fields, expression, as_records, with_payload)
-    output = _output_writer(output_format, selection, as_records)
+    malformed filter, an unknown field or a format that cannot hold the data: one error line, status 2.
+    Input that holds no frame at all (empty, or no protocol reads it): one error line, status 1."""
+    if output_format is None:  # tshark's habit: a summary line per item on a terminal, data elsewhere
+        output_format = "table" if sys.stdout.isatty() else "jsonl"
+    selection = _Selection(protocol, fields, expression, as_records, with_payload,
+                           summary=output_format == "table" and not fields and not as_records)
+    output = _output_writer(output_format, selection, as_records, protocol)
     for path in files:
         live = _LiveDecoder(path, protocol, direction, mode)
         named = path if len(files) > 1 else None
+        read = 0
         try:
-            for chunk in chunks(path, follow):
-                if chunk is None:  # a followed file truncated or replaced: what was held of it ends here
-                    output.write(selection.records(live.feed(b"", final=True), mode, named))
-                    live = _LiveDecoder(path, protocol, direction, mode)
-                    continue
-                output.write(selection.records(live.feed(chunk), mode, named))
+            with closing(with_progress(chunks(path, follow), path, follow)) as stream:
+                for chunk in stream:
+                    if chunk is None:  # a followed file truncated or replaced: what was held of it ends here
+                        output.write(selection.records(live.feed(b"", final=True), mode, named))
+                        live = _LiveDecoder(path, protocol, direction, mode)
+                        continue
+                    read += len(chunk)
+                    output.write(selection.records(live.feed(chunk), mode, named))
+            if not read:
+                raise Failure(f"{path}: empty: expected a raw dump or a .pcap / .pcapng capture")
             output.write(selection.records(live.feed(b"", final=True), mode, named))
         except InlongProtoError as exc:
             raise with_file(exc, path) from None
     output.close()
 
 
-def _output_writer(name: str, selection: "_Selection", as_records: bool):
+def _output_writer(name: str, selection: "_Selection", as_records: bool, protocol: str):
+    """-T's writer; table without -e or --records is the packet list (cli.packet_list), otherwise the columns."""
     from inlong_proto.cli.output import writer
 
-    return writer(name, sys.stdout, selection.fields, as_records)
+    if name == "table" and not selection.fields and not as_records:
+        from inlong_proto.cli.packet_list import PacketList
+
+        return PacketList(current_stdout, protocols.every_name() if protocol == "auto" else [protocol])
+    return writer(name, current_stdout, selection.fields, as_records)
 
 
 class _Selection:
@@ -263,7 +350,9 @@ class _Selection:
     it), or its DataProxy records, kept by the -Y filter. Paths are checked against the protocol's specs
     up front, so that a misspelt field is an error rather than an empty column."""
 
-    def __init__(self, protocol: str, fields, expression: str | None, as_records: bool, with_payload: bool):
+    def __init__(self, protocol: str, fields, expression: str | None, as_records: bool, with_payload: bool,
+                 summary: bool = False):
+        from inlong_proto.cli.packet_list import summary_needs_payload
         from inlong_proto.cli.query import Filter, check_known, field_path, known_tree
 
         if as_records and protocol not in ("dataproxy", "auto"):
@@ -277,9 +366,15 @@ class _Selection:
         wants_payload = any(path.parts[0] == "payload" for path in paths)
         self.as_records = as_records
         self.reader = _payload_reader(protocol) if (with_payload or wants_payload) and not as_records else None
+        # the table's Info may name what a payload reader gives: read for it, a bad payload shown, not fatal
+        self.for_summary = self.reader is None and summary and summary_needs_payload(protocol)
+        if self.for_summary:
+            self.reader = _payload_reader(protocol)
+        self.count = 0  # items decoded, kept or not (none at all: the input held no frame)
 
     def records(self, items: list, mode: str, path: str | None) -> list[dict]:
         out = []
+        self.count += len(items)
         for item in items:
             for record in (self._record_dicts(item, mode) if self.as_records else [self._frame_dict(item, mode)]):
                 if path is not None:
@@ -293,7 +388,7 @@ class _Selection:
         frame = getattr(item, "frame", item)  # a CaptureFrame's protocol frame
         if (self.reader is not None and getattr(frame, "error", None) is None
                 and frame.protocol in protocols.PAYLOAD_READERS):
-            record["payload"] = _read_payload(self.reader, frame, mode)
+            record["payload"] = _read_payload(self.reader, frame, "PERMISSIVE" if self.for_summary else mode)
         return record
 
     @staticmethod
@@ -358,13 +453,20 @@ def capture(protocol, mode, file):
     (in PERMISSIVE and DROPMALFORMED after the table of what was read before the break)."""
     from rich.table import Table
 
-    from inlong_proto.capture import CaptureDecoder
+    from inlong_proto.capture import CaptureDecoder, is_capture
 
     decoder = CaptureDecoder(protocol, mode)
+    read = 0
     try:
-        with open(file, "rb") as handle:
-            while chunk := handle.read(1 << 20):
+        with closing(with_progress(chunks(file, size=1 << 20), file)) as stream:
+            for chunk in stream:
+                if not read and not is_capture(chunk[:4]):
+                    raise Failure(f"{file}: not a capture: expected a .pcap or .pcapng file (a raw dump: use "
+                                  "decode or inspect)")
+                read += len(chunk)
                 decoder.feed(chunk)
+        if not read:
+            raise Failure(f"{file}: empty: expected a .pcap or .pcapng file")
         decoder.close()
     except InlongProtoError as exc:
         raise with_file(exc, file) from None
@@ -383,7 +485,7 @@ def capture(protocol, mode, file):
 
 
 @main.command("write-pcap")
-@PROTOCOL
+@ENCODER_PROTOCOL
 @click.option("--client", default="10.0.0.1:40000", show_default=True, help="The client end, HOST:PORT.")
 @click.option("--server", default=None, help="The server end, HOST:PORT (default 10.0.0.2 on the protocol's port).")
 @click.argument("dump")
@@ -403,7 +505,7 @@ def write_pcap(protocol, client, server, dump, output):
 
 
 @main.command()
-@PROTOCOL
+@ENCODER_PROTOCOL
 @DIRECTION
 @click.argument("input", default="-")
 @click.option("--output", "-o", default="-", help="Where the bytes go (default: stdout).")
@@ -414,7 +516,12 @@ def encode(protocol, direction, input, output):
     from inlong_proto.core.plain import from_plain
 
     proto = protocols.get(protocol)
-    text = sys.stdin.read() if input == "-" else open(input, encoding="utf-8").read()
+    try:
+        text = sys.stdin.buffer.read() if input == "-" else _read(input)
+        text = text.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Failure(f"{input}: not JSON lines (byte {exc.start} is not UTF-8): expected the JSON objects "
+                      "`decode` prints, one a line") from None
     encoded = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -422,13 +529,22 @@ def encode(protocol, direction, input, output):
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise click.ClickException(f"line {number}: not JSON: {exc}") from None
-        frame_type = proto.frame_type_for(direction or record.get("direction"))
+            raise Failure(f"{input}: line {number}: not JSON ({exc}): expected the JSON objects `decode` prints, "
+                          "one a line") from None
+        if not isinstance(record, dict):
+            raise Failure(f"{input}: line {number}: expected a JSON object (as `decode` prints), got "
+                          f"{type(record).__name__}")
+        said = direction or record.get("direction")
+        if said not in (None, *protocols.DIRECTIONS):
+            raise Failure(f"{input}: line {number}: direction {said!r} is not one of {', '.join(protocols.DIRECTIONS)}")
+        frame_type = proto.frame_type_for(said)
         fields = {k: v for k, v in record.items() if k in {f.name for f in frame_type.FIELDS}}
         try:
             encoded.append(frames.encode(from_plain(frame_type, fields)))
         except InlongProtoError as exc:
-            raise click.ClickException(f"line {number}: {exc}") from None
+            raise Failure(f"{input}: line {number}: {exc}") from None
+    if not encoded:
+        raise Failure(f"{input}: empty: expected the JSON objects `decode` prints, one a line")
     data = b"".join(encoded)
     if output == "-":
         sys.stdout.buffer.write(data)
@@ -452,9 +568,12 @@ def inspect(protocol, direction, mode, file):
     from inlong_proto.cli.hexview import inspect_file
 
     try:
-        inspect_file(chunks(file), protocol, mode, direction)
+        with closing(with_progress(chunks(file), file)) as stream:
+            inspect_file(stream, protocol, mode, direction)
     except InlongProtoError as exc:
         raise with_file(exc, file) from None
+    except click.ClickException as exc:  # the view's own: about this file
+        raise Failure(f"{file}: {exc.format_message()}") from None
 
 
 @main.command()
@@ -467,6 +586,7 @@ def demo(out, capture_with):
     pcap writer), then read by the embedded local Spark with protocol=auto: a summary table per protocol."""
     from pathlib import Path
 
+    require("pyspark", "spark", "demo (its second half reads the capture with Spark)")
     from inlong_proto.endpoints.demo import run
 
     run(Path(out), capture_with)
@@ -491,6 +611,7 @@ def spark_group():
 @click.option("--cores", type=int, default=None, help="Local cores (default: all).")
 def spark_parse(source, output, protocol, direction, mode, output_format, split_size, cores):
     """Parse every dump under SOURCE into OUTPUT, partitioned by protocol and capture date."""
+    require("pyspark", "spark", "spark parse")
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -508,3 +629,4 @@ def spark_parse(source, output, protocol, direction, mode, output_format, split_
     for row in summary:  # message types come from the data (an HTTP route, a gRPC path): escaped, not markup
         table.add_row(*[Text(printable(str(value))) for value in row])
     console().print(table)
+

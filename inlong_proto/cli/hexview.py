@@ -152,10 +152,13 @@ def _print_frame(protocol: str, frame, data: bytes) -> None:
 
 def render(data: bytes, protocol: str, mode: str = "PERMISSIVE", direction: str | None = None) -> None:
     """A raw dump of one protocol."""
+    if not data:
+        raise click.ClickException("empty: expected a raw dump or a .pcap / .pcapng capture")
     if protocol == "auto":
         protocol = classify(data[:DETECT_BYTES])
         if protocol == UNKNOWN:
-            raise click.ClickException("no known protocol reads the first frames; name one with -p")
+            raise click.ClickException("no known protocol reads the first frames (expected a capture, or a raw dump "
+                                       f"of {', '.join(protocols.every_name())}; name one with -p)")
     decoder = frames.stream_decoder(protocol, direction, mode=mode)
     for frame in decoder.feed(data) + decoder.close():
         _print_frame(protocol, frame, data[frame.offset:frame.offset + frame.length])

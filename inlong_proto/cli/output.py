@@ -15,7 +15,7 @@ import sys
 from inlong_proto.cli.query import Path, QueryError, field_path
 from inlong_proto.core.plain import json_text, printable
 
-FORMATS = ("jsonl", "json", "csv", "table", "parquet")
+FORMATS = ("jsonl", "json", "csv", "table", "wide", "parquet")
 # Columns of csv / table / parquet when no -e is given: what identifies a frame or record and its error.
 FRAME_COLUMNS = ("protocol", "offset", "length", "direction", "message_type", "error.reason")
 RECORD_COLUMNS = ("frame_offset", "record_index", "group_id", "stream_id", "data_time", "data", "attributes",
@@ -73,7 +73,7 @@ def writer(name: str, stream, fields: list[Path], records: bool):
             import pyarrow  # noqa: F401
         except ImportError:
             raise QueryError("-T parquet needs pyarrow: pip install 'inlong-proto[spark]'") from None
-    cls = {"csv": Csv, "table": Table, "parquet": Parquet}[name]
+    cls = {"csv": Csv, "table": Table, "wide": Table, "parquet": Parquet}[name]
     return cls(stream, fields, RECORD_COLUMNS if records else FRAME_COLUMNS)
 
 

@@ -223,21 +223,31 @@ def calls(output_format, file):
     from inlong_proto.cli.query import field_path
     from inlong_proto.tubemq.calls import COLUMNS, CallStats
 
+    from contextlib import closing
+
+    from inlong_proto.cli.failure import Failure
+    from inlong_proto.cli.progress import with_progress
+
     stats = CallStats()
     decoder, capture = None, False
     try:
-        for chunk in chunks(file):
-            if decoder is None:
-                capture = is_capture(chunk)
-                decoder = (CaptureDecoder("auto", "PERMISSIVE", keep_flows=False) if capture
-                           else StreamDecoder("tubemq", mode="PERMISSIVE"))
-            _count(stats, decoder.feed(chunk), capture)
+        with closing(with_progress(chunks(file), file)) as stream:
+            for chunk in stream:
+                if decoder is None:
+                    capture = is_capture(chunk)
+                    decoder = (CaptureDecoder("auto", "PERMISSIVE", keep_flows=False) if capture
+                               else StreamDecoder("tubemq", mode="PERMISSIVE"))
+                _count(stats, decoder.feed(chunk), capture)
         if decoder is not None:
             _count(stats, decoder.close(), capture)
     except InlongProtoError as exc:
         raise with_file(exc, file) from None
+    rows = stats.rows()
+    if not rows:  # empty, unrelated, or another protocol's traffic: not an empty table
+        raise Failure(f"{file}: {'empty' if decoder is None else 'no TubeMQ call found'}: expected a capture of "
+                      "TubeMQ traffic, or a raw dump of TubeMQ frames (both directions)")
     output = writer(output_format, sys.stdout, [field_path(name) for name in COLUMNS], False)
-    output.write(stats.rows())
+    output.write(rows)
     output.close()
 
 

@@ -37,6 +37,8 @@ PAYLOAD_TYPES = {name: _named(path) for name, path in _registered("payload_type"
 STREAM_PROTOCOLS = _registered("module")
 # The compiled payload layer of a protocol: an extension module of the package (inlong_proto.backends.compiled).
 COMPILED_LAYERS = _registered("compiled_layer")
+# The Info column of decode's table: each protocol's pieces of text with {dotted.path} placeholders (registry/summary).
+SUMMARIES = _registered("summary")
 # The real servers' default ports: a capture's flow with no other clue is the protocol of its server port.
 SERVER_PORTS = {port: name for name, entry in REGISTRY.items() for port in entry["ports"]}
 # Detection order: stream openings first, then the framed protocols (ties go to the earlier).

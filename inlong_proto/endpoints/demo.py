@@ -290,7 +290,7 @@ def run(folder: Path, capture_with: str = "auto") -> None:
     console.print("[bold]1.[/] every reference endpoint pair on loopback, captured")
     path, how, report = asyncio.run(record_capture(folder, capture_with))
     for name, text in report.items():
-        console.print(f"   {name}: {text}")
+        console.print(f"   {name}: {text}", markup=False, highlight=False)  # text holds [grpc]: not markup
     console.print(f"   captured with {how}: {path} ({path.stat().st_size} bytes)")
     console.print("[bold]2.[/] Spark reads the capture: format(\"inlong\"), protocol=auto")
     summarise(path, console)

@@ -14,6 +14,10 @@ meta:
     doc: the simple broadcasting protocol (a client resumes after its last value, the server replays and pushes)
     ports: []  # no default port: found by content alone
     detect: {order: 70}  # no magic: last, after the protocols that have one
+    detect: {order: 70}  # no magic: last, after the protocols that have one
+    # decode's table: the command, then the request's resume point or the response's status, time and value
+    summary: ["{message_type}", "after {body.*.last_timestamp}", "last={body.*.last_data}", "{body.*.status}",
+              "{body.*.timestamp}", "data={body.*.data}"]
 doc: |
   One frame of the simple broadcasting protocol: a client asks for everything after the last value it
   holds, the server replays its history and then pushes each new value in real time.

@@ -19,6 +19,9 @@ meta:
     detect: {order: 60}  # no magic: the length probe and a full decode decide
     payload-reader: inlong_proto.dataproxy.payload
     payload-type: inlong_proto.dataproxy.payload:Payload
+    # decode's table: the MsgType, then what the attributes say (the payload reader's fields)
+    summary: ["{base_type}", "→ {payload.error_code}", "group={payload.group_id}", "stream={payload.stream_id}",
+              "{payload.record_count} records", "{payload.error_message}"]
 doc: |
   TotalLen (u4) + MsgType (1 byte) + a payload whose layout the MsgType's low 5 bits select.
   TotalLen counts the MsgType byte and the payload but not its own 4 bytes (the public document is vague

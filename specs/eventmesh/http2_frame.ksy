@@ -16,6 +16,9 @@ meta:
       probe: inlong_proto.eventmesh.h2:looks_like_http2
     module: inlong_proto.eventmesh.h2
     connection: inlong_proto.eventmesh.h2:H2Connection  # both directions share the streams and their calls
+    # decode's table: the frame type or gRPC method, the item's kind and stream, then a call's outcome
+    summary: ["{message_type}", "{kind}", "stream {stream_id}", "[{flags}]", "{size} bytes", "→ {status_name}",
+              "{status_message}", "{latency_ms} ms"]
 doc: |
   One HTTP/2 frame (RFC 9113 section 4.1): a 9-byte header (payload length, type, flags, reserved bit and
   stream identifier) and the payload. EventMesh's gRPC endpoint (default port 10205) speaks gRPC over

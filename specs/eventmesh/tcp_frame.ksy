@@ -17,6 +17,9 @@ meta:
     extension: inlong_proto.eventmesh.tcp
     payload-type: inlong_proto.eventmesh.tcp:TcpMessage
     compiled-layer: _eventmesh_layer
+    # decode's table: the command, its sequence number, then the topic or the reply's code and words
+    summary: ["{message_type}", "seq={payload.header.seq}", "topic={payload.body.topic}",
+              "code={payload.header.code}", "{payload.header.desc}"]
 doc: |
   One frame of the EventMesh TCP protocol (magic, version, package length, header length, header, body).
   The header and body meanings (command table, body types, JSON Schemas) are declared beside this file

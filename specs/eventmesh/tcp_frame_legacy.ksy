@@ -19,6 +19,8 @@ meta:
     extension: inlong_proto.eventmesh.tcp
     payload-type: inlong_proto.eventmesh.tcp:TcpMessage
     compiled-layer: _eventmesh_layer
+    summary: ["{message_type}", "seq={payload.header.seq}", "topic={payload.body.topic}",
+              "code={payload.header.code}", "{payload.header.desc}"]  # as tcp_frame.ksy's
 doc: |
   The frame of tcp_frame.ksy with the length field of EventMesh up to 1.8.0.
   Still written by the Go SDK and by the runtime's test client: package_length = 8 + header_length +

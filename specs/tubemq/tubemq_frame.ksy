@@ -16,6 +16,10 @@ meta:
     extension: inlong_proto.tubemq.rpc
     payload-type: inlong_proto.tubemq.rpc:RpcMessage
     compiled-layer: _tubemq_layer
+    # decode's table: method and serial number, then the RPC's topic or the response's status and error
+    summary: ["{message_type}", "#{serial_no}", "→ {payload.header.status}", "topic={payload.message.*.topicName}",
+              "partition={payload.message.*.partitionId}", "{payload.message.*.errCode}",
+              "{payload.message.*.errMsg}"]
 doc: |
   Begin token, serial number and a counted list of sized blocks. There is no total length: a frame ends
   after its last block. The blocks' data, joined, is one stream of varint-length-delimited protobuf

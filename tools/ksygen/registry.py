@@ -27,10 +27,15 @@ KEYS = {
     "extension": (False, (str,), "the payload layer every frame goes through (describe)"),
     "payload-reader": (False, (str,), "the payload layer `decode --payload` asks for (payload)"),
     "payload-type": (False, (str,), "module:Class of the payload's items (their JSON_KEYS)"),
-    "compiled-layer": (False, (str,), "the compiled payload layer's extension module"),
+    "compiled-layer": (False, (str,), "the compiled payload layer's part of inlong_proto._compiled (its submodule)"),
     "connection": (False, (str,), "module:Class of the state both directions of a connection share"),
+    "summary": (False, (list,), "the Info column of decode's table: pieces of text with {dotted.path} placeholders "
+                                "into an item's JSON (* any one key, |count a list's length); a piece with a "
+                                "missing or empty value is left out"),
 }
 DETECT_KEYS = {"order": int, "opening": str, "patterns": list, "probe": str}
+SUMMARY_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+SUMMARY_PATH = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*|\*)(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|\*))*(?:\|count)?$")
 _DOTTED = re.compile(r"^[a-z_][a-z0-9_.]*(:[A-Za-z_][A-Za-z0-9_]*)?$")
 
 
@@ -62,6 +67,12 @@ def _check(where: str, entry: dict) -> dict:
         raise GenerationError(f"{where}: registry/detect takes {sorted(DETECT_KEYS)}, order required")
     for pattern in detect.get("patterns", ()):
         re.compile(pattern.encode("ascii"))
+    for piece in entry.get("summary", ()):
+        if not isinstance(piece, str) or not SUMMARY_PLACEHOLDER.search(piece):
+            raise GenerationError(f"{where}: registry/summary pieces are text with at least one {{path}}: {piece!r}")
+        for path in SUMMARY_PLACEHOLDER.findall(piece):
+            if not SUMMARY_PATH.match(path):
+                raise GenerationError(f"{where}: registry/summary: {{{path}}} is not a dotted path (a.b, *, |count)")
     return entry
 
 
