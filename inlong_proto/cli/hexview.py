@@ -10,6 +10,7 @@ decimal, as in every error message.
 from __future__ import annotations
 
 from enum import IntEnum
+from functools import cache
 from typing import Iterable, Iterator, NamedTuple
 
 import click
@@ -28,6 +29,34 @@ class Row(NamedTuple):
     length: int
     path: str
     value: str
+    bits: tuple[int, int] | None = None  # a bit field: (bits before it in the bytes shown, its width)
+
+
+@cache
+def _bit_tables() -> dict[str, list[dict]]:
+    """The generated codecs' BITS tables (each bit field: its run's first field, bits before it in the run,
+    its width; from the spec's bN types), by class name, for the Kaitai debug classes of the same specs."""
+    import importlib
+    import pkgutil
+
+    import inlong_proto.generated.codec as codec
+
+    tables: dict[str, list[dict]] = {}
+    for info in pkgutil.walk_packages(codec.__path__, codec.__name__ + "."):
+        module = importlib.import_module(info.name)
+        for cls in vars(module).values():
+            if isinstance(cls, type) and cls.__module__ == module.__name__ and "BITS" in vars(cls):
+                tables.setdefault(cls.__name__, []).append(cls.BITS)
+    return tables
+
+
+def bit_table(obj) -> dict:
+    """The BITS of a Kaitai debug object's type: the generated class of that name whose bit fields it has."""
+    fields = set(getattr(obj, "SEQ_FIELDS", ()))
+    for table in _bit_tables().get(type(obj).__name__, ()):
+        if set(table) <= fields:
+            return table
+    return {}
 
 
 def _value_text(value) -> str:
@@ -41,12 +70,23 @@ def _value_text(value) -> str:
 def field_rows(obj, base: int = 0, path: str = "") -> Iterator[Row]:
     """Rows for every field of a Kaitai debug object, depth first, with absolute offsets; list elements
     are rows of their own (name[i]), and structs in them are walked too."""
+    bits = bit_table(obj)
     for name in getattr(obj, "SEQ_FIELDS", []):
         span = obj._debug.get(name, {})
         if "start" not in span:
             continue
         value = getattr(obj, name, None)
         start, end = base + span["start"], base + span.get("end", span["start"])
+        if name in bits:  # Kaitai's offsets are bytes: the spec's bit layout says which byte and which bits
+            run, before, width = bits[name]
+            first = base + obj._debug[run]["start"]  # a run of bit fields starts on a byte
+            start = first + before // 8
+            held = (before % 8 + width + 7) // 8
+            if before % 8 == 0 and width % 8 == 0:  # whole bytes: shown as any field
+                yield Row(start, held, path + name, _value_text(value))
+            else:
+                yield Row(start, held, path + name, _value_text(value), (before % 8, width))
+            continue
         if isinstance(value, list):
             yield Row(start, end - start, path + name, f"{len(value)} items")
             for index, (item, item_span) in enumerate(zip(value, span.get("arr", []))):
@@ -134,8 +174,22 @@ def _print_rows(data: bytes, rows: Iterable[Row], start: int) -> None:
         raw = data[row.offset - start:row.offset - start + row.length]
         shown = raw[:PREVIEW].hex(" ") + (" …" if len(raw) > PREVIEW else "")
         name = printable(row.path.rsplit(".", 1)[-1])  # an HTTP header's name is the frame's own text
+        if row.bits is not None:  # as Wireshark shows a bit field: its bits in the byte(s), dots elsewhere
+            click.echo(f"{row.offset:>8}  {shown:<50} {'  ' * depth}{bit_mask(raw, *row.bits)} = {name}: "
+                       f"{printable(row.value)}")
+            continue
         value = " = " + printable(row.value) if row.value else ""  # json_text leaves C1 controls raw
         click.echo(f"{row.offset:>8}  {shown:<50} {'  ' * depth}{name}{value}")
+
+
+def bit_mask(raw: bytes, before: int, width: int) -> str:
+    """The bits of raw, most significant first, a field's own (width of them after `before`) as 0 / 1 and
+    the others as dots, in groups of four: `..1. ....`."""
+    marks = []
+    for index in range(len(raw) * 8):
+        own = before <= index < before + width
+        marks.append(str(raw[index // 8] >> (7 - index % 8) & 1) if own else ".")
+    return " ".join("".join(marks[at:at + 4]) for at in range(0, len(marks), 4))
 
 
 def _print_frame(protocol: str, frame, data: bytes) -> None:

@@ -858,6 +858,19 @@ class TypeEmitter:
         constants = [f"{attr.id!r}: {attr.contents!r}, " for attr in self.type_spec.seq if attr.kind == "contents"]
         if constants:
             lines.append(f"{self.cls}.CONTENTS = {{{''.join(constants)}}}")
+        # Bit fields by name: (the first field of their run of bit fields, bits before them in that run, width),
+        # most significant bit first, as Kaitai reads them; a run starts on a byte (inspect's bit lines).
+        bits, run, at = {}, None, 0
+        for attr in self.type_spec.seq:
+            if attr.kind == "bits" and not attr.repeat:
+                if run is None:
+                    run, at = attr.id, 0
+                bits[attr.id] = (run, at, attr.bits)
+                at += attr.bits
+            else:
+                run = None
+        if bits:
+            lines.append(f"{self.cls}.BITS = {bits!r}")
         first = self.type_spec.seq[0] if self.type_spec.seq else None
         if first is not None and first.kind == "contents":  # what every value starts with (detection)
             lines.append(f"{self.cls}.LEADING = {first.contents!r}")

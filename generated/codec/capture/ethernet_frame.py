@@ -64,6 +64,7 @@ VlanTagged.FIELDS = (
     FieldInfo('ether_type', 'int', 'int32', None, False),
     FieldInfo('body', 'switch', 'switch', (('vlan_tagged', VlanTagged), ), False),
 )
+VlanTagged.BITS = {'priority': ('priority', 0, 3), 'drop_eligible': ('priority', 3, 1), 'vlan_id': ('priority', 4, 12)}
 
 
 def decode_ethernet_frame(buf, pos=0, end=None, path=''):

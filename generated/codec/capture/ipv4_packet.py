@@ -67,6 +67,7 @@ Ipv4Packet.FIELDS = (
     FieldInfo('options', 'bytes', 'binary', None, False),
     FieldInfo('rest', 'bytes', 'binary', None, False),
 )
+Ipv4Packet.BITS = {'version': ('version', 0, 4), 'ihl': ('version', 4, 4), 'dscp': ('version', 8, 6), 'ecn': ('version', 14, 2), 'reserved_flag': ('reserved_flag', 0, 1), 'dont_fragment': ('reserved_flag', 1, 1), 'more_fragments': ('reserved_flag', 2, 1), 'fragment_offset': ('reserved_flag', 3, 13)}
 
 
 def decode_ipv4_packet(buf, pos=0, end=None, path=''):

@@ -46,6 +46,7 @@ Ipv6Packet.FIELDS = (
     FieldInfo('dst_addr', 'bytes', 'binary', None, False),
     FieldInfo('rest', 'bytes', 'binary', None, False),
 )
+Ipv6Packet.BITS = {'version': ('version', 0, 4), 'traffic_class': ('version', 4, 8), 'flow_label': ('version', 12, 20)}
 
 
 def decode_ipv6_packet(buf, pos=0, end=None, path=''):

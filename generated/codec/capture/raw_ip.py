@@ -32,6 +32,7 @@ RawIp.FIELDS = (
     FieldInfo('version', 'int', 'int8', None, False),
     FieldInfo('rest_of_first_byte', 'int', 'int8', None, False),
 )
+RawIp.BITS = {'version': ('version', 0, 4), 'rest_of_first_byte': ('version', 4, 4)}
 
 
 def decode_raw_ip(buf, pos=0, end=None, path=''):

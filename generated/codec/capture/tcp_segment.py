@@ -68,6 +68,7 @@ TcpSegment.FIELDS = (
     FieldInfo('options', 'bytes', 'binary', None, False),
     FieldInfo('data', 'bytes', 'binary', None, False),
 )
+TcpSegment.BITS = {'data_offset': ('data_offset', 0, 4), 'reserved': ('data_offset', 4, 3), 'ns': ('data_offset', 7, 1), 'cwr': ('data_offset', 8, 1), 'ece': ('data_offset', 9, 1), 'urg': ('data_offset', 10, 1), 'ack': ('data_offset', 11, 1), 'psh': ('data_offset', 12, 1), 'rst': ('data_offset', 13, 1), 'syn': ('data_offset', 14, 1), 'fin': ('data_offset', 15, 1)}
 
 
 def decode_tcp_segment(buf, pos=0, end=None, path=''):

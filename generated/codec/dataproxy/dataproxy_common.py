@@ -230,6 +230,7 @@ ExtField.FIELDS = (
     FieldInfo('trace', 'bool', 'bool', None, False),
     FieldInfo('per_record_attributes', 'bool', 'bool', None, False),
 )
+ExtField.BITS = {'reserved': ('reserved', 0, 10), 'separated_by_lf': ('reserved', 10, 1), 'index_message': ('reserved', 11, 1), 'file_check': ('reserved', 12, 1), 'ids_as_strings': ('reserved', 13, 1), 'trace': ('reserved', 14, 1), 'per_record_attributes': ('reserved', 15, 1)}
 
 
 def decode_dataproxy_common(buf, pos=0, end=None, path=''):

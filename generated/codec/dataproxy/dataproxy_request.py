@@ -73,6 +73,7 @@ DataproxyRequest.FIELDS = (
     FieldInfo('base_type', 'enum', 'string', _dataproxy_dataproxy_common.MsgType, False),
     FieldInfo('body', 'switch', 'switch', (('text_message', _dataproxy_dataproxy_common.TextMessage), ('bin_message', BinMessage), ('bin_heartbeat', _dataproxy_dataproxy_common.BinHeartbeat), ), False),
 )
+DataproxyRequest.BITS = {'auth': ('auth', 0, 1), 'encrypted': ('auth', 1, 1), 'compressed': ('auth', 2, 1), 'base_type': ('auth', 3, 5)}
 
 
 BinMessage.FIELDS = (

@@ -74,6 +74,7 @@ DataproxyResponse.FIELDS = (
     FieldInfo('base_type', 'enum', 'string', _dataproxy_dataproxy_common.MsgType, False),
     FieldInfo('body', 'switch', 'switch', (('legacy_heartbeat_reply', LegacyHeartbeatReply), ('text_message', _dataproxy_dataproxy_common.TextMessage), ('bin_response', BinResponse), ('bin_heartbeat', _dataproxy_dataproxy_common.BinHeartbeat), ), False),
 )
+DataproxyResponse.BITS = {'auth': ('auth', 0, 1), 'encrypted': ('auth', 1, 1), 'compressed': ('auth', 2, 1), 'base_type': ('auth', 3, 5)}
 
 
 LegacyHeartbeatReply.FIELDS = (

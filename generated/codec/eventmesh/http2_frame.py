@@ -87,6 +87,7 @@ FrameHeader.FIELDS = (
     FieldInfo('reserved', 'bool', 'bool', None, False),
     FieldInfo('stream_id', 'int', 'int32', None, False),
 )
+FrameHeader.BITS = {'length': ('length', 0, 24), 'type': ('length', 24, 8), 'unused_0x80': ('length', 32, 1), 'unused_0x40': ('length', 33, 1), 'priority': ('length', 34, 1), 'unused_0x10': ('length', 35, 1), 'padded': ('length', 36, 1), 'end_headers': ('length', 37, 1), 'unused_0x02': ('length', 38, 1), 'end_stream_or_ack': ('length', 39, 1), 'reserved': ('length', 40, 1), 'stream_id': ('length', 41, 31)}
 
 
 def decode_http2_frame(buf, pos=0, end=None, path=''):
