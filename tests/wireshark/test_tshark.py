@@ -12,6 +12,7 @@ preferences) and TZ=UTC. INLONG_PROTO_WIRESHARK_PLUGIN=PATH tests another plugin
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -26,7 +27,7 @@ from typing import NamedTuple
 
 import pytest
 
-from inlong_proto.capture import iter_capture_frames
+from inlong_proto.capture import CaptureDecoder, iter_capture_frames
 from inlong_proto.capture.writer import Conversation, pcap_file
 from vectors import FRAMES, STREAMS, T0, mixed_capture, reordered_talk, talk, valid_frames
 
@@ -217,7 +218,32 @@ def _written() -> dict[str, bytes]:
     out["eventmesh_legacy.pcap"] = pcap_file(talk(b"".join(legacy), b"", 10000, client_port=44001, turns=1))
     for protocol in FRAMES:  # random segment sizes, reordered segments and a retransmission (issue 27)
         out[f"{protocol}_reordered.pcap"] = pcap_file(reordered_talk(protocol, ports[protocol], client_port=45000))
+    out["other_ports.pcap"] = _other_ports()
     return out
+
+
+def _recorded_streams(path: Path) -> list[tuple[bytes, bytes]]:
+    """Each flow's (client, server) bytes of a recorded capture, reassembled by the decoder."""
+    chunks = defaultdict(list)
+    decoder = CaptureDecoder("auto", "PERMISSIVE",
+                             on_bytes=lambda flow, direction, chunk: chunks[flow.number, direction].append(chunk))
+    decoder.feed(path.read_bytes())
+    decoder.close()
+    assert all(c.data is not None for items in chunks.values() for c in items), f"{path.name}: a gap"
+    return [(b"".join(c.data for c in chunks[f, "request"]), b"".join(c.data for c in chunks[f, "response"]))
+            for f in sorted({f for f, _ in chunks})]
+
+
+def _other_ports() -> bytes:
+    """Every protocol on a port none of them has by default, so that the plugin finds its own by its
+    heuristics only and must leave the others alone: EventMesh HTTP, a real gRPC flow over HTTP/2 (the
+    recorded one of tests/vectors/capture/eventmesh_grpc_lo.pcap), TubeMQ, DataProxy, Broadcast and EventMesh
+    TCP, interleaved and cut into 97-byte segments (issue 27: DataProxy's heuristic claimed HTTP/2 streams)."""
+    streams = {**STREAMS, "eventmesh-grpc": _recorded_streams(CAPTURES / "eventmesh_grpc_lo.pcap")[0]}
+    packets = []
+    for number, (client, server) in enumerate(streams.values()):
+        packets += talk(client, server, 47000 + number, client_port=41000 + number, t0=T0 + number * 10**6 // 2)
+    return pcap_file(sorted(packets), nano=True)
 
 
 # Known gaps of the plugin, each failing now: capture name -> why (strict xfail: the test says when one is
@@ -643,6 +669,67 @@ def test_preferences_folder():
     assert personal_config_dir("linux", {"HOME": "/h", "WIRESHARK_CONFIG_DIR": "/w"}) == Path("/w")
     assert personal_config_dir("win32", {"APPDATA": "C:/A"}) == Path("C:/A") / "Wireshark"
     assert preferences_path("p", "linux", {"HOME": "/h"}) == Path("/h/.config/wireshark/profiles/p/preferences")
+
+
+def _errors(packets: list[Packet]) -> list[str]:
+    """Malformed markers, Lua errors and Error / Warning expert items of the plugin's PDUs."""
+    return [f"packet {p.number}: {problem}" for p in packets for problem in p.problems] + \
+        [f"packet {p.number}: {e}" for p in packets for pdu in p.pdus for e in pdu.experts if _error(e)]
+
+
+def test_heuristics_claim_only_their_own_flows(written, pdml, declared):
+    """On ports no protocol has by default the heuristics find every frame of the plugin's protocols and
+    leave the HTTP and HTTP/2 (gRPC) flows alone: no malformed frame, no PDU outside its own flow."""
+    path = written["other_ports.pcap"]
+    packets = pdml(path)
+    frames = decoded(path)
+    grpc = {ends for (ends, _), items in frames.items() if {i.frame.protocol for i in items} == {"eventmesh-grpc"}}
+    assert grpc and len(frames) == 12, "six flows, both directions, one of them gRPC"
+    assert not _errors(packets)
+    mine = Counter(LUA_PROTOCOL[i.frame.protocol] for items in frames.values() for i in items
+                   if i.frame.protocol in LUA_PROTOCOL)
+    assert Counter(pdu.protocol for p in packets for pdu in p.pdus) == mine
+    assert set(mine) == set(PLUGIN_PROTOCOLS)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("grpc") is None, reason="grpcio (the grpc extra) is not installed")
+def test_demo_capture_has_no_malformed_frame(tmp_path, plugin, tshark_env):
+    """The demo's capture (every endpoint pair on loopback on ports the OS picks, gRPC included): `tshark -z
+    expert` shows no malformed frame, and tshark finds as many frames of each protocol as the decoder."""
+    import asyncio
+
+    from inlong_proto.endpoints.demo import record_capture
+
+    path, _, _ = asyncio.run(record_capture(tmp_path, "relay"))
+    table = tshark(plugin, tshark_env, "-r", str(path), "-q", "-z", "expert")
+    assert "Malformed" not in table, table
+    packets = parse_pdml(tshark(plugin, tshark_env, "-r", str(path), "-T", "pdml"))
+    assert not _errors(packets)
+    items = list(iter_capture_frames(path.read_bytes(), "auto", "PERMISSIVE"))
+    mine = Counter(LUA_PROTOCOL[i.frame.protocol] for i in items if i.frame.protocol in LUA_PROTOCOL)
+    assert Counter(pdu.protocol for p in packets for pdu in p.pdus) == mine
+    assert set(mine) == set(PLUGIN_PROTOCOLS)
+
+
+@pytest.mark.parametrize("injected, expected", [
+    # a failure outside the spec's fields (dissect_frame as a whole, e.g. a payload layer's helper)
+    ("dissect_frame = function() error('injected failure') end", "dissector error: .*injected failure"),
+    # Wireshark's json dissector raising (EventMesh headers and bodies go to it)
+    ("json = {call = function() error('injected json failure') end}", "the json dissector refused"),
+])
+def test_lua_errors_become_expert_info(injected, expected, tmp_path, plugin, tshark_env, written):
+    """An error in a frame's dissection is expert info on that frame, never a Lua error: the plugin with a
+    failure injected at its end (a local of the chunk, so its closures see the replacement)."""
+    broken = tmp_path / "inlong_proto.lua"
+    broken.write_text(plugin.read_text() + "\n" + injected + "\n")
+    path = written["mixed.pcap"]
+    done = subprocess.run([TSHARK, "-X", f"lua_script:{broken}", "-r", str(path), "-T", "pdml"], env=tshark_env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "Lua" not in done.stderr, done.stderr[-2000:]
+    packets = parse_pdml(done.stdout)
+    assert not [p for packet in packets for p in packet.problems], "no Lua error item, no malformed marker"
+    experts = [e for packet in packets for pdu in packet.pdus for e in pdu.experts]
+    assert any(re.search(expected, e) for e in experts), experts[:10]
 
 
 def test_windows_folder():

@@ -17,8 +17,11 @@ in it comes from the ksygen model of the frame specs (Loader/TypeSpec/Attr/EnumS
   sized field after the fixed header, as the Python codec's frame_length) or, for a frame without a
   length (TubeMQ), from walking its fields on the bytes there are;
 * the default ports are SERVER_PORTS of inlong_proto/capture (read from its source), and every protocol
-  also has a TCP heuristic: the frame's leading magic (contents of its first field) and/or a header that
-  passes the spec's checks and a first frame that dissects without error.
+  also has a TCP heuristic: the frame's leading magic (contents of its first field) and a header that
+  passes the spec's checks, or, for a protocol without a magic (DataProxy, Broadcast), a segment of whole
+  frames that each pass every check of the spec (lengths, enums, ranges, the closing magic), so that HTTP,
+  HTTP/2 and EventMesh streams are never claimed;
+* a Lua error while dissecting a frame (a payload layer, a sub-dissector) is expert info on the frame.
 
 The payload layers (what a spec says in prose, not in fields) are small hand-written Lua hooks kept in
 this module (PAYLOAD_LUA): DataProxy attributes as key=value items and Snappy bodies flagged, EventMesh
@@ -90,6 +93,45 @@ class Layout:
     header_size: int = 0
     sized: bool = False  # the frame's size follows from its header
     signature: bytes | None = None
+    evidence: float = 0.0  # header_evidence of its fixed header
+
+
+# A heuristic claims a segment from its header alone when the header's checks keep at least this many bits
+# (a 4-byte magic); a weaker header must come with whole frames that pass every check of the spec.
+CLAIM_BITS = 32
+
+
+def header_evidence(header: list[Attr]) -> float:
+    """How many bits of the fixed header the spec's checks pin down: a magic (`contents`) all of its bits,
+    an integer with `valid` (min/max, eq, any-of, in-enum) log2(values of its width / values it accepts).
+    Random bytes pass the header's checks with probability 2 ** -evidence: Broadcast's two s4 fields (37 or
+    38, one of two commands) keep 62 bits, DataProxy's TotalLen and MsgType under 10."""
+    import math
+
+    bits = 0.0
+    for attr in header:
+        if attr.kind == "contents":
+            bits += 8 * len(attr.contents)
+            continue
+        width = attr.bits if attr.kind == "bits" else 8 * (attr.size or 0)
+        valid = attr.valid or {}
+        if not width or not valid:
+            continue
+        signed = attr.kind == "int" and (attr.fmt or "")[-1:].islower()
+        low, high = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
+        accepted = (1 << width)
+        if "eq" in valid:
+            accepted = 1
+        elif "any-of" in valid:
+            accepted = len(valid["any-of"])
+        elif valid.get("in-enum") and attr.enum is not None:
+            accepted = len(attr.enum.members)
+        elif "min" in valid or "max" in valid:
+            lo = max(low, valid.get("min", low)) if isinstance(valid.get("min", low), int) else low
+            hi = min(high, valid.get("max", high)) if isinstance(valid.get("max", high), int) else high
+            accepted = max(1, hi - lo + 1)
+        bits += width - math.log2(accepted)
+    return bits
 
 
 @dataclass
@@ -548,6 +590,7 @@ class Generator:
                 self.layout_trailer[id(layout)] = trailer
             if header and header[0].kind == "contents":
                 layout.signature = header[0].contents
+            layout.evidence = header_evidence(header)
             proto.max_frame = max(proto.max_frame, int(options.get("max-frame-size", 65536)))
             proto.layouts.append(layout)
         for proto in self.protos.values():
@@ -610,10 +653,16 @@ class Generator:
                            f"{lua_str(layout.direction) if layout.direction else 'nil'}, fn = {layout.fn}, "
                            f"header = {layout.header_size}, sized = {'true' if layout.sized else 'false'}, "
                            f"sig = {sig}}},")
+        # the heuristic's rule (see header_evidence): a header whose checks alone rule out other traffic
+        # claims a segment; a weaker one only with whole frames that pass every check of the spec
+        bits = min(layout.evidence for layout in proto.layouts)
+        claim = "header" if bits >= CLAIM_BITS else "frames"
+        out.append(f"-- heuristic: the header's checks keep {bits:.1f} bits of {proto.layouts[0].header_size * 8} "
+                   f"(tools/ksygen/wireshark.py header_evidence): claim = {claim}")
         out.append(f"PROTOS[{lua_str(p)}] = new_proto({{name = {lua_str(p)}, label = {lua_str(proto.label)}, "
                    f"proto = proto, F = F, ef_error = ef_error, ef_warn = ef_warn, ef_note = ef_note, "
-                   f"max_frame = {proto.max_frame}, ports = {{{', '.join(f'[{x}] = true' for x in proto.ports)}}}, "
-                   f"layouts = {{")
+                   f"max_frame = {proto.max_frame}, claim = {lua_str(claim)}, "
+                   f"ports = {{{', '.join(f'[{x}] = true' for x in proto.ports)}}}, layouts = {{")
         out += layouts
         out.append("}})")
         out.append("end")
@@ -875,7 +924,8 @@ end
 
 PAYLOAD_LUA = r"""
 -- ===== payload layers (tools/ksygen/wireshark.py PAYLOAD_LUA) =====
-local json = Dissector.get("json")
+local json_ok, json = pcall(Dissector.get, "json")
+if not json_ok then json = nil end
 local protobuf_ok, protobuf = pcall(Dissector.get, "protobuf")
 if not protobuf_ok then protobuf = nil end
 
@@ -884,7 +934,13 @@ function HOOKS.json(tvb, ctx, item, r, x, v)
   if r:len() == 0 then return end
   local first = r:range(0, 1):uint()
   if first ~= 0x7B and first ~= 0x5B and first ~= 0x22 then return end
-  pcall(function() json:call(r:tvb(), ctx.pinfo, item) end)
+  if json ~= nil then
+    local ok, err = pcall(json.call, json, r:tvb(), ctx.pinfo, item)
+    if not ok then
+      item:add_proto_expert_info(ctx.P.ef_warn, ctx.P.name .. ": the json dissector refused this text (" ..
+        tostring(err):gsub("^.-Dissector_call: ", "") .. ")")
+    end
+  end
   if v.header == x and ctx.summary == nil then ctx.summary = x:match('"cmd"%s*:%s*"([%w_]+)"') end
 end
 
@@ -1107,14 +1163,38 @@ local function dissect_frame(P, tvb, pinfo, tree)
   return tvb:len()
 end
 
+-- Whether the frames of a segment agree with the spec, from its start: every whole frame dissects without
+-- error (every length field, enum, range, magic and end check of the spec), and a frame the segment ends
+-- inside has a header the spec accepts. The number of whole frames, or nil when one breaks a rule.
+local function segment_frames(P, tvb, pinfo)
+  local off, whole = 0, 0
+  while off < tvb:len() do
+    if tvb:len() - off < P.min_header then return whole end
+    local i, n = choose(P, tvb, pinfo, off)
+    if i == nil then return nil end
+    if n == 0 or off + n > tvb:len() then return whole end
+    local ctx = new_ctx(P, pinfo, "dry", off + n)
+    local ok, _, e = pcall(P.layouts[i].fn, tvb, ctx, nil, off, off + n, nil)
+    if not ok or ctx.errors > 0 or e ~= off + n then return nil end
+    whole = whole + 1
+    off = off + n
+  end
+  return whole
+end
+
 local function register(P)
   local function get_len(tvb, pinfo, offset)
-    local _, n = choose(P, tvb, pinfo, offset)
-    if n == nil then return tvb:len() - offset end  -- a header the spec refuses: the rest is one bad frame
+    local ok, _, n = pcall(choose, P, tvb, pinfo, offset)
+    if not ok or n == nil then return tvb:len() - offset end  -- a header the spec refuses: the rest is one bad frame
     return n
   end
+  -- a Lua error in a frame (a payload layer, a sub-dissector) is expert info on it, never a Lua error box
   local function dissect_one(tvb, pinfo, tree)
-    return dissect_frame(P, tvb, pinfo, tree)
+    local ok, err = pcall(dissect_frame, P, tvb, pinfo, tree)
+    if ok then return err end
+    local item = tree:add(P.proto, tvb:range())
+    item:add_proto_expert_info(P.ef_error, P.name .. ": dissector error: " .. tostring(err))
+    return tvb:len()
   end
   local function dissector(tvb, pinfo, tree)
     return dissect_tcp_pdus(tvb, tree, P.min_header, get_len, dissect_one, true)
@@ -1122,29 +1202,42 @@ local function register(P)
   P.proto.dissector = dissector
   local tcp = DissectorTable.get("tcp.port")
   for port, _ in pairs(P.ports) do tcp:add(port, P.proto) end
-  -- Heuristic: the magic (if the protocol has one), a header the spec accepts, and a first frame that
-  -- dissects without error when it is all there (else, without a magic, a size within max_frame).
-  local function heuristic(tvb, pinfo, tree)
+  -- Heuristic (P.claim, from the spec's header checks, see header_evidence in tools/ksygen/wireshark.py):
+  -- "header" (a magic, or fields the spec pins down: TubeMQ, EventMesh, Broadcast) claims a segment that
+  -- starts with a header the spec accepts (and the magic, where there is one) and whose first frame, when
+  -- it is all there, dissects without error; "frames" (DataProxy, whose TotalLen and MsgType alone match
+  -- too much) claims only a segment holding at least one whole frame, where every whole frame passes every
+  -- check of the spec (lengths that agree, a known MsgType, the closing 0xEE01) and a frame cut at the end
+  -- has a header the spec accepts. HTTP, HTTP/2 and EventMesh streams never get that far; a first frame
+  -- cut across segments is found from the next segment that starts a frame.
+  local function claims(tvb, pinfo)
     if tvb:len() < P.min_header then
       -- a first segment shorter than the header: claim it (and ask TCP for more) only when it is the
       -- start of this protocol's magic
-      if P.sig == nil or tvb:len() < math.min(4, #P.sig) then return false end
+      if P.claim ~= "header" or P.sig == nil or tvb:len() < math.min(4, #P.sig) then return false end
       local k = math.min(tvb:len(), #P.sig)
-      if tvb:range(0, k):raw() ~= P.sig:sub(1, k) then return false end
-      pinfo.conversation = P.proto
-      dissector(tvb, pinfo, tree)
-      return true
+      return tvb:range(0, k):raw() == P.sig:sub(1, k)
     end
     if P.sig ~= nil and not starts_with(tvb, 0, P.sig) then return false end
-    local i, n = choose(P, tvb, pinfo, 0)
-    if i == nil then return false end
-    if n > 0 and n <= tvb:len() then
-      local ctx = new_ctx(P, pinfo, "dry", n)
-      local ok = pcall(P.layouts[i].fn, tvb, ctx, nil, 0, n, nil)
-      if not ok or ctx.errors > 0 then return false end
-    elseif P.sig == nil and (n == 0 or n > P.max_frame) then
-      return false
+    if P.claim == "header" then
+      local i, n = choose(P, tvb, pinfo, 0)
+      if i == nil then return false end
+      if n > 0 and n <= tvb:len() then
+        local ctx = new_ctx(P, pinfo, "dry", n)
+        local ok = pcall(P.layouts[i].fn, tvb, ctx, nil, 0, n, nil)
+        if not ok or ctx.errors > 0 then return false end
+      end
+      return true
     end
+    local whole = segment_frames(P, tvb, pinfo)
+    return whole ~= nil and whole > 0
+  end
+  local function heuristic(tvb, pinfo, tree)
+    local clients, chosen = P.clients, P.chosen
+    P.clients, P.chosen = {}, {}  -- probing a segment of another protocol leaves nothing behind
+    local ok, yes = pcall(claims, tvb, pinfo)
+    P.clients, P.chosen = clients, chosen
+    if not ok or not yes then return false end
     pinfo.conversation = P.proto
     -- the Lua function itself: P.proto.dissector reads back as a Dissector handle, and calling that
     -- would lower can_desegment once more and lose TCP reassembly
