@@ -214,7 +214,9 @@ def consume(master, topic, group, count, timeout, from_max, record, record_sent,
 def calls(output_format, file):
     """Per-method TubeMQ calls of FILE (a capture, or a dump holding both directions, - for stdin): count,
     answered, exceptions, p50 / p95 / max latency in ms (from capture times; none for a dump) and the most
-    frequent exception. Requests and responses are paired by serial number per connection."""
+    frequent exception. Requests and responses are paired by serial number per connection in a capture; a
+    dump has no connections, so it is paired by serial number and method, and serial numbers that collide
+    (a dump of several connections) are counted per method (collisions) with a warning on stderr."""
     from inlong_proto.capture import CaptureDecoder, is_capture
     from inlong_proto.cli.commands import chunks, with_file
     from inlong_proto.core.errors import InlongProtoError
@@ -246,6 +248,8 @@ def calls(output_format, file):
     if not rows:  # empty, unrelated, or another protocol's traffic: not an empty table
         raise Failure(f"{file}: {'empty' if decoder is None else 'no TubeMQ call found'}: expected a capture of "
                       "TubeMQ traffic, or a raw dump of TubeMQ frames (both directions)")
+    for warning in stats.warnings:
+        click.echo(f"warning: {file}: {warning}", err=True)
     output = writer(output_format, sys.stdout, [field_path(name) for name in COLUMNS], False)
     output.write(rows)
     output.close()
@@ -257,4 +261,5 @@ def _count(stats, items: list, capture: bool) -> None:
             stats.feed(item)
         elif item.frame.protocol == "tubemq":
             at = item.timestamp_ns / 1e9 if item.timestamp_ns is not None else None
-            stats.feed(item.frame, item.flow.first_packet_offset, at)
+            flow = item.flow  # its connection: paired apart from the others
+            stats.feed(item.frame, (flow.first_packet_offset, flow.number), at)

@@ -3,6 +3,11 @@
 Sans-IO: feed CaptureFrames (or Frames of a dump) as they are decoded; each connection's frames are paired
 by serial number (rpc.CallPairer) and only the figures are kept, so memory grows with open calls and with
 one float per answered call, never with the frames.
+
+A capture pairs each connection apart. A dump has no connections: when it holds several (a server's record
+of all its clients, dumps concatenated) their serial numbers collide, so a dump is paired by serial and
+method (rpc.CallPairer merged) and every collision is counted: `collisions` per method in the rows, and
+`warnings`, one line to show the user.
 """
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ from inlong_proto.core.plain import lenient_text
 from inlong_proto.tubemq.rpc import Call, CallPairer
 
 COLUMNS = ("method", "calls", "answered", "unanswered", "exceptions", "p50_ms", "p95_ms", "max_ms",
-           "top_exception")
+           "top_exception", "collisions")
 
 
 def _percentile(ordered: list[float], fraction: float) -> float | None:
@@ -24,12 +29,19 @@ def _percentile(ordered: list[float], fraction: float) -> float | None:
 
 
 class CallStats:
+    """feed(frame, connection): connection is None for frames whose connection is unknown (a dump), which
+    are paired as possibly merged connections (serial and method; collisions counted)."""
+
     def __init__(self):
-        self.pairers: dict[object, CallPairer] = {}  # per connection (a capture's flow; one for a dump)
+        self.pairers: dict[object, CallPairer] = {}  # per connection (a capture's flow; None: a dump)
         self.methods: dict[str, dict] = {}
+        self.collisions = 0  # serial-number collisions of frames without a connection
+        self.collided: Counter = Counter()  # method -> collisions
 
     def feed(self, frame, connection=None, at_seconds: float | None = None) -> None:
-        pairer = self.pairers.setdefault(connection, CallPairer())
+        pairer = self.pairers.get(connection)
+        if pairer is None:
+            pairer = self.pairers[connection] = CallPairer(merged=connection is None)
         for call in pairer.feed(frame, at_seconds):
             self._add(call)
 
@@ -38,6 +50,18 @@ class CallStats:
         if pairer is not None:
             for call in pairer.close():
                 self._add(call)
+            self.collisions += pairer.collisions
+            self.collided.update(pairer.collided)
+
+    @property
+    def warnings(self) -> list[str]:
+        """One line per problem with the figures (after rows()): colliding serial numbers of a dump."""
+        if not self.collisions:
+            return []
+        methods = ", ".join(f"{m} ({n})" for m, n in sorted(self.collided.items(), key=lambda i: (-i[1], i[0])))
+        return [f"serial numbers collide {self.collisions} time(s) ({methods}): the dump holds several "
+                f"connections' calls, paired by serial and method, so the figures may be wrong; a capture "
+                f"pairs each connection apart"]
 
     def _add(self, call: Call) -> None:
         entry = self.methods.setdefault(call.method or "unknown", {
@@ -64,5 +88,6 @@ class CallStats:
             out.append({"method": method, "calls": entry["calls"], "answered": entry["answered"],
                         "unanswered": entry["calls"] - entry["answered"],
                         "exceptions": sum(entry["exceptions"].values()), "p50_ms": ms[0], "p95_ms": ms[1],
-                        "max_ms": ms[2], "top_exception": f"{top[0][0]} ({top[0][1]})" if top else None})
+                        "max_ms": ms[2], "top_exception": f"{top[0][0]} ({top[0][1]})" if top else None,
+                        "collisions": self.collided.get(method, 0)})
         return out

@@ -13,6 +13,7 @@ import dataclasses
 import sys
 import zlib
 from bisect import bisect_right
+from collections import Counter
 from dataclasses import dataclass
 from datetime import timezone
 from functools import cache
@@ -424,16 +425,29 @@ class Call:
 
 class CallPairer:
     """pair_calls for a stream: feed one connection's frames in order, get each call as soon as its response
-    comes (an unanswered request at close()). Memory: the calls still open."""
+    comes (an unanswered request at close()). Memory: the calls still open.
 
-    def __init__(self):
+    merged=True is for frames that may come from several connections with no way to tell them apart (a
+    dump, or dumps concatenated): serial numbers then collide (each connection counts from 1). A second
+    request with an open serial stays open beside the first, and a response goes to the oldest open call
+    of its serial and method (of its serial, when the response names no method). Each collision (a
+    second request before the answer, or a response whose method no open call of its serial has) is
+    counted in `collisions`, by method in `collided`, so that the caller can say the figures may be wrong."""
+
+    def __init__(self, merged: bool = False):
+        self.merged = merged
         self.open: dict[int, list] = {}  # serial -> [serial, method, request, response, start, end]
+        self.pending: dict[int, list[list]] = {}  # merged: serial -> the open calls of that serial, oldest first
+        self.collisions = 0
+        self.collided: Counter = Counter()  # method -> collisions it was part of
 
     def feed(self, frame, at=None) -> list[Call]:
         if frame.error is not None or frame.payload is None:
             return []
         at = _seconds(at)
         serial = frame.payload.serial_no
+        if self.merged:
+            return self._feed_merged(frame, serial, at)
         if frame.direction == "request":
             replaced = self.open.pop(serial, None)  # its serial reused before an answer: it stays unanswered
             self.open[serial] = [serial, frame.payload.method, frame, None, at, None]
@@ -445,8 +459,37 @@ class CallPairer:
         call[1] = call[1] or frame.payload.method
         return [_call(call)]
 
+    def _collide(self, *methods) -> None:
+        self.collisions += 1
+        for method in set(methods):
+            self.collided[method or "unknown"] += 1
+
+    def _feed_merged(self, frame, serial: int, at) -> list[Call]:
+        method = frame.payload.method
+        waiting = self.pending.setdefault(serial, [])
+        if frame.direction == "request":
+            if waiting:  # a second request before the answer: another connection's, most likely
+                self._collide(method, *(call[1] for call in waiting))
+            waiting.append([serial, method, frame, None, at, None])
+            return []
+        match = next((call for call in waiting if method is None or call[1] is None or call[1] == method), None)
+        if match is None:
+            if waiting:  # same serial, another method
+                self._collide(method, *(call[1] for call in waiting))
+            else:
+                del self.pending[serial]
+            return [_call([serial, method, None, frame, None, at])]
+        waiting.remove(match)
+        if not waiting:
+            del self.pending[serial]
+        match[3], match[5] = frame, at
+        match[1] = match[1] or method
+        return [_call(match)]
+
     def close(self) -> list[Call]:
-        calls, self.open = [_call(call) for call in self.open.values()], {}
+        calls = [_call(call) for call in self.open.values()]
+        calls += [_call(call) for waiting in self.pending.values() for call in waiting]
+        self.open, self.pending = {}, {}
         return calls
 
 
