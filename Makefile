@@ -21,10 +21,12 @@ setup: $(STAMP) native
 	  else echo "note: graphviz, tcpdump or tshark is missing (sudo apt-get install graphviz tcpdump tshark);"\
 	    "make generate needs graphviz, the live capture test tcpdump, tests/wireshark tshark"; fi; }
 
-# The compiled backend (inlong_proto._native, from generated/native) rebuilt in place whenever its generated
-# source changes; without a C compiler nothing is built and the pure-Python codecs run.
+# The compiled backend (the one extension inlong_proto._compiled, from every file of generated/native) rebuilt in
+# place whenever its generated source changes; without a C compiler nothing is built and the pure-Python codecs
+# run. The in-place extensions of the old names (five, before there was one) are removed so nothing imports them.
 NATIVE_STAMP := $(VENV)/.native
-$(NATIVE_STAMP): $(STAMP) $(wildcard generated/native/*.c)
+$(NATIVE_STAMP): $(STAMP) $(wildcard generated/native/*.c generated/native/*.h)
+	rm -f $(foreach old,_native _native_encode _capture_native _tubemq_layer _eventmesh_layer,inlong_proto/$(old).*.so)
 	$(PY) setup.py --quiet build_ext --inplace
 	touch $(NATIVE_STAMP)
 
@@ -79,9 +81,10 @@ FUZZ_SECONDS ?= 30
 fuzz: setup
 	$(PY) tools/fuzz.py $(if $(RUNS),--runs $(RUNS),--seconds $(FUZZ_SECONDS))
 
-# The compiled backend under UndefinedBehaviorSanitizer (gcc; any report aborts): the extensions built into
-# build/ubsan (the in-place ones untouched), put first on inlong_proto's package path, then the tests that drive
-# every compiled module over the vectors and the fuzz corpus on the native backend (about 5 CPU minutes).
+# The compiled backend under UndefinedBehaviorSanitizer (gcc; any report aborts): the extension built into
+# build/ubsan (the in-place one untouched), put first on inlong_proto's package path (the loaded extension must
+# be that one), then the tests that drive every part of it over the vectors and the fuzz corpus on the native
+# backend (about 5 CPU minutes).
 # --capture=sys: a report goes straight to stderr before the abort.
 UBSAN_DIR   := build/ubsan
 UBSAN_FLAGS := -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -92,10 +95,10 @@ ubsan: setup
 	rm -rf $(UBSAN_DIR)
 	CFLAGS="$(UBSAN_FLAGS)" LDFLAGS="-fsanitize=undefined" $(PY) setup.py --quiet build_ext --force \
 	  --build-lib $(UBSAN_DIR)/lib --build-temp $(UBSAN_DIR)/temp
-	UBSAN_OPTIONS=print_stacktrace=1 INLONG_PROTO_BACKEND=native $(PY) -c "import importlib, sys, pytest, inlong_proto; \
+	UBSAN_OPTIONS=print_stacktrace=1 INLONG_PROTO_BACKEND=native $(PY) -c "import sys, pytest, inlong_proto; \
 	  inlong_proto.__path__.insert(0, '$(abspath $(UBSAN_DIR))/lib/inlong_proto'); from inlong_proto.backends import compiled as native; \
-	  files = [importlib.import_module('inlong_proto.' + name).__file__ for name in native.COMPILED_MODULES]; \
-	  assert all(f.startswith('$(abspath $(UBSAN_DIR))') for f in files), files; \
+	  loaded = native.extension(); assert loaded is not None, native.origin(); \
+	  assert loaded.__file__.startswith('$(abspath $(UBSAN_DIR))'), loaded.__file__; \
 	  sys.exit(pytest.main(['-q', '--capture=sys', '-p', 'no:cacheprovider', '-k', 'not generated_source', \
 	    *'$(UBSAN_TESTS)'.split()]))"
 

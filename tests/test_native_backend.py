@@ -30,8 +30,8 @@ from inlong_proto.core.frames import decode_at, decode_with
 import strategies
 
 pa = pytest.importorskip("pyarrow")
-pytestmark = pytest.mark.skipif(native._extension()[0] is None,
-                                reason="the compiled backend (inlong_proto._native) is not built: no C compiler "
+pytestmark = pytest.mark.skipif(native.extension() is None,
+                                reason="the compiled backend (inlong_proto._compiled) is not built: no C compiler "
                                        "when the package was installed, or `python setup.py build_ext --inplace` "
                                        "not run in this clone")
 
@@ -108,31 +108,63 @@ def test_backend_is_native_and_can_be_forced_off(monkeypatch, protocol):
         inlong_proto.backend()
 
 
-def test_generated_source_is_current():
-    """generated/native/inlong_native.c is what the generator writes from specs/ (make check-generated too)."""
+def test_generated_source_is_current(tmp_path):
+    """generated/native is exactly what the generator writes from specs/ (make check-generated too): every file
+    of the one extension, its module init, each runtime once, the scanners, encoders, capture readers and
+    payload layers' tables."""
     sys.path.insert(0, str(ROOT))
-    from tools.generate import ksy_files, payload_layers
-    from tools.ksygen import cgen
-    from tools.ksygen.cgen import runtime_source
+    from tools import generate
     from tools.ksygen.model import Loader
 
     loader = Loader(ROOT / "specs")
-    source = cgen.emit_extension([loader.load(p) for p in ksy_files(ROOT / "specs")],
-                                 runtime_source(ROOT / "tools" / "ksygen" / "native_runtime.c"),
-                                 payload_layers(ROOT / "specs"))
-    assert source == (ROOT / "generated" / "native" / "inlong_native.c").read_text()
+    specs = [loader.load(p) for p in generate.ksy_files(ROOT / "specs")]
+    generate.native(specs, tmp_path, ROOT / "specs")
+    generate.native_encode(specs, tmp_path)
+    generate.capture_native(specs, tmp_path)
+    generate.tubemq_layer(tmp_path)
+    generate.eventmesh_layer(ROOT / "specs", tmp_path)
+    written = {path.name: path.read_text() for path in (tmp_path / "native").iterdir()}
+    there = {path.name: path.read_text() for path in (ROOT / "generated" / "native").iterdir()}
+    assert sorted(written) == sorted(there)
+    for name in written:
+        assert written[name] == there[name], name
+
+
+def test_one_extension_of_the_generated_source():
+    """One extension, its parts submodules, built from the generated/native files as they are now (SOURCE_DIGEST;
+    setup.py computes it as native.source_digest does); nothing of the five old extensions is left to import."""
+    import ast
+    import importlib.util
+
+    text = (ROOT / "setup.py").read_text()  # its source_digest, without running setup()
+    function = next(node for node in ast.parse(text).body
+                    if isinstance(node, ast.FunctionDef) and node.name == "source_digest")
+    setup_digest = {}
+    exec("import hashlib, os\n" + ast.get_source_segment(text, function), setup_digest)
+    module = native.extension()
+    assert [getattr(module, name).__name__ for name in native.PARTS] == \
+        [f"inlong_proto._compiled.{name}" for name in native.PARTS]
+    digest = native.source_digest(ROOT / "generated" / "native")
+    assert setup_digest["source_digest"](str(ROOT / "generated" / "native")) == digest
+    assert module.SOURCE_DIGEST == digest == native.built_digest(module.__file__), \
+        "the in-place extension is stale: make native"
+    for old in ("_native", "_native_encode", "_capture_native", "_tubemq_layer", "_eventmesh_layer"):
+        assert importlib.util.find_spec(f"inlong_proto.{old}") is None, old
+    assert native.origin() == module.__file__
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_native_columns_match_the_schema(protocol):
     """The scanner declares its columns; each has frame_schema's type (from the same generated FIELDS)."""
-    described = native._extension()[1][protocol]
+    described = native._scanners()[1][protocol]
     schema = arrow.frame_schema(protocol)
 
     def same(field_type, kind, children):
         if kind == "list":
             (_, item_kind, item_children), = children
             same(field_type.value_type, item_kind, item_children)
+        elif kind == "struct" and not children:  # a layout without fields: a BOOLEAN column
+            assert field_type == pa.bool_()
         elif kind == "struct":
             assert [c[0] for c in children] == [f.name for f in field_type]
             for f, c in zip(field_type, children):
@@ -492,7 +524,7 @@ def test_frame_verdict_at_every_position(protocol, direction):
     layered = proto.name in protocols.EXTENSIONS
     # A payload layer's protocol answers -2 for every size; its compiled structural verdict (before the
     # layer) is checked against the generated codec's own decode instead.
-    structural = getattr(native._extension()[0], f"frame_{native._c_name(protocol)}")
+    structural = getattr(native._scanners()[0], f"frame_{native._c_name(protocol)}")
     inputs = _inputs(protocol)
     counts = collections.Counter()
     for limit in (proto.max_frame_size, 40):
@@ -572,7 +604,7 @@ def test_no_read_past_the_input(protocol):
     try:
         assert libc.mprotect(base + size, page, 0) == 0  # PROT_NONE
         verdict = native.frame_verdict(protocol)
-        scan = getattr(native._extension()[0], f"scan_{native._c_name(protocol)}")
+        scan = getattr(native._scanners()[0], f"scan_{native._c_name(protocol)}")
         limit = protocols.get(protocol).max_frame_size
         for data in _inputs(protocol)[:3000]:
             data = data[:size]

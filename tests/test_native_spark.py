@@ -119,7 +119,7 @@ def test_sync_points_are_the_same_on_both_backends(protocol, monkeypatch):
     data = damaged_dump(protocol, 11, count=300)
     found = {}
     for backend in ("native", "python"):
-        monkeypatch.setenv("INLONG_PROTO_BACKEND", backend if native._extension()[0] is not None else "python")
+        monkeypatch.setenv("INLONG_PROTO_BACKEND", backend if native.extension() is not None else "python")
         src = BytesSource(data)
         with memoryview(src.buffer) as view:
             walker = DumpWalker(src, protocol, None, view)
@@ -184,5 +184,5 @@ def test_small_captures_take_the_compiled_walker_with_the_chunked_readers_rows(m
         chunked = read(data, protocol, whole=-1)
         assert not walked
         assert read(data, protocol, whole=len(data)) == chunked
-        assert walked == ([protocol] if native_path.backend() == "native" else [])
+        assert walked == ([protocol] if native_path.native.backend() == "native" else [])
         walked.clear()

@@ -1,17 +1,20 @@
 """`make generate`: rebuild everything under generated/ from specs/, deterministically.
 
 * the project's own codecs (tools/ksygen) -> generated/codec/<protocol>/<spec>.py
+* the Arrow row builders of the frame specs (tools/ksygen/rows.py) -> generated/rows/<protocol>/<spec>.py
 * the protocol registry (tools/ksygen/registry.py: ports, detection, payload layers, connection context, from
   each protocol's `registry` block) -> generated/registry.py
-* the compiled backend's C source (tools/ksygen/cgen.py) -> generated/native/inlong_native.c
-* the compiled encoders' C source (tools/ksygen/cgen_encode.py) -> generated/native/inlong_native_encode.c
-* the compiled capture walker (tools/ksygen/cgen_capture.py) -> generated/native/inlong_capture.c
-* the compiled TubeMQ payload layer (tools/ksygen/cgen_protobuf.py), from the protobuf descriptors and the method
-  table -> generated/native/tubemq_layer.c
-* the compiled EventMesh TCP payload layer (tools/ksygen/cgen_json.py, from the JSON Schemas and commands.yaml)
-  -> generated/native/eventmesh_layer.c
+* the C of the one compiled extension, inlong_proto._compiled (setup.py builds every generated/native/*.c):
+  its module init (tools/ksygen/cgen.py) -> generated/native/compiled.c; the hand-written runtimes of
+  tools/ksygen, once each (runtime.h shared by every part, scan_runtime.h, encode_runtime.h,
+  capture_runtime.c, tubemq_layer_runtime.c, eventmesh_layer_runtime.c) -> generated/native/; the scanners
+  (cgen.py) -> scan.c; the encoders (cgen_encode.py) -> encode.c; the capture walker's header readers
+  (cgen_capture.py) -> capture_readers.h; the TubeMQ payload layer's tables (cgen_protobuf.py, from the
+  protobuf descriptors and the method table) -> tubemq_tables.h; the EventMesh TCP payload layer's tables
+  (cgen_json.py, from the JSON Schemas and commands.yaml) -> eventmesh_tables.h
 * the official Kaitai Struct compiler (tools/ksc, pinned) -> generated/kaitai, generated/kaitai_debug
-  (with field offsets, for `inlong-proto inspect`), generated/construct, generated/diagrams (.dot + .svg)
+  (with field offsets, for `inlong-proto inspect`), generated/construct, generated/diagrams (.dot + .svg); their
+  imports made package-relative (tools/ksygen/references.py), so they import as ordinary modules
 * grpcio-tools for every .proto -> generated/protobuf
 * every YAML table under specs/ (method tables, enums) -> generated/tables, as Python data
 * JSON Schemas under specs/ (EventMesh headers and bodies) -> generated/eventmesh, typed classes (jsonschema_codegen)
@@ -35,7 +38,7 @@ if str(ROOT) not in sys.path:
 
 from tools.ksygen import jsonschema_codegen  # noqa: E402
 from tools.ksygen import cgen, cgen_capture, cgen_encode, cgen_json, cgen_protobuf, registry, wireshark  # noqa: E402
-from tools.ksygen import docs  # noqa: E402
+from tools.ksygen import docs, references, rows  # noqa: E402
 from tools.ksygen.emit import emit_module  # noqa: E402
 from tools.ksygen.expr import GenerationError  # noqa: E402
 from tools.ksygen.model import Loader  # noqa: E402
@@ -68,6 +71,7 @@ def own_codecs(specs: Path, out: Path) -> list[str]:
     registry += [f"    {name!r}: {tuple(entries)!r}," for name, entries in by_protocol.items()]
     registry += ["}", ""]
     (out / "codec" / "__init__.py").write_text("\n".join(registry))
+    rows.write(loaded, out)
     native(loaded, out, specs)
     native_encode(loaded, out)
     capture_native(loaded, out)
@@ -81,43 +85,46 @@ def payload_layers(specs: Path) -> list[str]:
 
 
 def native(specs: list, out: Path, spec_folder: Path) -> Path:
-    """The C source of the optional compiled backend (tools/ksygen/cgen.py): columnar scanners of the frame
-    specs it supports, built into inlong_proto._native by setup.py when a C compiler is present."""
-    target = out / "native" / "inlong_native.c"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    runtime = cgen.runtime_source(ROOT / "tools" / "ksygen" / "native_runtime.c")
-    target.write_text(cgen.emit_extension(specs, runtime, payload_layers(spec_folder)))
+    """The optional compiled backend's module init and shared runtime (tools/ksygen/cgen.py), and its scanners'
+    part: columnar scanners of the frame specs it supports (scan.c). setup.py builds every generated/native/*.c
+    into the one extension inlong_proto._compiled when a C compiler is present."""
+    folder = out / "native"
+    folder.mkdir(parents=True, exist_ok=True)
+    cgen.copy_runtime(ROOT, out)
+    (folder / "compiled.c").write_text(cgen.emit_module())
+    target = folder / "scan.c"
+    target.write_text(cgen.emit_extension(specs, payload_layers(spec_folder)))
     return target
 
 
 def native_encode(specs: list, out: Path) -> Path:
-    """The C source of the optional compiled encoders (tools/ksygen/cgen_encode.py): encode_<spec>(message)
-    for the frame specs it supports, built into inlong_proto._native_encode by setup.py with the scanners."""
-    target = out / "native" / "inlong_native_encode.c"
+    """The compiled encoders' part (tools/ksygen/cgen_encode.py): encode_<spec>(message) for the frame specs
+    it supports (encode.c)."""
+    target = out / "native" / "encode.c"
     target.parent.mkdir(parents=True, exist_ok=True)
-    runtime = cgen.runtime_source(ROOT / "tools" / "ksygen" / "native_encode_runtime.c")
-    target.write_text(cgen_encode.emit_extension(specs, runtime))
+    target.write_text(cgen_encode.emit_extension(specs))
     return target
 
 
 def capture_native(specs: list, out: Path) -> Path:
-    """The C source of the optional compiled capture walker (tools/ksygen/cgen_capture.py): the capture
-    headers' readers from specs/capture and the walker's runtime, built into inlong_proto._capture_native."""
-    return cgen_capture.write(specs, out, ROOT)
+    """The compiled capture walker's header readers from specs/capture (tools/ksygen/cgen_capture.py), which
+    its runtime (capture_runtime.c) includes."""
+    return cgen_capture.write(specs, out)
 
 
 def tubemq_layer(out: Path) -> Path:
-    """The C source of the optional compiled TubeMQ payload layer (tools/ksygen/cgen_protobuf.py): protobuf
-    validation tables of every message the method table reaches, built into inlong_proto._tubemq_layer. It
+    """The compiled TubeMQ payload layer's tables (tools/ksygen/cgen_protobuf.py): protobuf validation tables
+    of every message the method table reaches (tubemq_tables.h, included by tubemq_layer_runtime.c). It
     reads the descriptors of inlong_proto.generated (the modules rpc.py runs on), so when a run changes
     those, main() runs once more in a fresh interpreter to bring it up to date."""
-    return cgen_protobuf.write(out, ROOT)
+    return cgen_protobuf.write(out)
 
 
 def eventmesh_layer(specs: Path, out: Path) -> Path:
-    """The C source of the optional compiled EventMesh TCP payload layer (tools/ksygen/cgen_json.py): binding
-    rules from the header and body schemas and the command table, built into inlong_proto._eventmesh_layer."""
-    return cgen_json.write(specs, out, ROOT)
+    """The compiled EventMesh TCP payload layer's tables (tools/ksygen/cgen_json.py): binding rules from the
+    header and body schemas and the command table (eventmesh_tables.h, included by
+    eventmesh_layer_runtime.c)."""
+    return cgen_json.write(specs, out)
 
 
 def tables(specs: Path, out: Path) -> list[Path]:
@@ -170,6 +177,7 @@ def official(specs: Path, out: Path) -> None:
         result = subprocess.run(args, capture_output=True, text=True)
         if result.returncode != 0:
             raise GenerationError(f"kaitai-struct-compiler ({target}) failed:\n{result.stderr}")
+    references.write(out)  # package-relative imports, __init__.py with INCOMPLETE: importable, never exec'd
     for dot in sorted((out / "diagrams").glob("*.dot")):
         svg = subprocess.run(["dot", "-Tsvg", str(dot)], capture_output=True, text=True, check=True).stdout
         dot.with_suffix(".svg").write_text(svg)

@@ -65,7 +65,7 @@ def imports(name: str, path: Path, known: set[str]) -> set[str]:
                 module = ".".join(base + ([node.module] if node.module else []))
             else:
                 module = node.module or ""
-            # `from inlong_proto import _native`: a compiled extension, not a module of the graph
+            # `from inlong_proto import _compiled`: the compiled extension, not a module of the graph
             targets = [f"{module}.{a.name}" for a in node.names
                        if not (module == "inlong_proto" and a.name[0] == "_" != a.name[1])]
             if any(f"{module}.{a.name}" not in known and f"{module}.{a.name}" in targets

@@ -1,34 +1,61 @@
-"""A dump of one framed protocol straight into Arrow record batches, through the compiled scanners.
+"""The compiled backend: the one extension, its one switch, and a dump of one framed protocol straight into Arrow
+record batches through its scanners.
 
-`make generate` writes C scanners from the .ksy specs (tools/ksygen/cgen.py, generated/native/); setup.py
-builds them into ``inlong_proto._native`` when a C compiler is present. A protocol's scanner tries its
-frame layouts as frames.decode_at does (DataProxy's request and response, either direction or one),
-decodes whole valid frames into column buffers (values, validity and boolean bitmaps, string and binary
-offsets) without a Python object per frame, and stops at the first position where it cannot decode one.
-That stretch goes to the pure-Python scanner (frames.Scanner), which reports it and resynchronises
-exactly as iter_frames does; the C scan resumes after RESUME_AFTER valid frames in a row. So error rows
-are the pure path's by construction, and each batch equals
+The extension. `make generate` writes C from the specs (tools/ksygen/cgen*.py, generated/native/); setup.py
+builds it into ONE extension, ``inlong_proto._compiled``, when a C compiler is present. Each part of it is a
+submodule (``part(name)``, PARTS): ``scan`` the frame scanners (here), ``encode`` the encoders
+(compiled_encode), ``capture`` the capture walker (compiled_capture), ``tubemq_layer`` and
+``eventmesh_layer`` the payload layers (LAYERS, below).
+
+Where it is loaded from (``extension()``, ``origin()`` says which file or why none):
+
+1. the package's own folder (``inlong_proto/_compiled*.so``, or a folder put first on inlong_proto.__path__,
+   as ``make ubsan`` does): loaded as it is;
+2. else, an installed one: a job or script started from a clone's root imports the SOURCE tree (the current
+   folder is first on sys.path), which has no extension unless built in place (``make native``), while
+   ``pip install .`` put one in site-packages. So another sys.path entry's ``inlong_proto/_compiled*.so`` is
+   taken when it was built from the very C this source tree holds: the extension carries SOURCE_DIGEST, the
+   SHA-256 of the generated/native files setup.py built it from (``source_digest``), read from the file
+   before it is loaded and compared with this tree's generated/native; where the entry holds the
+   distribution's metadata, its version must be this package's too. A mismatch is refused (``origin()``
+   names each file refused and why), and it is loaded with importlib.util.spec_from_file_location and
+   module_from_spec;
+3. else none: the pure-Python codecs run.
+
+``backend()`` is the one switch every compiled user asks (scanners, encoders, capture walker, payload
+layers, the Spark readers): "native" when the extension is loaded, "python" otherwise or when
+``INLONG_PROTO_BACKEND=python``; ``INLONG_PROTO_BACKEND=native`` insists on the compiled one (RuntimeError,
+naming why it is not there, if it cannot be loaded).
+
+The scanners. A protocol's scanner tries its frame layouts as frames.decode_at does (DataProxy's request and
+response, either direction or one), decodes whole valid frames into column buffers (values, validity and
+boolean bitmaps, string and binary offsets) without a Python object per frame, and stops at the first
+position where it cannot decode one. That stretch goes to the pure-Python scanner (frames.Scanner), which
+reports it and resynchronises exactly as iter_frames does; the C scan resumes after RESUME_AFTER valid frames
+in a row. So error rows are the pure path's by construction, and each batch equals
 ``arrow.frames_to_batch(path, iter_frames(data, ...), protocol)``. A protocol with a payload layer
 (EventMesh, TubeMQ) has it answered for each frame the scan accepts by its compiled layer (LAYERS), or in
-Python where that is unsure or not built (_payload). ``range_batches`` does the
-same for a range of a view read window by window (the Spark readers' splits).
+Python where that is unsure (_payload). ``range_batches`` does the same for a range of a view read window by
+window (the Spark readers' splits).
 
 ``frame_verdict`` gives the same compiled decode one position at a time (a size, "no frame" or "ask
-Python"), for readers that walk positions themselves (spark_source's sync-point walker).
-
-``backend()`` says which backend runs: "native" when the extension is built and has a scanner, "python"
-otherwise or when ``INLONG_PROTO_BACKEND=python``; ``INLONG_PROTO_BACKEND=native`` insists on the compiled
-one (RuntimeError if it is not built). pyarrow is imported inside the functions, as in arrow.py.
+Python"), for readers that walk positions themselves (spark.source's sync-point walker).
+pyarrow is imported inside the functions, as in arrow.py.
 """
 from __future__ import annotations
 
+import hashlib
+import importlib
+import importlib.machinery
 import importlib.util
 import json
 import os
+import sys
 from functools import cache
+from pathlib import Path
 from typing import Iterator
 
-from inlong_proto.core import arrow, protocols
+from inlong_proto.core import __version__, arrow, protocols
 from inlong_proto.core.errors import DecodeError
 from inlong_proto.core.frames import Scanner, build_frame, iter_frames
 from inlong_proto.core.stream import check_direction, check_mode
@@ -43,27 +70,145 @@ WHOLE_ROWS, WHOLE_BYTES = 1 << 22, 1 << 30
 _WANT = {None: 0, "request": 1, "response": 2}
 NO_FRAME, ASK_PYTHON = -1, -2  # frame_verdict's answers besides a size
 
+EXTENSION = "_compiled"  # inlong_proto._compiled
+# its parts, each a submodule: scanners, encoders, capture walker, the TubeMQ and EventMesh TCP payload layers
+PARTS = ("scan", "encode", "capture", "tubemq_layer", "eventmesh_layer")
+_MARKER = b"INLONG_PROTO_SOURCE_DIGEST="  # generated/native/compiled.c: the digest, readable without a load
+PACKAGE = Path(__file__).resolve().parent.parent  # the inlong_proto folder this module is in
+_found: list = []  # [(module or None, origin or why not)], once
+
+
+def source_digest(folder) -> str:
+    """SHA-256 over the .c and .h files of folder (generated/native), by name, in name order: what setup.py
+    embeds in the extension as SOURCE_DIGEST (its source_digest is this function, kept in step by
+    tests/test_native_backend.py)."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(folder).iterdir(), key=lambda p: p.name):
+        if path.suffix in (".c", ".h"):
+            data = path.read_bytes()
+            digest.update(b"%s\0%d\0" % (path.name.encode(), len(data)) + data)
+    return digest.hexdigest()
+
+
+def built_digest(path) -> str | None:
+    """The SOURCE_DIGEST a built extension file carries, read from its bytes (not loaded), or None."""
+    data = Path(path).read_bytes()
+    at = data.find(_MARKER)
+    if at < 0:
+        return None
+    end = data.find(b";", at)
+    return data[at + len(_MARKER):end].decode("ascii", "replace") if end > 0 else None
+
+
+def extension():
+    """The compiled extension (inlong_proto._compiled), or None: from the package's own folder, else an
+    installed one built from this source tree's generated C (the module doc's rule). Looked for once."""
+    if not _found:
+        _found.append(_locate())
+        module = _found[0][0]
+        if module is not None and hasattr(os, "register_at_fork"):
+            # the scanners' pool of kept column buffers has a lock (scan_runtime.h)
+            os.register_at_fork(after_in_child=module.scan.forget_pool)
+    return _found[0][0]
+
+
+def origin() -> str:
+    """Where the compiled extension was loaded from (its file), or why none was: the reason
+    INLONG_PROTO_BACKEND=native gives, and the Spark readers' warnings."""
+    extension()
+    return _found[0][1]
+
+
+def part(name: str):
+    """A part of the compiled extension (PARTS: its submodule), or None when the extension is not loaded."""
+    if name not in PARTS:
+        raise ValueError(f"the compiled extension has no part {name!r}; its parts: {', '.join(PARTS)}")
+    module = extension()
+    return getattr(module, name) if module is not None else None
+
+
+def _locate():
+    name = f"{__package__.split('.')[0]}.{EXTENSION}"
+    try:
+        spec = importlib.util.find_spec(name)  # the package's own folder(s): inlong_proto.__path__
+    except ImportError:
+        spec = None
+    if spec is not None:
+        try:
+            return importlib.import_module(name), spec.origin
+        except ImportError as exc:
+            return None, f"{spec.origin} does not load: {exc}"
+    generated = PACKAGE / "generated" / "native"
+    if not (generated / "compiled.c").is_file():
+        return None, f"{PACKAGE} has no compiled extension, and no generated C (generated/native) to match " \
+                     "an installed one against"
+    wanted = source_digest(generated)
+    refused = []
+    for candidate, version in _installed():
+        digest = built_digest(candidate)
+        if version is not None and version != __version__:
+            refused.append(f"{candidate}: version {version}, not {__version__}")
+        elif digest != wanted:
+            refused.append(f"{candidate}: built from other generated C (digest {str(digest)[:12]}, this source "
+                           f"tree's {wanted[:12]})")
+        else:
+            spec = importlib.util.spec_from_file_location(name, candidate)
+            try:
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+            except ImportError as exc:
+                refused.append(f"{candidate}: does not load: {exc}")
+                continue
+            sys.modules[name] = module
+            return module, str(candidate)
+    where = f"the source tree at {PACKAGE.parent} has no compiled extension (make native builds it in place)"
+    if not refused:
+        return None, f"{where}, and no other sys.path entry holds one"
+    return None, f"{where}, and none installed matches: " + "; ".join(refused)
+
+
+def _installed():
+    """(file, version or None) of each inlong_proto/_compiled*.so on sys.path outside this package's folder;
+    version: the inlong-proto distribution's, where that entry holds its metadata."""
+    seen = {PACKAGE}
+    for entry in sys.path:
+        try:
+            folder = (Path(entry or os.curdir) / __package__.split(".")[0]).resolve()
+        except OSError:
+            continue
+        if folder in seen or not folder.is_dir():
+            continue
+        seen.add(folder)
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            candidate = folder / f"{EXTENSION}{suffix}"
+            if candidate.is_file():
+                yield candidate, _version(folder.parent)
+                break
+
+
+def _version(entry: Path) -> str | None:
+    import importlib.metadata
+
+    for dist in importlib.metadata.distributions(path=[str(entry)]):
+        if (dist.metadata["Name"] or "").lower().replace("_", "-") == "inlong-proto":
+            return dist.version
+    return None
+
 
 @cache
-def _extension():
-    """The compiled module and its scanners' description, or (None, {}) when it is not built."""
-    try:
-        from inlong_proto import _native
-    except ImportError:
-        return None, {}
-    if hasattr(os, "register_at_fork"):  # the scanners' pool of kept column buffers has a lock (native_runtime.c)
-        os.register_at_fork(after_in_child=_native.forget_pool)
-    return _native, json.loads(_native.DESCRIBE)
+def _scanners():
+    """The scanners' part and its description of them, or (None, {}) when the extension is not loaded."""
+    scan = part("scan")
+    return (scan, json.loads(scan.DESCRIBE)) if scan is not None else (None, {})
 
 
-# scanners, encoders, capture walker, the TubeMQ and EventMesh TCP payload layers
-COMPILED_MODULES = ("_native", "_native_encode", "_capture_native", "_tubemq_layer", "_eventmesh_layer")
 _BACKEND: dict[str, str] = {}  # INLONG_PROTO_BACKEND's value -> the answer (it is asked once per frame encoded)
 
 
 def backend() -> str:
-    """"native" if the compiled scanners are built and not turned off by INLONG_PROTO_BACKEND=python,
-    else "python". INLONG_PROTO_BACKEND=native insists: every compiled module must be built."""
+    """"native" if the compiled extension is loaded (extension()) and not turned off by
+    INLONG_PROTO_BACKEND=python, else "python". INLONG_PROTO_BACKEND=native insists: RuntimeError, with the
+    reason, when the extension cannot be loaded."""
     wanted = os.environ.get(ENV, "")
     answer = _BACKEND.get(wanted)
     if answer is None:
@@ -76,12 +221,12 @@ def _choose(wanted: str) -> str:
         raise ValueError(f"{ENV} must be native or python, not {wanted!r}")
     if wanted == "python":
         return "python"
-    if wanted == "native":
-        missing = [name for name in COMPILED_MODULES if importlib.util.find_spec(f"inlong_proto.{name}") is None]
-        if missing:
-            raise RuntimeError(f"{ENV}=native, but the compiled backend is not built "
-                               f"(inlong_proto.{', inlong_proto.'.join(missing)}): install with a C compiler present")
-    return "native" if _extension()[0] is not None else "python"
+    if extension() is None:
+        if wanted == "native":
+            raise RuntimeError(f"{ENV}=native, but the compiled backend (inlong_proto.{EXTENSION}) is not "
+                               f"there: {origin()}; install with a C compiler present")
+        return "python"
+    return "native"
 
 
 def _compiled(proto: protocols.Protocol) -> dict | None:
@@ -89,7 +234,7 @@ def _compiled(proto: protocols.Protocol) -> dict | None:
     (in the same order, which frames.decode_at tries)."""
     if backend() != "native":
         return None
-    described = _extension()[1].get(proto.name)
+    described = _scanners()[1].get(proto.name)
     if described is None:
         return None
     layouts = [codec.module.__name__.rsplit(".", 1)[1] for codec in proto.codecs]
@@ -105,7 +250,7 @@ def scanner(protocol: str, direction: str | None = None):
     described = _compiled(proto)
     if described is None or proto.name in protocols.EXTENSIONS and len(proto.codecs) != 1:
         return None
-    return getattr(_extension()[0], f"scan_{_c_name(proto.name)}"), proto.name
+    return getattr(_scanners()[0], f"scan_{_c_name(proto.name)}"), proto.name
 
 
 def exact(protocol: str) -> bool:
@@ -136,7 +281,7 @@ def frame_verdict(protocol: str, direction: str | None = None, *, structural: bo
     described = _compiled(proto)
     if described is None:
         return None
-    frame = getattr(_extension()[0], f"frame_{_c_name(proto.name)}")
+    frame = getattr(_scanners()[0], f"frame_{_c_name(proto.name)}")
     want = _WANT[direction]
     if proto.name not in protocols.EXTENSIONS or (structural and len(proto.candidates(direction)) == 1):
         def verdict(view, pos: int, end: int, limit: int) -> int:
@@ -152,7 +297,7 @@ def kept_buffers() -> tuple[int, int]:
     """(count, bytes) of the column buffers the compiled scanners keep for their next scans: the buffers of
     dropped batches, up to 64 MiB a process (fresh memory would cost a scan the kernel's zeroing of its
     pages); (0, 0) without the compiled backend."""
-    module = _extension()[0]
+    module = _scanners()[0]
     return module.pool_stats() if module is not None else (0, 0)
 
 
@@ -304,16 +449,14 @@ def scan_batch(data, protocol: str, path: str = "", direction: str | None = None
 # The compiled payload layers (generated from the payload specs: TubeMQ's .proto files, EventMesh's JSON
 # schemas): verdicts over a batch's columns, one int32 a row, (message type index << 1 | response), or
 # -1 where Python must decide. Which columns each reads is its verdicts() signature.
-LAYERS = protocols.COMPILED_LAYERS  # from the specs' registry blocks
+LAYERS = protocols.COMPILED_LAYERS  # protocol -> its part of the extension, from the specs' registry blocks
 
 
 @cache
 def _layer(protocol: str):
-    """The compiled payload layer of a protocol, or None (not built, or none exists)."""
+    """The compiled payload layer of a protocol (its part of the extension), or None (not loaded, or none)."""
     name = LAYERS.get(protocol)
-    if name is None or importlib.util.find_spec(f"inlong_proto.{name}") is None:
-        return None
-    return importlib.import_module(f"inlong_proto.{name}")
+    return None if name is None else part(name)
 
 
 def _layer_codes(proto: protocols.Protocol, batch, direction: str | None):
@@ -409,7 +552,7 @@ def _batch(protocol: str, rows: int, columns: list):
     import pyarrow as pa
 
     schema = arrow.frame_schema(protocol)
-    described = _extension()[1]
+    described = _scanners()[1]
     leaves = iter(columns)
     own = {name: (kind, children) for name, kind, children in described[protocol]["columns"]}
     arrays = {name: _column(leaves, schema.field(name).type, "meta", [], rows)
@@ -428,6 +571,10 @@ def _column(leaves, field_type, kind: str, children: list, length: int):
 
     buffers = next(leaves)
     validity = None if buffers[0] is None else pa.py_buffer(buffers[0])
+    if kind == "struct" and not children and field_type == pa.bool_():
+        # a layout without fields is a BOOLEAN column (arrow.frame_schema): true where the row holds it
+        return pa.Array.from_buffers(field_type, length, [validity, validity]) if validity is not None \
+            else pa.array([True] * length, field_type)
     if kind == "struct":
         if [c[0] for c in children] != [f.name for f in field_type]:
             raise RuntimeError(f"compiled scanner's struct {children} does not match {field_type}")

@@ -16,7 +16,7 @@ meta:
     detect: {order: 30}  # the magic; before the legacy form, which reads the same magic
     extension: inlong_proto.eventmesh.tcp
     payload-type: inlong_proto.eventmesh.tcp:TcpMessage
-    compiled-layer: _eventmesh_layer
+    compiled-layer: eventmesh_layer
     # decode's table: the command, its sequence number, then the topic or the reply's code and words
     summary: ["{message_type}", "seq={payload.header.seq}", "topic={payload.body.topic}",
               "code={payload.header.code}", "{payload.header.desc}"]

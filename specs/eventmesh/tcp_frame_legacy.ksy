@@ -18,7 +18,7 @@ meta:
     detect: {order: 40}
     extension: inlong_proto.eventmesh.tcp
     payload-type: inlong_proto.eventmesh.tcp:TcpMessage
-    compiled-layer: _eventmesh_layer
+    compiled-layer: eventmesh_layer
     summary: ["{message_type}", "seq={payload.header.seq}", "topic={payload.body.topic}",
               "code={payload.header.code}", "{payload.header.desc}"]  # as tcp_frame.ksy's
 doc: |

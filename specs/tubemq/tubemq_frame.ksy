@@ -15,7 +15,7 @@ meta:
     detect: {order: 50}  # the begin token FF 7F F4 FE
     extension: inlong_proto.tubemq.rpc
     payload-type: inlong_proto.tubemq.rpc:RpcMessage
-    compiled-layer: _tubemq_layer
+    compiled-layer: tubemq_layer
     # decode's table: method and serial number, then the RPC's topic or the response's status and error
     summary: ["{message_type}", "#{serial_no}", "→ {payload.header.status}", "topic={payload.message.*.topicName}",
               "partition={payload.message.*.partitionId}", "{payload.message.*.errCode}",

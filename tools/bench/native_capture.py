@@ -9,7 +9,7 @@ handshake and FINs), one process, best of --repeat:
 
 Protocols: broadcast (37/38-byte frames; a compiled frame scanner exists) and dataproxy (text requests of
 about 100 to 300 bytes from the client, 30-byte acks back; its frames go through the compiled scanner
-when inlong_proto._native has one, through the pure codec otherwise). MB/s counts the whole pcap file.
+when inlong_proto._compiled.scan has one, through the pure codec otherwise). MB/s counts the whole pcap file.
 """
 from __future__ import annotations
 
@@ -120,8 +120,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3, help="best of (default 3)")
     parser.add_argument("--protocol", choices=("broadcast", "dataproxy", "both"), default="both")
     args = parser.parse_args()
-    if native_path.backend() != "native":
-        print("the compiled capture walker (inlong_proto._capture_native) is not built", file=sys.stderr)
+    if native_path.native.backend() != "native":
+        print("the compiled capture walker (inlong_proto._compiled.capture) is not built", file=sys.stderr)
         return 1
     if args.protocol in ("broadcast", "both"):
         run("broadcast", broadcast_frames(args.frames), args.connections, args.repeat)

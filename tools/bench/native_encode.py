@@ -5,7 +5,7 @@ counts, discriminators) cleared as a caller who builds a message leaves them, re
 Each encoder runs over the same list, one process, best of --repeat:
 
 * pure: the generated Python encoder (codec.module.encode), called directly;
-* compiled: inlong_proto._native_encode.encode_<spec> (C generated from the same spec by
+* compiled: inlong_proto._compiled.encode.encode_<spec> (C generated from the same spec by
   tools/ksygen/cgen_encode.py), called directly, its bytes checked equal to the pure ones first;
 * and the same two through the public inlong_proto.encode (INLONG_PROTO_BACKEND=python, then native),
   which adds the protocol lookup both backends share.
@@ -58,8 +58,8 @@ def main() -> int:
     parser.add_argument("--messages", type=int, default=100_000, help="messages per layout")
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    if native_encode._extension() is None:
-        print("the compiled encoders (inlong_proto._native_encode) are not built: "
+    if native_encode.part("encode") is None:
+        print("the compiled encoders (inlong_proto._compiled.encode) are not built: "
               "python setup.py build_ext --inplace", file=sys.stderr)
         return 1
     print(f"{args.messages:,} messages per layout (the valid vectors, derived fields cleared); best of {args.repeat}; "

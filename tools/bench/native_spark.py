@@ -211,7 +211,7 @@ def run(args, folder: Path) -> int:
             path.write_bytes(data)
             files[f"{name} pcap"] = (str(path), args.capture_frames, None)
     print(f"Spark local[1], dumps of {args.size} MiB (the vectors' valid frames repeated), best of {args.repeat}; "
-          f"compiled backend built: {native._extension()[0] is not None}", flush=True)
+          f"compiled backend built: {native.extension() is not None}", flush=True)
     results: dict = {"native": {}, "python": {}}
     for backend in ("native", "python"):  # a process, so a Spark session, per file and backend (module doc)
         env = {**os.environ, "INLONG_PROTO_BACKEND": backend}

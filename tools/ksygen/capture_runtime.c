@@ -1,7 +1,9 @@
-/* ---- runtime of the compiled capture walker (tools/ksygen/capture_runtime.c, copied by cgen_capture.py).
+/* ---- runtime of the compiled capture walker (tools/ksygen/capture_runtime.c, its own
+ * translation unit of inlong_proto._compiled, copied once into generated/native).
  *
  * walk(buffer, server_ports, idle_ns, recent, ...) reads a whole pcap / pcapng file: the container, link -> IP
- * -> TCP (every header through the readers generated from specs/capture, spliced in below), and the TCP
+ * -> TCP (every header through the readers generated from specs/capture into
+ * capture_readers.h, included below), and the TCP
  * bookkeeping of inlong_proto.capture for the case it is sure of: every direction's data in order, nothing
  * lost or cut, retransmitted bytes only equal to the first copy. It returns each connection's ends, where it
  * began and ended, and per direction its stream bytes with an index (stream offset -> packet), or, at
@@ -12,24 +14,9 @@
  * 4-tuple still remembered) its state; a connection's own buffers go when it is finished, and one without a
  * stream byte goes whole once its 4-tuple is forgotten (CaptureDecoder's limits, passed in).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
+#include "runtime.h"
 
-static inline uint16_t cap_rd2be(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
-static inline uint16_t cap_rd2le(const uint8_t *p) { return (uint16_t)((p[1] << 8) | p[0]); }
-static inline uint32_t cap_rd4be(const uint8_t *p)
-{ return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3]; }
-static inline uint32_t cap_rd4le(const uint8_t *p)
-{ return ((uint32_t)p[3] << 24) | ((uint32_t)p[2] << 16) | ((uint32_t)p[1] << 8) | p[0]; }
-static inline uint64_t cap_rd8be(const uint8_t *p) { return ((uint64_t)cap_rd4be(p) << 32) | cap_rd4be(p + 4); }
-static inline uint64_t cap_rd8le(const uint8_t *p) { return ((uint64_t)cap_rd4le(p + 4) << 32) | cap_rd4le(p); }
-
-/* @@SHARED checked_int64.c@@ */
-
-/* @@GENERATED READERS@@ */
+#include "capture_readers.h"  /* generated: the tables this runtime reads */
 
 /* ---- dispatch values: the same as inlong_proto/capture/tcp.py (DISPATCH below; a test compares). ---- */
 enum { LINK_NULL = 0, LINK_ETHERNET = 1, LINK_RAW = 101, LINK_LOOP = 108, LINK_SLL = 113, LINK_IPV4 = 228,
@@ -610,7 +597,7 @@ static int cw_to_ns(uint64_t ts, int resolution, int64_t *out)
 
 static int cw_pcap(cwalk *w, const uint8_t *b, Py_ssize_t n, int64_t *packets)
 {
-    int64_t magic = cap_rd4be(b);
+    int64_t magic = ip_rd4be(b);
     int header_order = cap_pcap_header_order(magic), packet_order = cap_pcap_packet_order(magic);
     int nano = magic == CAP_PCAP_MAGIC_LE_NANO || magic == CAP_PCAP_MAGIC_BE_NANO;
     cap_pcap_header_t h;
@@ -828,8 +815,8 @@ static PyObject *walk(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     if (n == 0) rc = 0;
     else if (n < 4) rc = cw_bail(&w, "a file too short for a magic number", 0);
-    else if (cap_pcap_header_order(cap_rd4be(b)) >= 0) rc = cw_pcap(&w, b, n, &packets);
-    else if (cap_rd4be(b) == (uint32_t)CAP_PCAPNG_BLOCK_TYPE_SECTION_HEADER) rc = cw_pcapng(&w, b, n, &packets);
+    else if (cap_pcap_header_order(ip_rd4be(b)) >= 0) rc = cw_pcap(&w, b, n, &packets);
+    else if (ip_rd4be(b) == (uint32_t)CAP_PCAPNG_BLOCK_TYPE_SECTION_HEADER) rc = cw_pcapng(&w, b, n, &packets);
     else rc = cw_bail(&w, "not a pcap or pcapng file", 0);
     for (int64_t i = w.open.head; rc == 0 && i >= 0; i = w.conns[i].link[0][1]) {  /* the end of the capture */
         cconn *c = &w.conns[i];
@@ -856,10 +843,10 @@ static PyMethodDef cw_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
-static struct PyModuleDef cw_module = {PyModuleDef_HEAD_INIT, "_capture_native",
+static struct PyModuleDef cw_module = {PyModuleDef_HEAD_INIT, "inlong_proto._compiled.capture",
     "Generated compiled capture walker (tools/ksygen/cgen_capture.py).", -1, cw_methods, NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit__capture_native(void)
+PyObject *ipc_capture_module(void)
 {
     PyObject *m = PyModule_Create(&cw_module);
     if (m == NULL) return NULL;

@@ -1,4 +1,4 @@
-"""Emits a CPython extension (plain C API) of compiled encoders: `encode_<spec>(message) -> bytes | None`.
+"""Emits the encoders' part of the compiled extension (plain C API): `encode_<spec>(message) -> bytes | None`.
 
 From the same parsed .ksy model as the Python codecs (model.py) and mirroring what emit.py's encode
 functions do, one C function per struct type reads a generated message (the tuple subclass of
@@ -27,7 +27,7 @@ python-type value and datetime types (with their -inlong-encode expressions and 
 switches over struct cases (a derived or a given discriminator, raw bytes outside the cases), lists
 (repeat eos/expr) of integers, bytes and struct types, derived lengths and counts (linear inverses of
 the size and count expressions), and `valid` (min, max, eq, any-of, in-enum, expr). A C scanner for the
-same specs lives beside it (cgen.py, inlong_proto._native); the two share no code at run time.
+same specs lives beside it (cgen.py, inlong_proto._compiled.scan); the two share only runtime.h.
 """
 from __future__ import annotations
 
@@ -518,9 +518,9 @@ class SpecEncoder:
             f"    return ip_finish({self.fn_name(root)}(&ip_out, message));", "}", ""]
 
 
-def emit_extension(specs: list[SpecFile], runtime: str) -> str:
-    """The C source of inlong_proto._native_encode: the runtime and an encoder per frame spec the emitter
-    supports; the others are listed with the reason, so `make generate` stays deterministic."""
+def emit_extension(specs: list[SpecFile]) -> str:
+    """encode.c, the encoders' part of inlong_proto._compiled: its runtime (encode_runtime.h, included) and an
+    encoder per frame spec the emitter supports; the others are listed with the reason, so `make generate` stays deterministic."""
     classes, done = Classes(), {}
     parts, methods, covered, skipped = [], [], [], []
     for spec in sorted(specs, key=lambda s: s.module):
@@ -545,10 +545,10 @@ def emit_extension(specs: list[SpecFile], runtime: str) -> str:
               " *",
               " * Compiled encoders of frame specs (see cgen_encode.py): bytes for a message the pure encoder",
               " * accepts, None for anything else. Specs without one (pure Python only):"] + \
-        (skipped or [" * (none)"]) + [" */", runtime,
+        (skipped or [" * (none)"]) + [" */", '#include "encode_runtime.h"', "",
                                       f"static PyObject *ip_cls[{max(len(classes.index), 1)}];", ""]
     by_index = sorted(classes.index.items(), key=lambda item: item[1])
-    init = ["PyMODINIT_FUNC PyInit__native_encode(void)", "{",
+    init = ["PyObject *ipc_encode_module(void)", "{",
             "    PyDateTime_IMPORT;",
             "    if (PyDateTimeAPI == NULL) return NULL;",
             "    static const char *const where[][2] = {"] + \
@@ -571,7 +571,7 @@ def emit_extension(specs: list[SpecFile], runtime: str) -> str:
          "        Py_XDECREF(specs);", "        Py_DECREF(m);", "        return NULL;", "    }",
          "    return m;", "}", ""]
     footer = ["static PyMethodDef ip_methods[] = {"] + methods + ["    {NULL, NULL, 0, NULL}", "};", "",
-              "static struct PyModuleDef ip_module = {PyModuleDef_HEAD_INIT, \"_native_encode\", "
+              "static struct PyModuleDef ip_module = {PyModuleDef_HEAD_INIT, \"inlong_proto._compiled.encode\", "
               "\"Generated frame encoders (tools/ksygen/cgen_encode.py).\", -1, ip_methods, NULL, NULL, NULL, NULL};",
               ""]
     return "\n".join(header + parts + footer + init)

@@ -1,13 +1,12 @@
-/* ---- runtime of the generated encoders (copied from tools/ksygen/native_encode_runtime.c): a growable
- * output buffer, big/little-endian writers, checked int64 arithmetic and the strict readers of Python
- * values. It knows no protocol and no byte position. Every reader answers 1 (a value it is sure the pure
- * encoder takes the same way) or 0 (anything else: the caller gives up and the pure encoder decides). ---- */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+/* ---- runtime of the generated encoders (tools/ksygen/encode_runtime.h, copied once into generated/native and
+ * included by the generated encode.c only): a growable output buffer, big/little-endian writers and the
+ * strict readers of Python values (checked int64 arithmetic: the shared runtime.h). It knows no protocol
+ * and no byte position. Every reader answers 1 (a value it is sure the pure encoder takes the same way) or 0
+ * (anything else: the caller gives up and the pure encoder decides). ---- */
+#ifndef INLONG_PROTO_ENCODE_RUNTIME_H
+#define INLONG_PROTO_ENCODE_RUNTIME_H
+#include "runtime.h"
 #include <datetime.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
 typedef struct { uint8_t *p; Py_ssize_t len, cap; } ipw;
 
@@ -61,8 +60,6 @@ static inline Py_ssize_t ipw_hole(ipw *w, int size)
     w->len += size;
     return at;
 }
-
-/* @@SHARED checked_int64.c@@ */
 
 /* `type(o) is int`, as an int64. */
 static inline int ip_exact_int(PyObject *o, int64_t *v)
@@ -209,3 +206,5 @@ static PyObject *ip_finish(int ok)
     ip_out.len = 0;
     return result;
 }
+
+#endif

@@ -1,21 +1,18 @@
-/* ---- runtime of the compiled EventMesh TCP payload layer (tools/ksygen/eventmesh_layer_runtime.c, copied by
- * cgen_json.py).
+/* ---- runtime of the compiled EventMesh TCP payload layer (tools/ksygen/eventmesh_layer_runtime.c, its own
+ * translation unit of inlong_proto._compiled, copied once into generated/native).
  *
  * verdicts(rows, header_offsets, header_data, body_offsets, body_data, want) answers, for each row of the
  * Arrow columns package.header (string) and package.body (binary), either the message type and direction
  * that inlong_proto.eventmesh.tcp.describe gives the frame, or -1 ("ask Python"). It answers only where it
  * is sure describe accepts the frame: a small strict JSON scanner reads the header and the JSON bodies
- * against binding rules generated from the JSON Schemas (spliced in below: what each key accepts, the
- * command table, the protocol types), and anything it does not model exactly as Python's json decoder and
+ * against binding rules generated from the JSON Schemas (eventmesh_tables.h, included below: what each key
+ * accepts, the command table, the protocol types), and anything it does not model exactly as Python's json decoder and
  * the generated from_json do (escapes where the text matters, fractions where an integer is wanted, digits
  * beyond 18, nesting deeper than MAX_DEPTH, text after the value) makes the row -1, and so does a frame whose
  * direction is not the one the caller asked for (frames.build_frame refuses it).
  * Memory: the output only; nesting is bounded by MAX_DEPTH (C recursion, a fixed stack).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <stdint.h>
-#include <string.h>
+#include "runtime.h"
 
 #define MAX_DEPTH 32
 #define MAX_NUMBER_TEXT 300 /* a longer number token is left to Python (its int has a digit limit) */
@@ -91,7 +88,7 @@ typedef struct ProtocolTypeEntry {
 
 static const Rule ANY_VALUE = {CHECK_ANY, 1, 0, 0, 0, 0, 0, NULL, EXTRA_ANY, NULL, 0, 0, NULL, 0};
 
-/* @@GENERATED TABLES@@ */
+#include "eventmesh_tables.h"  /* generated: the tables this runtime reads */
 
 typedef struct Facts {
     int command;    /* its index in COMMANDS, -1 before cmd is read */
@@ -538,8 +535,6 @@ static int document(const uint8_t *data, Py_ssize_t length, const Rule *r, Facts
     return s.at == s.end;
 }
 
-/* @@SHARED strict_utf8.c@@ */
-
 static int body_ok(int kind, const Rule *rule, const uint8_t *body, Py_ssize_t length)
 {
     if (length == 0 || kind == BODY_NONE) return 1;
@@ -644,11 +639,11 @@ static PyMethodDef layer_methods[] = {
      "little-endian int32, (MESSAGE_TYPES index << 1) | response, or -1 where Python must decide."},
     {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef layer_module = {PyModuleDef_HEAD_INIT, "_eventmesh_layer",
+static struct PyModuleDef layer_module = {PyModuleDef_HEAD_INIT, "inlong_proto._compiled.eventmesh_layer",
                                           "The EventMesh TCP payload layer's verdicts, compiled.", -1,
                                           layer_methods, NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit__eventmesh_layer(void)
+PyObject *ipc_eventmesh_layer_module(void)
 {
     PyObject *m = PyModule_Create(&layer_module), *names;
     if (m == NULL) return NULL;

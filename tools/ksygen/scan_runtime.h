@@ -1,10 +1,10 @@
-/* ---- runtime of the generated scanners (copied from tools/ksygen/native_runtime.c): Arrow column
- * buffers, big/little-endian readers, date arithmetic. It knows no protocol and no byte position. ---- */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
+/* ---- runtime of the generated scanners (tools/ksygen/scan_runtime.h, copied once into generated/native and
+ * included by the generated scan.c only): Arrow column buffers, the pool of kept buffers, date arithmetic.
+ * It knows no protocol and no byte position. The readers, checked arithmetic and strict UTF-8 are the shared
+ * runtime's (runtime.h). ---- */
+#ifndef INLONG_PROTO_SCAN_RUNTIME_H
+#define INLONG_PROTO_SCAN_RUNTIME_H
+#include "runtime.h"
 #include <stdio.h>
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -284,24 +284,12 @@ static void ip_repeat(ipcol *c, const char *s, Py_ssize_t n, Py_ssize_t rows)
     c->n = rows;
 }
 
-static inline uint16_t ip_rd2be(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
-static inline uint16_t ip_rd2le(const uint8_t *p) { return (uint16_t)((p[1] << 8) | p[0]); }
-static inline uint32_t ip_rd4be(const uint8_t *p)
-{ return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3]; }
-static inline uint32_t ip_rd4le(const uint8_t *p)
-{ return ((uint32_t)p[3] << 24) | ((uint32_t)p[2] << 16) | ((uint32_t)p[1] << 8) | p[0]; }
-static inline uint64_t ip_rd8be(const uint8_t *p) { return ((uint64_t)ip_rd4be(p) << 32) | ip_rd4be(p + 4); }
-static inline uint64_t ip_rd8le(const uint8_t *p) { return ((uint64_t)ip_rd4le(p + 4) << 32) | ip_rd4le(p); }
-
-/* @@SHARED strict_utf8.c@@ */
 
 static inline int ip_ascii_ok(const uint8_t *s, Py_ssize_t n)
 {
     for (Py_ssize_t i = 0; i < n; i++) if (s[i] & 0x80) return 0;
     return 1;
 }
-
-/* @@SHARED checked_int64.c@@ */
 
 /* Milliseconds since 1970-01-01 of a zone-less wall-clock time, or 0 where Python's datetime() would
  * refuse it (then the frame is left to the Python codec). */
@@ -505,3 +493,5 @@ static void ip_keep_hints(const ipcol *cols, int ncol, Py_ssize_t *hints, Py_ssi
     size = DECODE((const uint8_t *)view.buf + pos, end - pos, limit, want, &row); \
     PyBuffer_Release(&view); \
     return PyLong_FromSsize_t(size);
+
+#endif

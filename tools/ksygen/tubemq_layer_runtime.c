@@ -1,5 +1,5 @@
-/* ---- runtime of the compiled TubeMQ payload layer (tools/ksygen/tubemq_layer_runtime.c, copied by
- * cgen_protobuf.py).
+/* ---- runtime of the compiled TubeMQ payload layer (tools/ksygen/tubemq_layer_runtime.c, its own translation
+ * unit of inlong_proto._compiled, copied once into generated/native; its tables: the generated tubemq_tables.h).
  *
  * verdicts(rows, list_offsets, item_offsets, item_data, want) reads each frame's RPC stream from the Arrow
  * buffers of a scanned batch's `blocks` column (list<struct<block_len, data>>: a frame's blocks are
@@ -20,10 +20,7 @@
  * Unknown fields of wire types 0, 1, 2 and 5 are skipped, as upb keeps them without a look.
  * Nothing is allocated per row; no byte outside the given buffers is read.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <stdint.h>
-#include <string.h>
+#include "runtime.h"
 
 enum { TQ_K_NONE = 0, TQ_K_INT32, TQ_K_UINT32, TQ_K_VARINT, TQ_K_BOOL, TQ_K_ENUM, TQ_K_FIXED32, TQ_K_FIXED64,
        TQ_K_STRING, TQ_K_BYTES, TQ_K_MESSAGE };
@@ -35,7 +32,7 @@ typedef struct { uint8_t kind; int8_t required_bit; int16_t sub, enum_set; } tq_
 typedef struct { const tq_field *fields; uint32_t count; uint64_t required_mask; } tq_message;
 typedef struct { const int32_t *values; size_t count; } tq_enum;
 
-/* @@GENERATED TABLES@@ */
+#include "tubemq_tables.h"  /* generated: the tables this runtime reads */
 
 /* A varint of at most max_bytes bytes; a 10-byte one must end in 0 or 1 (no bits past 64). */
 static inline int tq_varint(const uint8_t **p, const uint8_t *end, int max_bytes, uint64_t *out)
@@ -66,8 +63,6 @@ static inline int tq_length(const uint8_t **p, const uint8_t *end, uint64_t *len
 {
     return tq_varint(p, end, 5, length) && *length <= INT32_MAX && *length <= (uint64_t)(end - *p);
 }
-
-/* @@SHARED strict_utf8.c@@ */
 
 static int tq_in_enum(int set, int64_t value)
 {
@@ -267,11 +262,11 @@ static PyMethodDef tq_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
-static struct PyModuleDef tq_module = {PyModuleDef_HEAD_INIT, "_tubemq_layer",
+static struct PyModuleDef tq_module = {PyModuleDef_HEAD_INIT, "inlong_proto._compiled.tubemq_layer",
     "Generated compiled TubeMQ payload layer (tools/ksygen/cgen_protobuf.py).", -1, tq_methods, NULL, NULL,
     NULL, NULL};
 
-PyMODINIT_FUNC PyInit__tubemq_layer(void)
+PyObject *ipc_tubemq_layer_module(void)
 {
     PyObject *m = PyModule_Create(&tq_module);
     if (m == NULL) return NULL;
