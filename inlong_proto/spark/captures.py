@@ -61,6 +61,7 @@ from inlong_proto.capture.tcp import Segment
 from inlong_proto.core.errors import DecodeError, FrameTooLargeError, TruncatedError, ValidationError
 from inlong_proto.core.stream import check_mode
 from inlong_proto.core.sources import file_uri, list_files, open_source
+from inlong_proto.spark.common import worker_backend
 from inlong_proto.spark.dumps import DumpDecodeError
 from inlong_proto.spark.source import (AUTO, BATCH_BYTES, BATCH_ROWS, DEFAULT_SPLIT_SIZE, FileGuard, ReadLimits,
                                        is_capture_file, parse_size, spark_arrow_schema, spark_schema)
@@ -115,6 +116,7 @@ def read_captures(spark, path: str | Sequence[str], protocol: str = AUTO, mode: 
         if not is_capture_file(location, fs_options):
             raise ValueError(f"{location} is not a pcap / pcapng capture; read dumps with "
                              f"spark.read.format(\"inlong\")")
+    worker_backend(spark)  # logs the backend the tasks run on, warns where it is not the driver's
     schema = spark_schema(protocol)
     tasks = [(location, file_uri(location), size, index) for location, size in files
              for index in range(split_count(size, split_size))]

@@ -20,7 +20,7 @@ from inlong_proto.capture.container import is_capture
 from inlong_proto.core.errors import DecodeError
 from inlong_proto.core.sources import BytesSource
 from inlong_proto.spark.common import (SPARK_EXTRA, DumpDecodeError, check_reader_args, require_spark,  # noqa: F401
-                                       spark_batch)
+                                       spark_batch, worker_backend)
 
 
 # binaryFile holds a whole file in one row of the JVM's memory, several copies of it on its way to Python:
@@ -137,6 +137,7 @@ def register_udtf(spark, protocol: str, direction: str | None = None, mode: str 
     for several settings.
     """
     function = parse_udtf(protocol, direction, mode, corrupt_record_column, limits)
+    worker_backend(spark)
     return spark.udtf.register(name or udtf_name(protocol), function)
 
 
@@ -193,6 +194,7 @@ def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str |
       packet's offset in the file
     """
     udtf = batch_udtf(protocol, direction, mode, corrupt_record_column, limits)
+    worker_backend(spark)  # logs the backend the tasks run on, warns where it is not the driver's
     return udtf(dump_files(spark, path, max_file_size))
 
 

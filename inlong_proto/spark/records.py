@@ -10,7 +10,7 @@ from inlong_proto.capture.container import is_capture
 from inlong_proto.core.frames import iter_frames
 from inlong_proto.dataproxy.records import (PROTOCOL, capture_record_rows, record_rows, record_spark_schema,
                                             row_tuple)
-from inlong_proto.spark.common import check_reader_args, require_spark
+from inlong_proto.spark.common import check_reader_args, require_spark, worker_backend
 from inlong_proto.spark.dumps import dump_files, dump_udtf
 
 
@@ -74,4 +74,5 @@ def read_records(spark, path: str | Sequence[str], mode: str = "PERMISSIVE", dir
       server_port: INT, sender: STRING, time: TIMESTAMP, packet_offset: BIGINT>: null for a dump, the
       frame's capture column (read_dumps) for a pcap / pcapng file
     """
+    worker_backend(spark)
     return records_udtf(direction, mode)(dump_files(spark, path))

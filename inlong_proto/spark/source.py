@@ -140,7 +140,7 @@ from inlong_proto.core.stream import check_direction, check_mode
 from inlong_proto.core.sources import (BytesSource, FileSource, file_uri, list_files, open_source,  # noqa: F401
                                        scan_windows, split_count)
 from inlong_proto.spark.common import (DumpDecodeError, require_spark, spark_arrow_schema,  # noqa: F401
-                                       spark_batch, spark_schema)
+                                       spark_batch, spark_schema, worker_backend)
 
 try:
     from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
@@ -735,7 +735,7 @@ def _capture_batches(src, guard: FileGuard, rows: int):
 
     path, protocol, mode = guard.path, guard.schema, guard.mode
     if (protocol != AUTO and protocol not in protocols.STREAM_PROTOCOLS and src.size <= CAPTURE_WHOLE
-            and native_path.backend() == "native"):  # the compiled walker takes the whole file
+            and native.backend() == "native"):  # the compiled walker takes the whole file
         yield from guard.charged(native_path.capture_batches(src.read(0, src.size), protocol, mode, path,
                                                              batch_rows=rows), dump=False)
         return
@@ -927,6 +927,8 @@ def read_partition(options: Options, pieces, rows: int = BATCH_ROWS):
 
 @cache
 def register(spark) -> None:
-    """Make spark.read.format("inlong") available in this session."""
+    """Make spark.read.format("inlong") available in this session (and log the backend its tasks run on,
+    warning where it is not the driver's: spark.common.worker_backend)."""
     require_spark()
     spark.dataSource.register(InlongDataSource)
+    worker_backend(spark)
