@@ -434,3 +434,47 @@ def _local_path(uri: str) -> str:
     from urllib.parse import unquote, urlsplit
 
     return unquote(urlsplit(uri).path) if uri.startswith("file:") else uri
+
+
+def run(source: str, table: str, checkpoint: str, *, once: bool, every: str = "60s", cores: int | None = None,
+        report=None, **options) -> dict:
+    """What ``inlong-proto spark ingest`` does: ingest() on a local session until it ends (once) or is
+    interrupted (SIGINT, SIGTERM: the running micro-batch is stopped, and the next start runs it again);
+    report(progress) is called with each micro-batch's progress. Returns the totals (batches, rows)."""
+    import signal
+
+    from inlong_proto.spark.dumps import local_session
+
+    parse_duration(every, "every")
+    spark = local_session("inlong-proto-ingest", cores=cores)
+    spark.sparkContext.setLogLevel("ERROR")
+    totals = {"batches": 0, "rows": 0}
+    seen = set()
+
+    def progressed(query):
+        for progress in query.recentProgress:
+            if progress["batchId"] in seen or not progress.get("sources"):
+                continue
+            seen.add(progress["batchId"])
+            if progress["numInputRows"] or progress["sources"][0]["startOffset"] != progress["sources"][0]["endOffset"]:
+                totals["batches"] += 1
+                totals["rows"] += progress["numInputRows"]
+                if report is not None:
+                    report(progress)
+
+    previous = signal.getsignal(signal.SIGTERM)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM stops as Ctrl-C does
+    query = None
+    try:
+        query = ingest(spark, source, table, checkpoint, once=once, every=every, **options)
+        while not query.awaitTermination(1):
+            progressed(query)
+        progressed(query)
+    except KeyboardInterrupt:
+        if query is not None:
+            query.stop()
+            progressed(query)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        spark.stop()
+    return totals
