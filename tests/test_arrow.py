@@ -81,10 +81,11 @@ def test_unknown_enum_value_is_rendered_as_number():
 
 def test_uint64_maps_to_decimal():
     from inlong_proto.core import arrow
+    from inlong_proto.generated.rows.broadcast import broadcast_frame as rows
 
     info = FieldInfo("big", "int", "decimal128(20, 0)", None, False)
     assert arrow._plain_type(info.arrow) == pa.decimal128(20, 0)
-    assert arrow._decimal(2**64 - 1) == Decimal(2**64 - 1)
+    assert rows._decimal(2**64 - 1) == Decimal(2**64 - 1)  # the generated row builders' conversion
 
 
 @pytest.mark.parametrize("protocol", sorted(protocols.STREAM_PROTOCOLS))

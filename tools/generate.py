@@ -1,6 +1,7 @@
 """`make generate`: rebuild everything under generated/ from specs/, deterministically.
 
 * the project's own codecs (tools/ksygen) -> generated/codec/<protocol>/<spec>.py
+* the Arrow row builders of the frame specs (tools/ksygen/rows.py) -> generated/rows/<protocol>/<spec>.py
 * the protocol registry (tools/ksygen/registry.py: ports, detection, payload layers, connection context, from
   each protocol's `registry` block) -> generated/registry.py
 * the C of the one compiled extension, inlong_proto._compiled (setup.py builds every generated/native/*.c):
@@ -12,7 +13,8 @@
   protobuf descriptors and the method table) -> tubemq_tables.h; the EventMesh TCP payload layer's tables
   (cgen_json.py, from the JSON Schemas and commands.yaml) -> eventmesh_tables.h
 * the official Kaitai Struct compiler (tools/ksc, pinned) -> generated/kaitai, generated/kaitai_debug
-  (with field offsets, for `inlong-proto inspect`), generated/construct, generated/diagrams (.dot + .svg)
+  (with field offsets, for `inlong-proto inspect`), generated/construct, generated/diagrams (.dot + .svg); their
+  imports made package-relative (tools/ksygen/references.py), so they import as ordinary modules
 * grpcio-tools for every .proto -> generated/protobuf
 * every YAML table under specs/ (method tables, enums) -> generated/tables, as Python data
 * JSON Schemas under specs/ (EventMesh headers and bodies) -> generated/eventmesh, typed classes (jsonschema_codegen)
@@ -36,7 +38,7 @@ if str(ROOT) not in sys.path:
 
 from tools.ksygen import jsonschema_codegen  # noqa: E402
 from tools.ksygen import cgen, cgen_capture, cgen_encode, cgen_json, cgen_protobuf, registry, wireshark  # noqa: E402
-from tools.ksygen import docs  # noqa: E402
+from tools.ksygen import docs, references, rows  # noqa: E402
 from tools.ksygen.emit import emit_module  # noqa: E402
 from tools.ksygen.expr import GenerationError  # noqa: E402
 from tools.ksygen.model import Loader  # noqa: E402
@@ -69,6 +71,7 @@ def own_codecs(specs: Path, out: Path) -> list[str]:
     registry += [f"    {name!r}: {tuple(entries)!r}," for name, entries in by_protocol.items()]
     registry += ["}", ""]
     (out / "codec" / "__init__.py").write_text("\n".join(registry))
+    rows.write(loaded, out)
     native(loaded, out, specs)
     native_encode(loaded, out)
     capture_native(loaded, out)
@@ -174,6 +177,7 @@ def official(specs: Path, out: Path) -> None:
         result = subprocess.run(args, capture_output=True, text=True)
         if result.returncode != 0:
             raise GenerationError(f"kaitai-struct-compiler ({target}) failed:\n{result.stderr}")
+    references.write(out)  # package-relative imports, __init__.py with INCOMPLETE: importable, never exec'd
     for dot in sorted((out / "diagrams").glob("*.dot")):
         svg = subprocess.run(["dot", "-Tsvg", str(dot)], capture_output=True, text=True, check=True).stdout
         dot.with_suffix(".svg").write_text(svg)

@@ -1,5 +1,6 @@
 from construct import *
 from construct.lib import *
+from .bracketed_timestamp import bracketed_timestamp
 import enum
 
 class broadcast_frame__command(enum.IntEnum):

@@ -1,5 +1,6 @@
 from construct import *
 from construct.lib import *
+from .tcp_frame import tcp_frame__package
 
 tcp_frame_legacy = Struct(
 	'magic' / FixedSized(9, GreedyBytes),

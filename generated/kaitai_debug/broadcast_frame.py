@@ -3,7 +3,7 @@
 
 import kaitaistruct
 from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
-import bracketed_timestamp
+from . import bracketed_timestamp
 from enum import IntEnum
 import collections
 

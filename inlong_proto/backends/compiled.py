@@ -575,6 +575,10 @@ def _column(leaves, field_type, kind: str, children: list, length: int):
         # a layout without fields is a BOOLEAN column (arrow.frame_schema): true where the row holds it
         return pa.Array.from_buffers(field_type, length, [validity, validity]) if validity is not None \
             else pa.array([True] * length, field_type)
+    if kind == "struct" and not children and field_type == pa.bool_():
+        # a layout without fields is a BOOLEAN column (arrow.frame_schema): true where the row holds it
+        return pa.Array.from_buffers(field_type, length, [validity, validity]) if validity is not None \
+            else pa.array([True] * length, field_type)
     if kind == "struct":
         if [c[0] for c in children] != [f.name for f in field_type]:
             raise RuntimeError(f"compiled scanner's struct {children} does not match {field_type}")

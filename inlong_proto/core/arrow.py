@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-from decimal import Decimal
 from functools import cache
 from typing import Iterable
 
@@ -56,7 +55,7 @@ def _message_fields(cls) -> list:
     out = []
     for info in cls.FIELDS:
         if info.kind == "switch":
-            out += [pa.field(case, pa.struct(_message_fields(case_cls))) for case, case_cls in info.detail]
+            out += [pa.field(case, _struct_type(case_cls)) for case, case_cls in info.detail]
         elif info.kind in ("struct", "list"):
             out.append(pa.field(info.name, _column_type(info)))
         else:
@@ -69,10 +68,19 @@ def _column_type(info):
     import pyarrow as pa
 
     if info.kind == "struct":
-        return pa.struct(_message_fields(info.detail))
+        return _struct_type(info.detail)
     if info.kind == "list":
         return pa.list_(_column_type(info.detail))
     return _plain_type(info.arrow)
+
+
+def _struct_type(cls):
+    """A message type's column: a struct of its fields, or BOOLEAN (true where the row holds it) for a type
+    without fields, since Parquet, ORC and Spark's file sinks cannot write an empty struct."""
+    import pyarrow as pa
+
+    fields = _message_fields(cls)
+    return pa.struct(fields) if fields else pa.bool_()
 
 
 def _check_unique(owner: str, names: list[str]) -> None:
@@ -282,55 +290,25 @@ _EMPTY = _EmptyColumns()
 
 @cache
 def _row_function(protocol: str, cls):
-    """message -> its frame columns as a tuple in frame_schema(protocol) order, compiled once per class.
+    """message -> its frame columns as a tuple in frame_schema(protocol) order: the frame_columns function that
+    tools/ksygen/rows.py generated for the spec of cls (generated/rows, next to its codec), checked once against
+    the columns this module derives from FIELDS."""
+    import importlib
 
-    The generated messages are tuples whose items follow FIELDS, so each column is an index expression;
-    the source is built from FIELDS and compiled with exec, as dataclasses and attrs do. Columns of the
-    protocol's other layout are None.
-    """
-    names: dict[str, object] = {"_enum_name": _enum_name, "_decimal": _decimal, "_bytes": _bytes_or_none}
-    functions: dict[type, str] = {}
-    lines: list[str] = []
+    codec = cls.__module__
+    if not codec.startswith(_CODECS):
+        raise TypeError(f"{cls.__name__} is not a generated frame type")
+    rows = importlib.import_module(_ROWS + codec[len(_CODECS):])
+    if rows.FRAME is not cls or rows.PROTOCOL != protocol:
+        raise TypeError(f"{cls.__name__} is not a frame of protocol {protocol!r}")
+    columns = tuple(frame_schema(protocol).names[len(META_COLUMNS):-1])
+    if rows.COLUMNS != columns:
+        raise RuntimeError(f"{rows.__name__} is stale: its columns are not those of the codecs (run make generate)")
+    return rows.frame_columns
 
-    def function_of(message_cls) -> str:
-        """The name of the compiled function returning message_cls's columns (_message_fields order)."""
-        if message_cls in functions:
-            return functions[message_cls]
-        name = functions[message_cls] = f"_row{len(functions)}"
-        items = []
-        for index, info in _indexed_fields(message_cls):
-            if info.kind == "switch":
-                for case, case_cls in info.detail:
-                    names[f"_{name}_{case}"] = case_cls
-                    items.append(f"({function_of(case_cls)}(m[{index}]) if type(m[{index}]) is _{name}_{case} "
-                                 f"else None)")
-            else:
-                items.append(value_of(info, f"m[{index}]", f"{name}_{info.name}"))
-        lines.append(f"def {name}(m):\n    return ({''.join(item + ', ' for item in items)})")
-        return name
 
-    def value_of(info, expr: str, key: str) -> str:
-        if info.kind == "struct":
-            return f"(None if {expr} is None else {function_of(info.detail)}({expr}))"
-        if info.kind == "list":
-            return f"(None if {expr} is None else [{value_of(info.detail, 'x', key + '_item')} for x in {expr}])"
-        if info.kind == "enum":
-            names[f"_{key}"] = {member.value: member.name for member in info.detail}
-            return f"_enum_name(_{key}, {expr})"
-        if info.arrow.startswith("decimal128"):
-            return f"_decimal({expr})"
-        if info.kind == "bytes":
-            return f"_bytes({expr})"
-        return expr
-
-    top = function_of(cls)
-    own = [field.name for field in _message_fields(cls)]
-    position = {name: index for index, name in enumerate(own)}
-    columns = frame_schema(protocol).names[len(META_COLUMNS):-1]
-    picks = "".join(f"c[{position[column]}], " if column in position else "None, " for column in columns)
-    lines.append(f"def _frame_columns(m):\n    c = {top}(m)\n    return ({picks})")
-    exec("\n".join(lines), names)  # noqa: S102 - source built above from generated FIELDS only
-    return names["_frame_columns"]
+_CODECS = "inlong_proto.generated.codec."
+_ROWS = "inlong_proto.generated.rows."
 
 
 # ------------------------------------------------------------------ stream protocols (HTTP/1.1, HTTP/2 + gRPC)
@@ -380,22 +358,6 @@ def _stream_value(kind: str, value):
 def _as_text(value):
     """Text as it is; anything else (a {"hex": ...} rendering of bytes that are not UTF-8) as its JSON."""
     return value if value is None or isinstance(value, str) else json.dumps(value)
-
-
-def _indexed_fields(cls):
-    """(tuple index, FieldInfo) of a generated message class's fields."""
-    return [(cls._fields.index(info.name), info) for info in cls.FIELDS]
-
-
-def _enum_name(names: dict, value):
-    if value is None:
-        return None
-    name = names.get(value)
-    return name if name is not None else str(int(value))
-
-
-def _decimal(value):
-    return None if value is None else Decimal(value)
 
 
 def _bytes_or_none(value):

@@ -1,0 +1,1 @@
+"""Generated Arrow row builders. Do not edit."""
