@@ -69,6 +69,7 @@ bench: setup
 # and an S3 bucket (moto on loopback), dumps and one large capture (about 15 minutes and 3 GiB of disk on 2 cores).
 bench-spark: setup
 	$(PY) tools/bench/spark.py
+	$(PY) tools/bench/ingest.py
 
 # A 4 GiB dump through spark.read.format("inlong"): peak RSS of the JVM and Python workers (needs 4 GiB of disk).
 bench-memory: setup
