@@ -882,9 +882,10 @@ class InlongDataSource(DataSource):
 
     def streamReader(self, schema):
         """spark.readStream.format("inlong"): every file that appears, read once (spark.stream)."""
-        from inlong_proto.spark.stream import stream_reader
+        from inlong_proto.spark.stream import BatchSide, stream_reader
 
-        return stream_reader(self.options, schema)
+        return stream_reader(self.options, schema, BatchSide(Options, plan, piece_batches, is_capture_file,
+                                                             selected_columns, BATCH_ROWS))
 
 
 def selected_columns(wanted, full) -> list[str] | None:
