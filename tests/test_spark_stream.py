@@ -74,15 +74,18 @@ def test_offsets_admit_each_file_once_whatever_order_they_appear_in():
 
 
 def test_stream_options_are_checked():
+    from inlong_proto.spark.source import Options
+
     base = {"protocol": "auto", "path": "x"}
-    options = StreamOptions({**base, "maxFilesPerTrigger": "3", "completeAfter": "2m", "maxFileAge": "1d"})
+    options = StreamOptions({**base, "maxFilesPerTrigger": "3", "completeAfter": "2m", "maxFileAge": "1d"}, Options)
+    assert options.protocol == "auto" and options.mode == "PERMISSIVE"
     assert (options.max_files, options.complete_after, options.max_age) == (3, 120.0, 86400.0)
     assert parse_duration("500ms", "x") == 0.5
     for name, value in (("maxFilesPerTrigger", "0"), ("completeAfter", "soon"), ("maxFileAge", "-1d")):
         with pytest.raises(ValueError, match=name):
-            StreamOptions({**base, name: value})
+            StreamOptions({**base, name: value}, Options)
     with pytest.raises(ValueError, match="did you mean 'maxFilesPerTrigger'"):
-        StreamOptions({**base, "maxFilePerTrigger": "3"})
+        StreamOptions({**base, "maxFilePerTrigger": "3"}, Options)
 
 
 def test_committed_files_follow_the_sink_log(tmp_path):
@@ -122,7 +125,7 @@ def table(spark, folder) -> Counter:
 
 
 def ingest_once(spark, source, folder, checkpoint, **options):
-    from inlong_proto.spark.stream import ingest
+    from inlong_proto.spark.ingestion import ingest
 
     query = ingest(spark, str(source), str(folder), str(checkpoint), once=True, **options)
     query.awaitTermination(240)

@@ -11,7 +11,7 @@
               .load("captures/"))                     # a folder, a glob, or a bucket path, as for the batch reader
 
 The stream is the batch reader (``source.py``: the same options, columns, splits and modes) applied to
-the files that appear under the path, each read exactly once. ``ingest`` (the command
+the files that appear under the path, each read exactly once. ``spark.ingestion.ingest`` (the command
 ``inlong-proto spark ingest``) writes it to a Parquet table partitioned by protocol and date, with a
 checkpoint.
 
@@ -75,21 +75,20 @@ from pathlib import Path
 from typing import Iterable, NamedTuple
 
 from inlong_proto.core.sources import file_uri, is_remote, list_files, open_source, scheme_of
-from inlong_proto.spark.source import (BATCH_ROWS, FORMAT, InputPartition, Options, is_capture_file,
-                                       piece_batches, plan, selected_columns)
 from inlong_proto.spark.common import spark_batch, spark_schema
 
 try:
-    from pyspark.sql.datasource import DataSourceStreamReader
+    from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
     from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxFiles, SupportsTriggerAvailableNow
 except ImportError:  # pyspark is the optional `spark` extra; the offsets and the rule work without it
-    DataSourceStreamReader = SupportsTriggerAvailableNow = object
+    DataSourceStreamReader = SupportsTriggerAvailableNow = InputPartition = object
     ReadAllAvailable = ReadMaxFiles = None
 
 COMPLETE_AFTER = 60.0  # seconds a file's size must stay the same (completeAfter)
 MAX_FILE_AGE = 7 * 86400.0  # seconds a file is remembered (maxFileAge), Spark's file source's default
 WHOLE_OBJECT_SCHEMES = ("s3", "gs", "abfs")  # stores that list an object only once it is whole
 DATE = "date"
+FORMAT = "inlong"
 log = logging.getLogger(__name__)
 
 
@@ -245,13 +244,27 @@ def list_with_times(paths, fs_options=None) -> list[Listed]:
 # The Spark stream reader
 
 
-class StreamOptions(Options):
-    """The batch reader's options (source.Options) and the stream's own: maxFilesPerTrigger,
-    completeAfter, maxFileAge."""
+class BatchSide(NamedTuple):
+    """What the stream reader takes from the batch reader (spark.source, which passes it in
+    InlongDataSource.streamReader, so that this module does not import it): its Options class, its task
+    planner, its reader of one piece, its capture check, its column selection and its batch size."""
 
-    def __init__(self, options):
-        super().__init__(options)
-        get = {str(k).lower(): v for k, v in dict(options).items()}.get
+    options: type
+    plan: object
+    piece_batches: object
+    is_capture_file: object
+    selected_columns: object
+    batch_rows: int
+
+
+class StreamOptions:
+    """The batch reader's options (``batch``, a source.Options) and the stream's own, checked:
+    maxFilesPerTrigger, completeAfter, maxFileAge."""
+
+    def __init__(self, options, options_class):
+        options = dict(options)
+        self.batch = options_class(options)
+        get = {str(k).lower(): v for k, v in options.items()}.get
         value = get("maxfilespertrigger")
         if value in (None, ""):
             self.max_files = None
@@ -263,6 +276,9 @@ class StreamOptions(Options):
         self.complete_after = COMPLETE_AFTER if value in (None, "") else parse_duration(value, "completeAfter")
         value = get("maxfileage")
         self.max_age = MAX_FILE_AGE if value in (None, "") else parse_duration(value, "maxFileAge")
+
+    def __getattr__(self, name):  # protocol, mode, paths, fs_options, ...: the batch reader's
+        return getattr(self.__dict__["batch"], name)
 
 
 class StreamPartition(InputPartition):
@@ -287,7 +303,8 @@ def stream_schema(protocol: str, corrupt_record=None):
 class InlongStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     """readStream.format("inlong"): offsets are FileLogs (module doc)."""
 
-    def __init__(self, options: StreamOptions, schema):
+    def __init__(self, options: StreamOptions, schema, batch: BatchSide):
+        self.batch = batch
         full = spark_schema(options.protocol, options.corrupt_record)
         wanted = schema
         self.date = DATE in schema.fieldNames() and DATE not in full.fieldNames()  # derived here
@@ -296,7 +313,7 @@ class InlongStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
             wanted = StructType([f for f in schema.fields if f.name != DATE])
         self.options = options
-        self.columns = selected_columns(wanted, full) if wanted.fields else []
+        self.columns = batch.selected_columns(wanted, full) if wanted.fields else []
         self.names = wanted.fieldNames()
         self.completeness = Completeness(options.complete_after)
         self.target: set[str] | None = None  # Trigger.AvailableNow: the files complete when it began
@@ -326,10 +343,10 @@ class InlongStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def partitions(self, start: dict, end: dict):
         files = FileLog.of(end).new_since(FileLog.of(start))
         sized = [(f.path, f.size) for f in files]
-        captures = {f.path for f in files if f.size and is_capture_file(f.path, self.options.fs_options)}
+        captures = {f.path for f in files if f.size and self.batch.is_capture_file(f.path, self.options.fs_options)}
         mtimes = {f.path: f.mtime for f in files}
         return [StreamPartition(task, {path: mtimes[path] for path, _, _ in task})
-                for task in plan(sized, self.options.split_size, captures)]
+                for task in self.batch.plan(sized, self.options.split_size, captures)]
 
     def commit(self, end: dict) -> None:
         pass  # the offsets hold every state; nothing to release
@@ -342,8 +359,9 @@ class InlongStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             uri = file_uri(path)
             day = dt.datetime.fromtimestamp(partition.mtimes[path], dt.timezone.utc).date()
             with open_source(path, options.fs_options) as src:
-                for batch in piece_batches(src, uri, options.protocol, options.direction, options.mode,
-                                           options.split_size, index, BATCH_ROWS, options.limits):
+                for batch in self.batch.piece_batches(src, uri, options.protocol, options.direction, options.mode,
+                                                      options.split_size, index, self.batch.batch_rows,
+                                                      options.limits):
                     batch = spark_batch(batch, options.protocol, options.corrupt_record)
                     yield self.shaped(batch, day)
 
@@ -362,43 +380,13 @@ class InlongStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return pa.RecordBatch.from_arrays(arrays, names=names)
 
 
-def stream_reader(options, schema) -> InlongStreamReader:
+def stream_reader(options, schema, batch: BatchSide) -> InlongStreamReader:
     """What InlongDataSource.streamReader returns."""
-    return InlongStreamReader(StreamOptions(options), schema)
+    return InlongStreamReader(StreamOptions(options, batch.options), schema, batch)
 
 
 # ---------------------------------------------------------------------------------------------------
-# Ingestion into a table, and the table's committed files
-
-
-def ingest(spark, source: str, table: str, checkpoint: str, *, once: bool = True, every: str = "60s",
-           protocol: str = "auto", direction: str | None = None, mode: str = "PERMISSIVE",
-           split_size: str = "128m", max_files: int | None = None, complete_after: str | None = None,
-           max_file_age: str | None = None, fs_options: dict | None = None):
-    """Start the stream of every file under source into a Parquet table at `table`, partitioned by
-    protocol and date, with its checkpoint at `checkpoint`; returns the StreamingQuery. once: read what is
-    complete now and stop (Trigger.AvailableNow); else a micro-batch every `every`."""
-    from inlong_proto.spark.job import without_empty_structs
-    from inlong_proto.spark.source import register
-
-    register(spark)
-    options = {"protocol": protocol, "mode": mode, "splitSize": split_size, "maxFilesPerTrigger": max_files,
-               "completeAfter": complete_after, "maxFileAge": max_file_age, "direction": direction,
-               **{f"fs.{k}": v for k, v in (fs_options or {}).items()}}
-    options = {k: str(v) for k, v in options.items() if v is not None}
-    checked = StreamOptions({**options, "path": source})  # fails here, with the option named, not in a task
-    parse_duration(every, "every")
-    reader = spark.readStream.format(FORMAT).schema(stream_schema(checked.protocol, checked.corrupt_record))
-    frames = without_empty_structs(reader.options(**options).load(source))
-    writer = (frames.writeStream.format("parquet").partitionBy("protocol", DATE)
-              .option("checkpointLocation", str(_absolute(checkpoint))).option("path", str(_absolute(table)))
-              .queryName(f"inlong-ingest-{abs(hash((source, str(table)))) % 10**6}"))
-    writer = writer.trigger(availableNow=True) if once else writer.trigger(processingTime=f"{parse_duration(every, 'every')} seconds")
-    return writer.start()
-
-
-def _absolute(location: str):
-    return location if is_remote(location) or "://" in str(location) else Path(location).resolve()
+# The table's committed files
 
 
 def committed_files(table: str | os.PathLike) -> list[str]:
@@ -435,46 +423,3 @@ def _local_path(uri: str) -> str:
 
     return unquote(urlsplit(uri).path) if uri.startswith("file:") else uri
 
-
-def run(source: str, table: str, checkpoint: str, *, once: bool, every: str = "60s", cores: int | None = None,
-        report=None, **options) -> dict:
-    """What ``inlong-proto spark ingest`` does: ingest() on a local session until it ends (once) or is
-    interrupted (SIGINT, SIGTERM: the running micro-batch is stopped, and the next start runs it again);
-    report(progress) is called with each micro-batch's progress. Returns the totals (batches, rows)."""
-    import signal
-
-    from inlong_proto.spark.dumps import local_session
-
-    parse_duration(every, "every")
-    spark = local_session("inlong-proto-ingest", cores=cores)
-    spark.sparkContext.setLogLevel("ERROR")
-    totals = {"batches": 0, "rows": 0}
-    seen = set()
-
-    def progressed(query):
-        for progress in query.recentProgress:
-            if progress["batchId"] in seen or not progress.get("sources"):
-                continue
-            seen.add(progress["batchId"])
-            if progress["numInputRows"] or progress["sources"][0]["startOffset"] != progress["sources"][0]["endOffset"]:
-                totals["batches"] += 1
-                totals["rows"] += progress["numInputRows"]
-                if report is not None:
-                    report(progress)
-
-    previous = signal.getsignal(signal.SIGTERM)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM stops as Ctrl-C does
-    query = None
-    try:
-        query = ingest(spark, source, table, checkpoint, once=once, every=every, **options)
-        while not query.awaitTermination(1):
-            progressed(query)
-        progressed(query)
-    except KeyboardInterrupt:
-        if query is not None:
-            query.stop()
-            progressed(query)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        spark.stop()
-    return totals

@@ -1,4 +1,4 @@
-"""Continuous ingestion per core: capture files to committed Parquet (spark.stream.ingest) against the floor
+"""Continuous ingestion per core: capture files to committed Parquet (spark.ingestion.ingest) against the floor
 of reading the same bytes with binaryFile.
 
     .venv/bin/python tools/bench/ingest.py --files 8 --megabytes 16 --cores 1
@@ -34,7 +34,8 @@ def measure(folder: Path, files: int, megabytes: float, cores: int) -> dict:
 
     from inlong_proto.spark.dumps import local_session
     from inlong_proto.spark.source import register
-    from inlong_proto.spark.stream import committed_files, ingest
+    from inlong_proto.spark.ingestion import ingest
+    from inlong_proto.spark.stream import committed_files
 
     src = folder / "captures"
     src.mkdir(parents=True)
