@@ -36,7 +36,7 @@ from typing import Iterator, NamedTuple
 from inlong_proto.core import protocols
 from inlong_proto.core.detect import classify as detect_classify
 from inlong_proto.core.errors import DecodeError, TruncatedError, ValidationError
-from inlong_proto.core.frames import Frame, stream_decoder
+from inlong_proto.core.frames import Frame, check_max_frame_size, stream_decoder
 from inlong_proto.core.stream import check_mode
 from inlong_proto.capture.container import ContainerError, Packet, PacketReader, is_capture, iter_packets, ns_datetime
 from inlong_proto.capture.tcp import Chunk, Reassembler, Segment, segment_of
@@ -123,8 +123,10 @@ def _error_frame(protocol: str, offset: int, length: int, error: DecodeError, ra
 class _Framer:
     """One direction's bytes through the flow protocol's stream decoder, restarted after each gap."""
 
-    def __init__(self, protocol: str, direction: str, mode: str, shared: dict | None = None):
+    def __init__(self, protocol: str, direction: str, mode: str, shared: dict | None = None,
+                 max_frame_size: int | None = None):
         self.protocol, self.direction, self.mode = protocol, direction, mode
+        self.max_frame_size = max_frame_size  # None: each protocol's own
         self.shared = shared if shared is not None else {}  # what both directions' decoders share
         self.base = 0  # stream offset where the current decoder started
         self.decoder = self._new()
@@ -144,7 +146,7 @@ class _Framer:
         if self.protocol in protocols.names():
             directional = protocols.get(self.protocol).directional
             return stream_decoder(self.protocol, self.direction if directional else None, mode=self.mode,
-                                  offset=self.base)
+                                  offset=self.base, max_frame_size=self.max_frame_size)
         return None  # unrecognised: every byte is an error span
 
     @property
@@ -244,6 +246,9 @@ class CaptureDecoder:
     (spark_capture) finds the same connections; with capture times that go backwards by more than
     idle_timeout the two may differ. None keeps every 4-tuple until the end of the capture.
 
+    max_frame_size: the largest frame of a framed protocol, for every flow (None: each protocol's spec limit;
+    at most frames.MAX_FRAME_SIZE_CEILING, else ValueError).
+
     The other limits (keywords; None: the module constant of the name in capitals): a connection of
     SYNs only is forgotten after syn_timeout (None: never); past max_syn_only of those, or max_open open
     connections, the least recently active is forgotten (finished first, with a reason naming the limit);
@@ -260,8 +265,9 @@ class CaptureDecoder:
     def __init__(self, protocol: str = "auto", mode: str = "FAILFAST", *, max_pending: int = 1 << 22,
                  idle_timeout: float | None = IDLE_TIMEOUT, keep_flows: bool = True, on_bytes=None,
                  syn_timeout: float | None = SYN_TIMEOUT, max_syn_only: int | None = None,
-                 max_open: int | None = None, max_closed: int | None = None):
+                 max_open: int | None = None, max_closed: int | None = None, max_frame_size: int | None = None):
         self.mode = check_mode(mode)
+        self.max_frame_size = check_max_frame_size(max_frame_size)  # None: each flow's protocol's own limit
         self.on_bytes = on_bytes  # called (flow, direction, chunk) with each chunk of a reassembled stream
         self.idle_ns = None if idle_timeout is None else int(idle_timeout * 1e9)
         self.idle_reason = None if idle_timeout is None else f"idle for over {idle_timeout:g} s of capture time"
@@ -473,7 +479,7 @@ class CaptureDecoder:
             conn.protocol = conn.totals["protocol"] = self.protocol
             if self.protocol in protocols.STREAM_PROTOCOLS:  # (their decoders share the connection's state)
                 for direction, side in conn.sides.items():
-                    side.framer = _Framer(self.protocol, direction, self.mode, conn.shared)
+                    side.framer = _Framer(self.protocol, direction, self.mode, conn.shared, self.max_frame_size)
         if self.keep_flows:
             self.flows[flow.number] = conn.totals
         return conn
@@ -491,7 +497,7 @@ class CaptureDecoder:
             side.starts.append(chunk.offset)
             side.origins.append((chunk.timestamp_ns, chunk.file_offset))
             if side.framer is None and conn.protocol is not None:  # a framed protocol named: from its first bytes
-                side.framer = _Framer(conn.protocol, direction, self.mode, conn.shared)
+                side.framer = _Framer(conn.protocol, direction, self.mode, conn.shared, self.max_frame_size)
             if side.framer is None:
                 side.waiting.append((chunk, self._segment))
                 side.waiting_bytes += chunk.length
@@ -522,7 +528,7 @@ class CaptureDecoder:
         self._late = True
         out: list[_Late] = []
         for direction, side in conn.sides.items():
-            side.framer = _Framer(conn.protocol, direction, self.mode, conn.shared)
+            side.framer = _Framer(conn.protocol, direction, self.mode, conn.shared, self.max_frame_size)
             waiting, side.waiting, side.waiting_bytes = side.waiting, [], 0
             for chunk, segment in waiting:
                 out += [_Late(segment, item) for item in self._emit(
@@ -591,10 +597,12 @@ def packet_segment(packet: Packet) -> Segment | None:
                               f"{exc.reason}") from None
 
 
-def iter_capture_frames(data: bytes, protocol: str = "auto", mode: str = "FAILFAST") -> Iterator[CaptureFrame]:
+def iter_capture_frames(data: bytes, protocol: str = "auto", mode: str = "FAILFAST", *,
+                        max_frame_size: int | None = None) -> Iterator[CaptureFrame]:
     """Every frame of every TCP flow of a whole pcap / pcapng file, in capture order (see CaptureDecoder;
-    for files too large for memory, feed CaptureDecoder chunks instead)."""
-    decoder = CaptureDecoder(protocol, mode)
+    for files too large for memory, feed CaptureDecoder chunks instead). max_frame_size: the largest frame
+    of a framed protocol (None: each protocol's spec limit; at most frames.MAX_FRAME_SIZE_CEILING)."""
+    decoder = CaptureDecoder(protocol, mode, max_frame_size=max_frame_size)
     view = memoryview(data)
     for start in range(0, len(view), 1 << 20):
         yield from decoder.feed(view[start:start + (1 << 20)])

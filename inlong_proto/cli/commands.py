@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import sys
 import time
@@ -53,6 +54,24 @@ ENCODER_PROTOCOL = click.option("--protocol", "-p", default=None, callback=_enco
                                 help="The protocol to write (see `inlong-proto protocols`); required.")
 DIRECTION = click.option("--direction", "-d", type=click.Choice(protocols.DIRECTIONS), default=None,
                          help="Which side sent the bytes; default: whatever the frame says.")
+
+
+def _max_frame_size(ctx, param, value):
+    """--max-frame-size: bytes, with k/m suffixes (binary), at most frames.MAX_FRAME_SIZE_CEILING."""
+    if value is None:
+        return None
+    match = re.fullmatch(r"\s*(\d+)\s*([km]?)i?b?\s*", str(value).lower())
+    if not match:
+        raise click.BadParameter(f"{value!r} is not a number of bytes (k and m suffixes: 256k, 4m)")
+    try:
+        return frames.check_max_frame_size(int(match[1]) << (10 * " km".index(match[2] or " ")))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+MAX_FRAME_SIZE = click.option("--max-frame-size", default=None, metavar="BYTES", callback=_max_frame_size,
+                              help="The largest frame a framed protocol may have (256k, 4m; at most 64m); "
+                                   "default: each protocol's spec limit (DataProxy 64k, as its server's).")
 
 
 class _Cli(click.Group):
@@ -230,8 +249,10 @@ class _LiveDecoder:
     """decode's sans-IO core for one input: bytes in as they come, items out as soon as they are whole. The
     first bytes say what follows (a capture's magic; with -p auto, the protocol of a raw dump)."""
 
-    def __init__(self, path: str, protocol: str, direction: str | None, mode: str):
+    def __init__(self, path: str, protocol: str, direction: str | None, mode: str,
+                 max_frame_size: int | None = None):
         self.path, self.protocol, self.direction, self.mode = path, protocol, direction, mode
+        self.max_frame_size = max_frame_size
         self.head = b""
         self.decoder = None
         self.capture = False
@@ -257,7 +278,8 @@ class _LiveDecoder:
         if len(head) < 4 and not final:
             return False
         if is_capture(head):
-            self.capture, self.decoder = True, CaptureDecoder(self.protocol, self.mode, keep_flows=False)
+            self.capture, self.decoder = True, CaptureDecoder(self.protocol, self.mode, keep_flows=False,
+                                                              max_frame_size=self.max_frame_size)
             return True
         protocol = self.protocol
         if protocol == "auto":
@@ -270,7 +292,8 @@ class _LiveDecoder:
                 raise Failure(f"{self.path}: no known protocol reads its first frame (expected a capture, or a raw "
                               f"dump of {', '.join(protocols.every_name())}; name one with -p)")
             protocol = found
-        self.decoder = frames.stream_decoder(protocol, self.direction, mode=self.mode)
+        self.decoder = frames.stream_decoder(protocol, self.direction, mode=self.mode,
+                                             max_frame_size=self.max_frame_size)
         return True
 
 
@@ -296,8 +319,10 @@ class _LiveDecoder:
 @click.option("--records", "as_records", is_flag=True,
               help="One item per DataProxy record (group, stream, time, attributes, data), as read_records "
                    "gives; other protocols' frames are left out.")
+@MAX_FRAME_SIZE
 @click.argument("files", nargs=-1, required=True)
-def decode(protocol, direction, mode, with_payload, follow, fields, expression, output_format, as_records, files):
+def decode(protocol, direction, mode, with_payload, follow, fields, expression, output_format, as_records,
+           max_frame_size, files):
     """Print every frame of each FILE (a raw stream dump, a .pcap / .pcapng capture, - for stdin) as one
     JSON object per line, each as soon as it is whole (a pipe is read as it comes: tcpdump -U -w - | ...),
     flushed. A capture (told by its magic) is reassembled per TCP flow; each frame also gets its flow,
@@ -314,7 +339,7 @@ def decode(protocol, direction, mode, with_payload, follow, fields, expression, 
                            summary=output_format == "table" and not fields and not as_records)
     output = _output_writer(output_format, selection, as_records, protocol)
     for path in files:
-        live = _LiveDecoder(path, protocol, direction, mode)
+        live = _LiveDecoder(path, protocol, direction, mode, max_frame_size)
         named = path if len(files) > 1 else None
         read = 0
         try:
@@ -322,7 +347,7 @@ def decode(protocol, direction, mode, with_payload, follow, fields, expression, 
                 for chunk in stream:
                     if chunk is None:  # a followed file truncated or replaced: what was held of it ends here
                         output.write(selection.records(live.feed(b"", final=True), mode, named))
-                        live = _LiveDecoder(path, protocol, direction, mode)
+                        live = _LiveDecoder(path, protocol, direction, mode, max_frame_size)
                         continue
                     read += len(chunk)
                     output.write(selection.records(live.feed(chunk), mode, named))
@@ -446,8 +471,9 @@ def with_file(exc: InlongProtoError, path: str) -> InlongProtoError:
               help="A protocol name, or auto (per flow).")
 @click.option("--mode", type=click.Choice(frames.MODES, case_sensitive=False), default="PERMISSIVE",
               show_default=True)
+@MAX_FRAME_SIZE
 @click.argument("file")
-def capture(protocol, mode, file):
+def capture(protocol, mode, max_frame_size, file):
     """Summarise the TCP flows of a .pcap / .pcapng FILE: ends, protocol, bytes, frames, errors, gaps.
     A file that is not a capture, or whose container breaks, ends with that error and exit status 1
     (in PERMISSIVE and DROPMALFORMED after the table of what was read before the break)."""
@@ -455,7 +481,7 @@ def capture(protocol, mode, file):
 
     from inlong_proto.capture import CaptureDecoder, is_capture
 
-    decoder = CaptureDecoder(protocol, mode)
+    decoder = CaptureDecoder(protocol, mode, max_frame_size=max_frame_size)
     read = 0
     try:
         with closing(with_progress(chunks(file, size=1 << 20), file)) as stream:
@@ -560,8 +586,9 @@ def encode(protocol, direction, input, output):
 @DIRECTION
 @click.option("--mode", type=click.Choice(frames.MODES, case_sensitive=False), default="PERMISSIVE",
               show_default=True)
+@MAX_FRAME_SIZE
 @click.argument("file")
-def inspect(protocol, direction, mode, file):
+def inspect(protocol, direction, mode, max_frame_size, file):
     """Annotated hex dump of FILE (a raw dump, a .pcap / .pcapng capture, - for stdin): every field's
     offset (decimal, as in errors), bytes and decoded value; a capture's frames under their flow, stream
     (-d keeps one) and time."""
@@ -569,7 +596,7 @@ def inspect(protocol, direction, mode, file):
 
     try:
         with closing(with_progress(chunks(file), file)) as stream:
-            inspect_file(stream, protocol, mode, direction)
+            inspect_file(stream, protocol, mode, direction, max_frame_size=max_frame_size)
     except InlongProtoError as exc:
         raise with_file(exc, file) from None
     except click.ClickException as exc:  # the view's own: about this file

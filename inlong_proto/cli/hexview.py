@@ -204,7 +204,8 @@ def _print_frame(protocol: str, frame, data: bytes) -> None:
     _print_rows(data, frame_rows(protocol, frame, data), frame.offset)
 
 
-def render(data: bytes, protocol: str, mode: str = "PERMISSIVE", direction: str | None = None) -> None:
+def render(data: bytes, protocol: str, mode: str = "PERMISSIVE", direction: str | None = None, *,
+           max_frame_size: int | None = None) -> None:
     """A raw dump of one protocol."""
     if not data:
         raise click.ClickException("empty: expected a raw dump or a .pcap / .pcapng capture")
@@ -213,13 +214,13 @@ def render(data: bytes, protocol: str, mode: str = "PERMISSIVE", direction: str 
         if protocol == UNKNOWN:
             raise click.ClickException("no known protocol reads the first frames (expected a capture, or a raw dump "
                                        f"of {', '.join(protocols.every_name())}; name one with -p)")
-    decoder = frames.stream_decoder(protocol, direction, mode=mode)
+    decoder = frames.stream_decoder(protocol, direction, mode=mode, max_frame_size=max_frame_size)
     for frame in decoder.feed(data) + decoder.close():
         _print_frame(protocol, frame, data[frame.offset:frame.offset + frame.length])
 
 
 def render_capture(chunks: Iterable[bytes], protocol: str, mode: str = "PERMISSIVE",
-                   direction: str | None = None) -> None:
+                   direction: str | None = None, *, max_frame_size: int | None = None) -> None:
     """A pcap / pcapng capture: every frame of every TCP flow in capture order, under a line naming its
     flow, stream and time. Each direction's reassembled bytes are kept until its flow ends (inspect is for
     reading frames, not for bulk: use decode on large captures)."""
@@ -229,7 +230,7 @@ def render_capture(chunks: Iterable[bytes], protocol: str, mode: str = "PERMISSI
         buffer = streams.setdefault((flow.number, stream), bytearray())
         buffer += chunk.data if chunk.data is not None else bytes(chunk.length)  # a gap: its span shows no bytes
 
-    decoder = CaptureDecoder(protocol, mode, on_bytes=keep)
+    decoder = CaptureDecoder(protocol, mode, on_bytes=keep, max_frame_size=max_frame_size)
     for chunk in chunks:
         _print_capture_items(decoder.feed(chunk), streams, direction)
     _print_capture_items(decoder.close(), streams, direction)
@@ -253,7 +254,8 @@ def _print_capture_items(items: list, streams: dict, direction: str | None) -> N
         _print_frame(frame.protocol, frame, b"" if kind == "gap" else data)
 
 
-def inspect_file(chunks: Iterable[bytes], protocol: str, mode: str, direction: str | None) -> None:
+def inspect_file(chunks: Iterable[bytes], protocol: str, mode: str, direction: str | None, *,
+                 max_frame_size: int | None = None) -> None:
     """What `inlong-proto inspect` does: a capture (told by its magic) flow by flow, else a raw dump."""
     chunks = iter(chunks)
     head = b""
@@ -262,9 +264,9 @@ def inspect_file(chunks: Iterable[bytes], protocol: str, mode: str, direction: s
         if len(head) >= 4:
             break
     if is_capture(head):
-        render_capture(_prepend(head, chunks), protocol, mode, direction)
+        render_capture(_prepend(head, chunks), protocol, mode, direction, max_frame_size=max_frame_size)
     else:
-        render(head + b"".join(chunks), protocol, mode, direction)
+        render(head + b"".join(chunks), protocol, mode, direction, max_frame_size=max_frame_size)
 
 
 def _prepend(head: bytes, chunks: Iterator[bytes]) -> Iterator[bytes]:

@@ -210,8 +210,11 @@ def consume(master, topic, group, count, timeout, from_max, record, record_sent,
 @tubemq.command()
 @click.option("--format", "-T", "output_format", type=click.Choice(["table", "csv", "json", "jsonl"]), default="table",
               show_default=True)
+@click.option("--max-frame-size", default=None, metavar="BYTES",
+              callback=lambda ctx, param, value: _commands()._max_frame_size(ctx, param, value),
+              help="The largest TubeMQ frame (256k, 4m; at most 64m); default: the spec's limit.")
 @click.argument("file")
-def calls(output_format, file):
+def calls(output_format, max_frame_size, file):
     """Per-method TubeMQ calls of FILE (a capture, or a dump holding both directions, - for stdin): count,
     answered, exceptions, p50 / p95 / max latency in ms (from capture times; none for a dump) and the most
     frequent exception. Requests and responses are paired by serial number per connection in a capture; a
@@ -237,8 +240,8 @@ def calls(output_format, file):
             for chunk in stream:
                 if decoder is None:
                     capture = is_capture(chunk)
-                    decoder = (CaptureDecoder("auto", "PERMISSIVE", keep_flows=False) if capture
-                               else StreamDecoder("tubemq", mode="PERMISSIVE"))
+                    decoder = (CaptureDecoder("auto", "PERMISSIVE", keep_flows=False, max_frame_size=max_frame_size)
+                               if capture else StreamDecoder("tubemq", mode="PERMISSIVE", max_frame_size=max_frame_size))
                 _count(stats, decoder.feed(chunk), capture)
         if decoder is not None:
             _count(stats, decoder.close(), capture)
@@ -253,6 +256,12 @@ def calls(output_format, file):
     output = writer(output_format, sys.stdout, [field_path(name) for name in COLUMNS], False)
     output.write(rows)
     output.close()
+
+
+def _commands():
+    from inlong_proto.cli import commands
+
+    return commands
 
 
 def _count(stats, items: list, capture: bool) -> None:

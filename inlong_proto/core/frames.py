@@ -385,12 +385,34 @@ class StreamDecoder(StreamDecoderBase):
         return keep
 
 
+# The largest max_frame_size the CLI and the bulk readers take (a reader holds up to about twice that per
+# stream or split): above every spec's own limit (TubeMQ's 3584 blocks, about 28 MiB).
+MAX_FRAME_SIZE_CEILING = 64 << 20
+
+
+def check_max_frame_size(value) -> int | None:
+    """A max_frame_size option: None (the spec's own limit, per protocol) or a whole number of bytes in
+    [1, MAX_FRAME_SIZE_CEILING]; anything else is a ValueError saying what is accepted."""
+    if value is None:
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"max_frame_size must be a number of bytes, not {value!r}") from None
+    if number != value and str(number) != str(value).strip():
+        raise ValueError(f"max_frame_size must be a whole number of bytes, not {value!r}")
+    if not 1 <= number <= MAX_FRAME_SIZE_CEILING:
+        raise ValueError(f"max_frame_size {number} is out of range: 1 to {MAX_FRAME_SIZE_CEILING} bytes (64 MiB)")
+    return number
+
+
 def stream_decoder(protocol: str, direction: str | None = None, *, mode: str = "FAILFAST", offset: int = 0,
-                   connection=None):
+                   connection=None, max_frame_size: int | None = None):
     """The incremental decoder of any protocol `protocols` lists: StreamDecoder for framed ones, the stream
     protocols' decoders (HTTP/1.1, HTTP/2 + gRPC); all take bytes in pieces and give frames back. connection:
     the state both directions of a connection share, for a protocol whose registry entry has one
-    (protocols.connection_context)."""
+    (protocols.connection_context). max_frame_size (None: the spec's limit) bounds a framed protocol's
+    frames; the stream protocols have their own limits."""
     protocol = protocols.canonical(protocol)
     if protocol in protocols.STREAM_PROTOCOLS:
         import importlib
@@ -398,5 +420,5 @@ def stream_decoder(protocol: str, direction: str | None = None, *, mode: str = "
         module = importlib.import_module(protocols.STREAM_PROTOCOLS[protocol])
         shared = {} if connection is None else {"connection": connection}
         return module.HttpStreamDecoder(direction, mode=mode, offset=offset, **shared)
-    return StreamDecoder(protocol, direction, mode=mode, offset=offset)
+    return StreamDecoder(protocol, direction, mode=mode, offset=offset, max_frame_size=max_frame_size)
 
