@@ -225,6 +225,10 @@ def test_every_reader_documents_its_columns_with_their_types():
     assert undocumented(InlongDataSource.__doc__, spark_schema(AUTO)) == []
     assert tuple(record_spark_schema().fieldNames()) == RECORD_COLUMNS
     assert undocumented(read_records.__doc__, record_spark_schema()) == []
+    from inlong_proto.spark.captures import read_captures  # every reader's last column: the date (issue 26)
+    dated = StructType().add("date", "date")
+    for reader in (read_dumps, InlongDataSource, read_records, read_captures):
+        assert undocumented(reader.__doc__, dated) == [], reader.__name__
     # and the check can fail: a wrong type is caught
     assert undocumented("``path`` STRING ``offset`` INT", StructType().add("path", "string").add("offset", "long")) \
         == ["offset BIGINT"]

@@ -377,7 +377,7 @@ def test_spark_equals_read_dumps(spark, tmp_path):
 def test_spark_auto_on_a_mixed_directory(spark, mixed):
     df = _spark_rows(spark, mixed, protocol="auto", splitSize="1024")
     # after the meta columns (error, _corrupt_record); a hyphen is no column name: eventmesh-legacy's is eventmesh_legacy
-    assert df.columns[8:] == [protocols.column_name(p) for p in protocols.every_name()] + ["capture"]
+    assert df.columns[8:] == [protocols.column_name(p) for p in protocols.every_name()] + ["capture", "date"]
     files: dict[str, list] = {}
     for row in df.select("path", "offset", "length", "protocol", "error").collect():
         files.setdefault(Path(row.path.removeprefix("file:")).relative_to(mixed.resolve()).as_posix(), []).append(row)

@@ -453,3 +453,62 @@ def _protocol_struct(batch, kind):
 
     return pa.StructArray.from_arrays(batch.columns[len(META_COLUMNS):-1], fields=list(kind),
                                       mask=pc.is_valid(batch.column("error")))
+
+
+# ---------------------------------------------------------------------------------------------------
+# The date column of the readers' tables, for partitionBy("protocol", "date")
+
+DATE = "date"
+
+
+def date_field():
+    """The DATE column: an Arrow date32, DATE in Spark."""
+    import pyarrow as pa
+
+    return pa.field(DATE, pa.date32())
+
+
+def dated_schema(schema):
+    """A pyarrow schema with the DATE column appended."""
+    return schema.append(date_field())
+
+
+def check_date_column(schema, name: str) -> str:
+    """name, a dotted path through struct columns of a pyarrow schema (``data_response.timestamp``;
+    ``broadcast.data_response.timestamp`` under protocol=auto) to a timestamp or date column; a ValueError
+    naming what is wrong otherwise."""
+    import pyarrow as pa
+
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"dateColumn must name a timestamp or date column, not {name!r}")
+    kind, where = pa.struct(list(schema)), []
+    for part in name.split("."):
+        if not pa.types.is_struct(kind) or kind.get_field_index(part) < 0:
+            raise ValueError(f"dateColumn {name!r}: {'.'.join(where) or 'the table'} has no column {part!r}")
+        kind = kind.field(part).type
+        where.append(part)
+    if not (pa.types.is_timestamp(kind) or pa.types.is_date(kind)):
+        raise ValueError(f"dateColumn {name!r} is {kind}, not a timestamp or date")
+    return name
+
+
+def with_date(batch, day=None, date_column: str | None = None):
+    """batch with the DATE column appended: the date of date_column's value (a check_date_column path) where
+    it has one, else the UTC date of the capture time (a frame read out of a pcap / pcapng capture), else
+    day (a datetime.date: the file's modification date, UTC), else null. A wall-clock timestamp (zone-less)
+    gives its own date, an instant its UTC date."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    dates = pa.nulls(batch.num_rows, pa.date32())
+    sources = [CAPTURE_COLUMN + ".time"] if CAPTURE_COLUMN in batch.schema.names else []
+    for path in ([date_column] if date_column else []) + sources:
+        column = batch
+        for part in path.split("."):
+            column = column.column(part) if column is batch else pc.struct_field(column, part)
+        if pa.types.is_timestamp(column.type) and column.type.tz is not None:
+            column = pc.cast(column, pa.timestamp(column.type.unit))  # the UTC wall clock of the instant
+        dates = pc.coalesce(dates, pc.cast(column, pa.date32()))
+    if day is not None:
+        dates = pc.fill_null(dates, pa.scalar(day, pa.date32()))
+    return pa.RecordBatch.from_arrays(batch.columns + [dates], schema=batch.schema.append(date_field()))

@@ -324,6 +324,18 @@ def list_files(paths, fs_options: Mapping[str, str] | None = None) -> list[tuple
     return sorted(found.items())
 
 
+def modification_date(location: str, fs_options: Mapping[str, str] | None = None):
+    """The UTC date (datetime.date) of a file's modification time, or None where its store keeps none: the
+    readers' date column for a dump, which carries no clock of its own (arrow.with_date)."""
+    import datetime as dt
+
+    if is_remote(location):
+        fs, inner = filesystem(location, fs_options)
+        mtime = fs.get_file_info(inner).mtime
+        return None if mtime is None else mtime.astimezone(dt.timezone.utc).date()
+    return dt.datetime.fromtimestamp(os.stat(_local(location)).st_mtime, dt.timezone.utc).date()
+
+
 def file_uri(location) -> str:
     """The location as Spark's binaryFile reports it (so that rows equal read_dumps's): file:/abs/path for
     a local file, the URI as given for a remote one."""

@@ -60,7 +60,7 @@ from inlong_proto.capture.split import WINDOW, CaptureSplitError, SplitEnd, read
 from inlong_proto.capture.tcp import Segment
 from inlong_proto.core.errors import DecodeError, FrameTooLargeError, TruncatedError, ValidationError
 from inlong_proto.core.stream import check_mode
-from inlong_proto.core.sources import file_uri, list_files, open_source
+from inlong_proto.core.sources import file_uri, list_files, modification_date, open_source
 from inlong_proto.spark.common import worker_backend
 from inlong_proto.spark.dumps import DumpDecodeError
 from inlong_proto.spark.source import (AUTO, BATCH_BYTES, BATCH_ROWS, DEFAULT_SPLIT_SIZE, FileGuard, ReadLimits,
@@ -104,7 +104,10 @@ def read_captures(spark, path: str | Sequence[str], protocol: str = AUTO, mode: 
     split (an int or "64m"); fs_options: the source's filesystem options (sources.open_source);
     partitions: replay tasks (default: the session's default parallelism); sync_window: how far before
     a split boundary its sync search looks (capture.split.WINDOW; it changes speed, never rows);
-    idle_timeout: capture seconds after which a silent 4-tuple is forgotten (capture.CaptureDecoder)."""
+    idle_timeout: capture seconds after which a silent 4-tuple is forgotten (capture.CaptureDecoder).
+
+    Its last column is format("inlong")'s ``date`` DATE: the UTC date of ``capture.time``, else (a row of
+    no packet, such as a broken stretch of the file) the UTC date of the file's modification time."""
     from pyspark.sql.pandas.types import from_arrow_schema
     from pyspark.sql.types import StructType
 
@@ -121,7 +124,9 @@ def read_captures(spark, path: str | Sequence[str], protocol: str = AUTO, mode: 
     tasks = [(location, file_uri(location), size, index) for location, size in files
              for index in range(split_count(size, split_size))]
     if not tasks:
-        return spark.createDataFrame([], schema)
+        from pyspark.sql.types import DateType, StructField
+
+        return spark.createDataFrame([], StructType(schema.fields + [StructField(arrow.DATE, DateType())]))
     context = spark.sparkContext
     count = max(1, int(partitions or context.defaultParallelism))
     settings = _Settings(protocol, mode, split_size, fs_options, bucket_values(count), int(sync_window),
@@ -131,7 +136,19 @@ def read_captures(spark, path: str | Sequence[str], protocol: str = AUTO, mode: 
     order = ("path", "bucket", "kind", *KEY, "offset")
     rows = (splits.mapInArrow(partial(_split_rows, settings), from_arrow_schema(_rows_schema()))
             .repartition(count, "bucket"))
-    return rows.sortWithinPartitions(*order).mapInArrow(partial(_replay, settings), schema)
+    frames = rows.sortWithinPartitions(*order).mapInArrow(partial(_replay, settings), schema)
+    return _dated(spark, frames, {file_uri(location): modification_date(location, fs_options)
+                                  for location, _ in files})
+
+
+def _dated(spark, frames, days: dict):
+    """frames with the date column: capture.time's UTC date, else the file's modification date (days)."""
+    from pyspark.sql import functions as F
+
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    by_file = F.create_map(*[F.lit(value) for uri, day in sorted(days.items()) for value in (uri, day)])
+    packet_day = F.to_date(F.to_utc_timestamp(F.col(f"{arrow.CAPTURE_COLUMN}.time"), zone))
+    return frames.withColumn(arrow.DATE, F.coalesce(packet_day, by_file[F.col("path")]))
 
 
 # ---------------------------------------------------------------------------------------------------

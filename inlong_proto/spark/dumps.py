@@ -93,33 +93,54 @@ def udtf_name(protocol: str) -> str:
 
 
 def dump_udtf(name: str, rows, return_type):
-    """An Arrow-optimized UDTF over dump files: rows(path, content) yields its output tuples.
+    """An Arrow-optimized UDTF over dump files: rows(path, content) yields its output tuples, whose last
+    item is the capture column's value; the UDTF adds the DATE column (return_type gets it too).
 
-    It takes either two scalar arguments, ``(path, content)``, or one table argument whose rows have
-    ``path`` and ``content`` columns; one whole file per eval call, so frames never straddle files.
+    It takes either scalar arguments, ``(path, content)`` or ``(path, content, modificationTime)``, or one
+    table argument whose rows have ``path`` and ``content`` columns (and ``modificationTime``, as binaryFile
+    gives it); one whole file per eval call, so frames never straddle files. ``date`` is the UTC date of the
+    row's capture time (a frame of a pcap / pcapng file), else that of modificationTime, else null.
     A DecodeError fails the task naming the file (FAILFAST).
     """
     require_spark()
     from pyspark.sql.functions import udtf
+    from pyspark.sql.types import DateType, StructField, StructType
+
+    return_type = StructType(return_type.fields + [StructField(arrow.DATE, DateType())])
 
     class ParseDump:
         def eval(self, *args):
+            mtime = None
             if len(args) == 1:
                 path, content = args[0]["path"], args[0]["content"]
-            elif len(args) == 2:
-                path, content = args
+                mtime = args[0]["modificationTime"] if "modificationTime" in args[0].__fields__ else None
+            elif len(args) in (2, 3):
+                path, content, mtime = (*args, None)[:3]
             else:
-                raise TypeError(f"{name} takes (path, content) or one TABLE(...) argument with path and "
-                                f"content columns, not {len(args)} arguments")
+                raise TypeError(f"{name} takes (path, content[, modificationTime]) or one TABLE(...) argument "
+                                f"with path and content columns, not {len(args)} arguments")
             if content is None:
                 return
+            day = _utc_date(mtime)
             try:
-                yield from rows(path, content)
+                for row in rows(path, content):
+                    capture = row[-1]
+                    yield row + ((_utc_date(capture[6]) if capture is not None and capture[6] is not None
+                                  else day),)
             except DecodeError as exc:
                 raise DumpDecodeError.of(path, exc) from None
 
     ParseDump.__name__ = ParseDump.__qualname__ = name
     return udtf(ParseDump, returnType=return_type, useArrow=True)
+
+
+def _utc_date(time):
+    """The UTC date of a datetime (an instant; a naive one is taken as UTC), None for None."""
+    import datetime as dt
+
+    if time is None:
+        return None
+    return (time.astimezone(dt.timezone.utc) if time.tzinfo is not None else time).date()
 
 
 def register_udtf(spark, protocol: str, direction: str | None = None, mode: str = "PERMISSIVE",
@@ -143,7 +164,7 @@ def register_udtf(spark, protocol: str, direction: str | None = None, mode: str 
 
 def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str | None = None,
                mode: str = "PERMISSIVE", corrupt_record_column: str = arrow.CORRUPT_RECORD,
-               max_file_size: int | None = None, limits=None):
+               max_file_size: int | None = None, limits=None, date_column: str | None = None):
     """A DataFrame of every frame in the dump file(s) at path: a file, a glob, a directory or a list.
 
     Directories are read recursively; pcap / pcapng files among them are reassembled (capture column).
@@ -176,7 +197,9 @@ def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str |
         TIMESTAMP_NTZ, data: INT>
       - dataproxy: ``total_len`` BIGINT, ``auth`` BOOLEAN, ``encrypted`` BOOLEAN, ``compressed``
         BOOLEAN, ``base_type`` STRING, ``text_message`` STRUCT, ``bin_message`` STRUCT,
-        ``bin_heartbeat`` STRUCT, ``legacy_heartbeat_reply`` STRUCT (no fields), ``bin_response`` STRUCT
+        ``bin_heartbeat`` STRUCT, ``legacy_heartbeat_reply`` BOOLEAN (true when the row is that reply, which has no fields:
+        a layout without fields is a BOOLEAN, never an empty STRUCT, which Parquet and ORC cannot
+        store), ``bin_response`` STRUCT
         (epoch counts stay the wire's integers here, e.g. ``bin_message.data_time`` BIGINT seconds and
         the ``dt`` milliseconds inside ``attr``; read_records turns them into TIMESTAMP instants)
       - eventmesh and eventmesh-legacy: ``package_length`` INT, ``package`` STRUCT<header_length: INT,
@@ -192,14 +215,20 @@ def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str |
       a frame of a pcap / pcapng file its TCP flow, which end sent it, the capture time of the packet
       holding its first byte (an instant: TIMESTAMP, shown in the session time zone) and that
       packet's offset in the file
+    - ``date`` DATE, last, for ``partitionBy("protocol", "date")``: the date of date_column's value where
+      date_column names a timestamp or date column (a dotted path, e.g. ``data_response.timestamp``) and
+      the row has one; else the UTC date of ``capture.time`` for a frame of a capture; else the UTC date
+      of the file's modification time (binaryFile's modificationTime: a raw dump carries no clock of its
+      own). A wall-clock (TIMESTAMP_NTZ) column gives its own date, an instant its UTC date. The same as
+      format("inlong")'s date column (its dateColumn option)
     """
-    udtf = batch_udtf(protocol, direction, mode, corrupt_record_column, limits)
+    udtf = batch_udtf(protocol, direction, mode, corrupt_record_column, limits, date_column)
     worker_backend(spark)  # logs the backend the tasks run on, warns where it is not the driver's
     return udtf(dump_files(spark, path, max_file_size))
 
 
 def batch_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISSIVE",
-               corrupt_record_column: str = arrow.CORRUPT_RECORD, limits=None):
+               corrupt_record_column: str = arrow.CORRUPT_RECORD, limits=None, date_column: str | None = None):
     """parse_udtf's rows as an Arrow-native UDTF (Spark's arrow_udtf) over a TABLE of (path, content).
 
     Each file's rows are built as Arrow batches, by the compiled scanners where they are built
@@ -214,26 +243,34 @@ def batch_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISS
 
     from inlong_proto.spark.source import ReadLimits, piece_batches
 
+    from pyspark.sql.types import DateType, StructField, StructType
+
     protocol, mode = check_reader_args(protocol, direction, mode)
     return_type = arrow.spark_schema(protocol, corrupt_record_column)
+    return_type = StructType(return_type.fields + [StructField(arrow.DATE, DateType())])
+    if date_column is not None:
+        arrow.check_date_column(arrow.frame_schema(protocol), date_column)
     limits = limits or ReadLimits()
 
     class ParseDumpBatches:
         def eval(self, table):
-            for path, content in zip(table.column("path").to_pylist(), table.column("content")):
+            times = (table.column("modificationTime").to_pylist() if "modificationTime" in table.column_names
+                     else [None] * table.num_rows)
+            for path, content, mtime in zip(table.column("path").to_pylist(), table.column("content"), times):
                 if not content.is_valid:
                     continue
                 src = _ContentSource(memoryview(content.as_buffer()), path)
                 for batch in piece_batches(src, path, protocol, direction, mode, max(1, src.size), 0,
                                            limits=limits):
-                    yield spark_batch(batch, protocol, corrupt_record_column)
+                    yield arrow.with_date(spark_batch(batch, protocol, corrupt_record_column), _utc_date(mtime),
+                                          date_column)
 
     ParseDumpBatches.__name__ = ParseDumpBatches.__qualname__ = f"{udtf_name(protocol)}_batches"
     return arrow_udtf(ParseDumpBatches, returnType=return_type)
 
 
 def dump_files(spark, path: str | Sequence[str], limit: int | None = None):
-    """The (path, content) table of the dump file(s) at path, as a UDTF's TABLE argument.
+    """The (path, content, modificationTime) table of the dump file(s) at path, as a UDTF's TABLE argument.
 
     Files over limit (default: default_max_file_size) are refused up front, from the listing (no content
     is read), with a ValueError that names the file and points to the splitting reader."""
@@ -250,7 +287,7 @@ def dump_files(spark, path: str | Sequence[str], limit: int | None = None):
                          f"here (max_file_size): Spark's binaryFile reads a whole file into one row of JVM "
                          f"memory. Read large files with spark.read.format(\"inlong\"), which splits them "
                          f"into byte ranges (inlong_proto.spark.source).")
-    return files.select("path", "content").asTable()
+    return files.select("path", "content", "modificationTime").asTable()
 
 
 def local_session(app_name: str = "inlong-proto", cores: int | None = None):

@@ -73,6 +73,8 @@ def read_records(spark, path: str | Sequence[str], mode: str = "PERMISSIVE", dir
     - ``capture`` STRUCT<flow: BIGINT, client: STRING, client_port: INT, server: STRING,
       server_port: INT, sender: STRING, time: TIMESTAMP, packet_offset: BIGINT>: null for a dump, the
       frame's capture column (read_dumps) for a pcap / pcapng file
+    - ``date`` DATE, last, for ``partitionBy("date")``: the UTC date of ``capture.time`` for a record of a
+      capture, else that of the file's modification time (as read_dumps' date column)
     """
     worker_backend(spark)
     return records_udtf(direction, mode)(dump_files(spark, path))

@@ -137,8 +137,8 @@ from inlong_proto.core.detect import HEAD_SIZE, candidates, classify
 from inlong_proto.core.errors import DecodeError, FrameTooLargeError, ValidationError
 from inlong_proto.core.frames import Frame, Scanner, decode_at, decode_with, starts, stream_decoder
 from inlong_proto.core.stream import check_direction, check_mode
-from inlong_proto.core.sources import (BytesSource, FileSource, file_uri, list_files, open_source,  # noqa: F401
-                                       scan_windows, split_count)
+from inlong_proto.core.sources import (BytesSource, FileSource, file_uri, list_files, modification_date,  # noqa: F401
+                                       open_source, scan_windows, split_count)
 from inlong_proto.spark.common import (DumpDecodeError, require_spark, spark_arrow_schema,  # noqa: F401
                                        spark_batch, spark_schema, worker_backend)
 
@@ -760,7 +760,8 @@ class Options:
     fs_options.
     """
 
-    OPTIONS = ("protocol", "direction", "mode", "splitSize", "columnNameOfCorruptRecord", *LIMIT_OPTIONS)
+    OPTIONS = ("protocol", "direction", "mode", "splitSize", "columnNameOfCorruptRecord", "dateColumn",
+               *LIMIT_OPTIONS)
     STREAM = ("maxFilesPerTrigger", "completeAfter", "maxFileAge")  # readStream's (spark.stream); read ignores them
     FROM_SPARK = ("path", "paths")
     FS_PREFIX = "fs."
@@ -791,6 +792,10 @@ class Options:
         columns = (auto_schema() if self.protocol == AUTO else arrow.frame_schema(self.protocol)).names
         self.corrupt_record = arrow.check_corrupt_record(get("columnnameofcorruptrecord") or arrow.CORRUPT_RECORD,
                                                          columns)
+        # dateColumn: the timestamp or date column whose date the date column takes (arrow.with_date)
+        date_column = get("datecolumn")
+        self.date_column = None if date_column in (None, "") else arrow.check_date_column(
+            auto_schema() if self.protocol == AUTO else arrow.frame_schema(self.protocol), date_column)
         # fs.<name>: keyword arguments of the path's pyarrow filesystem (sources.filesystem)
         self.fs_options = {str(k)[len(self.FS_PREFIX):]: v for k, v in options.items()
                            if str(k).lower().startswith(self.FS_PREFIX)}
@@ -842,8 +847,9 @@ class InlongDataSource(DataSource):
     """spark.read.format("inlong"): dumps split into byte ranges parsed in parallel (module doc).
 
     Options (Options; case-insensitive, an unknown one fails at load() with the valid ones): protocol,
-    direction, mode, splitSize, columnNameOfCorruptRecord, the limits of one file's read (maxBatchBytes,
-    maxRowBytes, maxOutputBytes, maxOutputRatio, maxTaskMemory: the module doc's "ReadLimits"), fs.<name>.
+    direction, mode, splitSize, columnNameOfCorruptRecord, dateColumn, the limits of one file's read
+    (maxBatchBytes, maxRowBytes, maxOutputBytes, maxOutputRatio, maxTaskMemory: the module doc's
+    "ReadLimits"), fs.<name>.
 
     Columns, with Spark types. With a protocol they are read_dumps' (inlong_proto.spark.dumps.read_dumps lists
     the protocol's frame columns); with protocol=auto:
@@ -865,6 +871,12 @@ class InlongDataSource(DataSource):
       server_port: INT, sender: STRING, time: TIMESTAMP, packet_offset: BIGINT>: null for a dump; for
       a frame of a pcap / pcapng file its TCP flow, which end sent it, the capture time of the packet
       holding its first byte (an instant: TIMESTAMP) and that packet's offset in the file
+    - ``date`` DATE, last, for ``partitionBy("protocol", "date")``: the date of the dateColumn option's
+      column where it names one (a dotted path to a timestamp or date column, e.g.
+      ``broadcast.data_response.timestamp``) and the row has a value there; else the UTC date of
+      ``capture.time`` for a frame of a capture; else the UTC date of the file's modification time (a raw
+      dump carries no clock of its own). A wall-clock (TIMESTAMP_NTZ) column gives its own date, an
+      instant its UTC date
     """
 
     @classmethod
@@ -872,12 +884,11 @@ class InlongDataSource(DataSource):
         return FORMAT
 
     def schema(self):
-        options = Options(self.options)
-        return spark_schema(options.protocol, options.corrupt_record)
+        return reader_schema(Options(self.options))
 
     def reader(self, schema):
         options = Options(self.options)
-        columns = selected_columns(schema, spark_schema(options.protocol, options.corrupt_record))
+        columns = selected_columns(schema, reader_schema(options))
         return InlongReader(options, columns, schema.fieldNames())
 
     def streamReader(self, schema):
@@ -886,6 +897,14 @@ class InlongDataSource(DataSource):
 
         return stream_reader(self.options, schema, BatchSide(Options, plan, piece_batches, is_capture_file,
                                                              selected_columns, BATCH_ROWS))
+
+
+def reader_schema(options: Options):
+    """The columns of format("inlong"): spark_schema's, then the DATE column (arrow.with_date)."""
+    from pyspark.sql.types import DateType, StructField, StructType
+
+    full = spark_schema(options.protocol, options.corrupt_record)
+    return StructType(full.fields + [StructField(arrow.DATE, DateType())])
 
 
 def selected_columns(wanted, full) -> list[str] | None:
@@ -920,10 +939,11 @@ def read_partition(options: Options, pieces, rows: int = BATCH_ROWS):
 
     for path, _, index in pieces:
         uri = file_uri(path)
+        day = modification_date(path, options.fs_options)
         with open_source(path, options.fs_options) as src:
             for batch in piece_batches(src, uri, options.protocol, options.direction, options.mode,
                                        options.split_size, index, rows, options.limits):
-                yield spark_form(batch)
+                yield arrow.with_date(spark_form(batch), day, options.date_column)
 
 
 @cache
