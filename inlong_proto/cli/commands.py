@@ -487,8 +487,8 @@ def capture(protocol, mode, max_frame_size, file):
         with closing(with_progress(chunks(file, size=1 << 20), file)) as stream:
             for chunk in stream:
                 if not read and not is_capture(chunk[:4]):
-                    raise Failure(f"{file}: not a capture: expected a .pcap or .pcapng file (a raw dump: use "
-                                  "decode or inspect)")
+                    raise Failure(f"{file}: offset 0 in magic: not a capture: expected a .pcap or .pcapng file "
+                                  "(a raw dump: use decode or inspect)")
                 read += len(chunk)
                 decoder.feed(chunk)
         if not read:
