@@ -49,7 +49,7 @@ def parse(spark, source: str, output: str, *, protocol: str = "auto", direction:
               .option("splitSize", split_size))
     if direction:
         reader = reader.option("direction", direction)
-    frames = reader.load([path for path, _ in files])
+    frames = reader.load([path for path, _ in files]).drop("date")  # the reader's date: the same rule, as DATE
     dates = spark.createDataFrame(sorted(capture_dates(files).items()), "path string, date string")
     zone = spark.conf.get("spark.sql.session.timeZone")
     packet_date = F.date_format(F.to_utc_timestamp(F.col("capture.time"), zone), "yyyy-MM-dd")  # UTC date
