@@ -516,8 +516,8 @@ def test_cli_modes_and_listing(tmp_path):
     result = cli("decode", "--protocol", "eventmesh-http", "--mode", "permissive", str(dump))
     assert result.returncode == 0
     assert summary(json.loads(line) for line in result.stdout.splitlines()) == vector["permissive"]
-    result = cli("decode", "-p", "eventmesh-http", "--mode", "DROPMALFORMED", "-")
-    assert result.returncode == 0 and result.stdout == ""
+    result = cli("decode", "-p", "eventmesh-http", "--mode", "DROPMALFORMED", "-")  # empty input (issue 27)
+    assert result.returncode == 1 and result.stdout == "" and result.stderr.count("\n") == 1
     assert "eventmesh-http" in cli("protocols").stdout.split()
 
 
