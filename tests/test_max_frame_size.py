@@ -95,3 +95,24 @@ def test_the_python_readers_check_the_ceiling():
     with pytest.raises(ValueError, match="out of range"):
         CaptureDecoder("auto", max_frame_size=(64 << 20) + 1)
     assert frames.check_max_frame_size(64 << 20) == 64 << 20 and frames.check_max_frame_size(None) is None
+
+
+@pytest.mark.parametrize("kind", ["dump", "capture"])
+def test_spark_readers(kind, tmp_path, spark):
+    """format("inlong")'s maxFrameSize option and read_dumps' max_frame_size: the same frame, refused by
+    default as a malformed span, read whole when raised; a value over the ceiling is refused up front."""
+    from inlong_proto.spark.dumps import read_dumps
+    from inlong_proto.spark.source import register
+
+    register(spark)
+    path = tmp_path / ("big.bin" if kind == "dump" else "big.pcap")
+    path.write_bytes(BIG if kind == "dump" else _pcap())
+    reader = spark.read.format("inlong").option("protocol", "dataproxy")
+    refused = reader.load(str(path)).collect()
+    assert refused and all(row.error is not None for row in refused)  # a malformed span, cut in pieces
+    assert "over max_frame_size 65536" in refused[0].error
+    for rows in (reader.option("maxFrameSize", "256k").load(str(path)).collect(),
+                 read_dumps(spark, str(path), "dataproxy", max_frame_size=256 << 10).collect()):
+        assert [(row.length, row.message_type, row.error) for row in rows] == [(len(BIG), "bin_message", None)]
+    with pytest.raises(Exception, match="maxFrameSize"):
+        reader.option("maxFrameSize", "1g").load(str(path)).collect()

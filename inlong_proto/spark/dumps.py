@@ -164,7 +164,8 @@ def register_udtf(spark, protocol: str, direction: str | None = None, mode: str 
 
 def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str | None = None,
                mode: str = "PERMISSIVE", corrupt_record_column: str = arrow.CORRUPT_RECORD,
-               max_file_size: int | None = None, limits=None, date_column: str | None = None):
+               max_file_size: int | None = None, limits=None, date_column: str | None = None,
+               max_frame_size: int | None = None):
     """A DataFrame of every frame in the dump file(s) at path: a file, a glob, a directory or a list.
 
     Directories are read recursively; pcap / pcapng files among them are reassembled (capture column).
@@ -175,7 +176,8 @@ def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str |
     time, since binaryFile holds each file in one row of JVM memory: read large files with
     spark.read.format("inlong"). limits (spark_source.ReadLimits, default its defaults) bound what reading one
     file may take, as format("inlong")'s max* options do: a file that crosses one, or whose decoder fails,
-    ends in an error row (FileGuard).
+    ends in an error row (FileGuard). max_frame_size: the largest frame taken (default: the spec's own
+    limit, e.g. 64 KiB for DataProxy; at most 64 MiB), as format("inlong")'s maxFrameSize option.
 
     Columns (arrow.frame_schema(protocol), with Spark types):
 
@@ -222,6 +224,11 @@ def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str |
       own). A wall-clock (TIMESTAMP_NTZ) column gives its own date, an instant its UTC date. The same as
       format("inlong")'s date column (its dateColumn option)
     """
+    if max_frame_size is not None:
+        from inlong_proto.core.frames import check_max_frame_size
+        from inlong_proto.spark.source import ReadLimits
+
+        limits = (limits or ReadLimits())._replace(frame_size=check_max_frame_size(max_frame_size))
     udtf = batch_udtf(protocol, direction, mode, corrupt_record_column, limits, date_column)
     worker_backend(spark)  # logs the backend the tasks run on, warns where it is not the driver's
     return udtf(dump_files(spark, path, max_file_size))

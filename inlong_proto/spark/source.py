@@ -102,6 +102,8 @@ maxOutputBytes  256m    the bytes of rows one file may yield, plus maxOutputRati
 maxOutputRatio  64      (past them the read stops with an error row)
 maxTaskMemory   1g      the Python worker's growth while it reads one file (0: unchecked); past it the
                         read stops with an error row
+maxFrameSize    spec's  the largest frame of a dump or a capture's flows (at most 64m): a longer one is
+                        a malformed span, as in iter_frames; raise it for DataProxy batches over 64 KiB
 ============== ======= ==============================================================================
 
 Any exception out of a decoder, MemoryError and RecursionError included, stops that file's read the
@@ -135,7 +137,8 @@ from inlong_proto.core.chains import Chains
 from inlong_proto.core.arrow import AUTO, auto_batch, auto_of, auto_schema, own_protocol, rows_batch  # noqa: F401
 from inlong_proto.core.detect import HEAD_SIZE, candidates, classify
 from inlong_proto.core.errors import DecodeError, FrameTooLargeError, ValidationError
-from inlong_proto.core.frames import Frame, Scanner, decode_at, decode_with, starts, stream_decoder
+from inlong_proto.core.frames import (Frame, Scanner, check_max_frame_size, decode_at, decode_with, starts,
+                                      stream_decoder)
 from inlong_proto.core.stream import check_direction, check_mode
 from inlong_proto.core.sources import (BytesSource, FileSource, file_uri, list_files, modification_date,  # noqa: F401
                                        open_source, scan_windows, split_count)
@@ -173,11 +176,11 @@ ERROR = 0  # DumpWalker.step's result for a malformed position
 class DumpWalker:
     """next(p) of the sequential scan of one source, decoded exactly as iter_frames does it."""
 
-    def __init__(self, src, protocol: str, direction: str | None, view):
+    def __init__(self, src, protocol: str, direction: str | None, view, max_frame_size: int | None = None):
         self.proto = protocols.get(protocol)
         self.codecs = self.proto.candidates(direction)
         self.direction = direction
-        self.limit = self.proto.max_frame_size
+        self.limit = max_frame_size or self.proto.max_frame_size
         self.size = src.size
         self.src = src
         self.view = view  # the decoders get a memoryview, as in iter_frames
@@ -268,11 +271,12 @@ class DumpWalker:
 
 
 def split_bounds(src, protocol: str, direction: str | None, split_size: int, index: int,
-                 walker: DumpWalker | None = None) -> tuple[int, int] | None:
+                 walker: DumpWalker | None = None, max_frame_size: int | None = None) -> tuple[int, int] | None:
     """[start, stop) of the positions split `index` owns, or None when it owns none."""
     if walker is None:
         with memoryview(src.buffer) as view:
-            return split_bounds(src, protocol, direction, split_size, index, DumpWalker(src, protocol, direction, view))
+            walker = DumpWalker(src, protocol, direction, view, max_frame_size)
+            return split_bounds(src, protocol, direction, split_size, index, walker)
     size = src.size
     if index == 0:
         start = 0
@@ -289,7 +293,8 @@ def split_bounds(src, protocol: str, direction: str | None, split_size: int, ind
     return start, stop
 
 
-def split_frames(src, protocol: str, direction: str | None, split_size: int, index: int) -> Iterator[Frame]:
+def split_frames(src, protocol: str, direction: str | None, split_size: int, index: int,
+                 max_frame_size: int | None = None) -> Iterator[Frame]:
     """The frames and error spans (PERMISSIVE) that split `index` of the source owns, in order.
 
     The scan is iter_frames' own (Scanner over the same absolutely indexed buffer, so offsets and error
@@ -299,13 +304,13 @@ def split_frames(src, protocol: str, direction: str | None, split_size: int, ind
         return
     view = memoryview(src.buffer)
     try:
-        walker = DumpWalker(src, protocol, direction, view)
+        walker = DumpWalker(src, protocol, direction, view, max_frame_size)
         bounds = split_bounds(src, protocol, direction, split_size, index, walker)
         if bounds is None:
             return
         start, stop = bounds
         proto = protocols.get(protocol)
-        scanner = Scanner(proto, direction, "PERMISSIVE", proto.max_frame_size)
+        scanner = Scanner(proto, direction, "PERMISSIVE", walker.limit)
         expected = released = start
         rows = scan_windows(src, view, scanner, start, stop)
         try:
@@ -328,21 +333,24 @@ def split_frames(src, protocol: str, direction: str | None, split_size: int, ind
 
 
 def split_batches(src, path: str, protocol: str, direction: str | None, mode: str, split_size: int, index: int,
-                  rows: int = BATCH_ROWS, batch_bytes: int = BATCH_BYTES) -> Iterator:
+                  rows: int = BATCH_ROWS, batch_bytes: int = BATCH_BYTES,
+                  max_frame_size: int | None = None) -> Iterator:
     """split_frames' rows after the mode, as frame_schema batches built by native.range_batches: the
     compiled scanners turn valid stretches into columns, the pure scanner reports the rest (the same rows)."""
     if not src.size:
         return
     view = memoryview(src.buffer)
     try:
-        bounds = split_bounds(src, protocol, direction, split_size, index, DumpWalker(src, protocol, direction, view))
+        walker = DumpWalker(src, protocol, direction, view, max_frame_size)
+        bounds = split_bounds(src, protocol, direction, split_size, index, walker)
         if bounds is None:
             return
         start, stop = bounds
         expected = released = start
         try:
             for batch in native.range_batches(view, protocol, path, direction, mode, start, stop, source=src,
-                                              batch_rows=rows, batch_bytes=batch_bytes):
+                                              max_frame_size=max_frame_size, batch_rows=rows,
+                                              batch_bytes=batch_bytes):
                 if not batch.num_rows:
                     continue
                 first, last = batch.column("offset")[0].as_py(), batch.column("offset")[-1].as_py()
@@ -379,7 +387,8 @@ def _split_batches(src, guard: FileGuard, direction: str | None, split_size: int
         _, frames = read_split(src, path, protocol, direction, mode, split_size, index, guard)
         yield from guard.batches((frame, None) for frame in frames)
         return
-    batches = split_batches(src, path, named, direction, mode, split_size, index, rows, guard.limits.batch_bytes)
+    batches = split_batches(src, path, named, direction, mode, split_size, index, rows, guard.limits.batch_bytes,
+                            guard.limits.frame_size)
     for batch in guard.charged(batches):
         yield auto_of(batch, named) if protocol == AUTO else batch
 
@@ -398,7 +407,9 @@ def detect_source(src) -> str | None:
 def read_split(src, path: str, protocol: str, direction: str | None, mode: str, split_size: int,
                index: int, guard: FileGuard | None = None) -> tuple[str | None, Iterator[Frame]]:
     """(protocol, rows) of split `index` of one file after the mode; protocol may be AUTO (detected).
-    guard: the FileGuard whose memory an HTTP stream's decoder is checked against at every chunk."""
+    guard: the FileGuard whose memory an HTTP stream's decoder is checked against at every chunk, and whose
+    limits give the largest frame (maxFrameSize; None: the spec's own)."""
+    max_frame_size = guard.limits.frame_size if guard is not None else None
     if protocol == AUTO:
         protocol = detect_source(src)
         if protocol is None:
@@ -406,7 +417,8 @@ def read_split(src, path: str, protocol: str, direction: str | None, mode: str, 
             return None, _apply_mode(frames, path, mode)
     if protocol in protocols.STREAM_PROTOCOLS:  # HTTP has no sync points: split 0 reads the file, in chunks
         return protocol, _apply_mode(stream_frames(src, protocol, direction, index, guard), path, mode)
-    return protocol, _apply_mode(split_frames(src, protocol, direction, split_size, index), path, mode)
+    return protocol, _apply_mode(split_frames(src, protocol, direction, split_size, index, max_frame_size), path,
+                                 mode)
 
 
 def stream_frames(src, protocol: str, direction: str | None, index: int = 0,
@@ -488,6 +500,7 @@ class ReadLimits(NamedTuple):
     output_bytes: int = OUTPUT_BYTES  # maxOutputBytes
     output_ratio: int = OUTPUT_RATIO  # maxOutputRatio
     task_memory: int = TASK_MEMORY  # maxTaskMemory
+    frame_size: int | None = None  # maxFrameSize: the largest frame a dump or capture may hold (None: the spec's)
 
     @classmethod
     def of(cls, get) -> "ReadLimits":
@@ -496,6 +509,12 @@ class ReadLimits(NamedTuple):
         for option, field in LIMIT_OPTIONS.items():
             value = get(option.lower())
             if value is None or str(value).strip() == "":
+                continue
+            if field == "frame_size":
+                try:
+                    values[field] = check_max_frame_size(parse_size(value, option))
+                except ValueError as exc:
+                    raise ValueError(f"{option}: {exc}") from None
                 continue
             if field == "output_ratio":
                 if not re.fullmatch(r"\s*\d+\s*", str(value)):
@@ -512,7 +531,7 @@ class ReadLimits(NamedTuple):
 
 
 LIMIT_OPTIONS = {"maxBatchBytes": "batch_bytes", "maxRowBytes": "row_bytes", "maxOutputBytes": "output_bytes",
-                 "maxOutputRatio": "output_ratio", "maxTaskMemory": "task_memory"}
+                 "maxOutputRatio": "output_ratio", "maxTaskMemory": "task_memory", "maxFrameSize": "frame_size"}
 
 
 @cache
@@ -734,12 +753,14 @@ def _capture_batches(src, guard: FileGuard, rows: int):
     from inlong_proto.backends import compiled_capture as native_path
 
     path, protocol, mode = guard.path, guard.schema, guard.mode
+    frame_size = guard.limits.frame_size
     if (protocol != AUTO and protocol not in protocols.STREAM_PROTOCOLS and src.size <= CAPTURE_WHOLE
-            and native.backend() == "native"):  # the compiled walker takes the whole file
+            and frame_size is None and native.backend() == "native"):  # the compiled walker takes the whole file
         yield from guard.charged(native_path.capture_batches(src.read(0, src.size), protocol, mode, path,
                                                              batch_rows=rows), dump=False)
         return
-    decoder = CaptureDecoder(protocol if protocol != AUTO else "auto", mode, keep_flows=False)
+    decoder = CaptureDecoder(protocol if protocol != AUTO else "auto", mode, keep_flows=False,
+                             max_frame_size=frame_size)
 
     def items():
         for start in range(0, src.size, CAPTURE_CHUNK):
