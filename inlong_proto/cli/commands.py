@@ -315,7 +315,9 @@ class _LiveDecoder:
               help="table (default on a terminal: one line per item, No., time, ends, protocol, length, Info, "
                    "fitted to the width), jsonl (default elsewhere), one json array, csv, wide (every identifying "
                    "column), or parquet (to a file or pipe); csv, wide and parquet show the -e fields, or a few "
-                   "identifying columns (so does table with -e or --records).")
+                   "identifying columns (so does table with -e or --records). On files, csv and parquet with no "
+                   "-e/-Y/--records/--payload write every column of spark.read.format('inlong'), through the "
+                   "compiled path (cli/whole_files.py).")
 @click.option("--records", "as_records", is_flag=True,
               help="One item per DataProxy record (group, stream, time, attributes, data), as read_records "
                    "gives; other protocols' frames are left out.")
@@ -335,6 +337,14 @@ def decode(protocol, direction, mode, with_payload, follow, fields, expression, 
     Input that holds no frame at all (empty, or no protocol reads it): one error line, status 1."""
     if output_format is None:  # tshark's habit: a summary line per item on a terminal, data elsewhere
         output_format = "table" if sys.stdout.isatty() else "jsonl"
+    from inlong_proto.cli import whole_files
+
+    if whole_files.applies(files, output_format, follow, fields, expression, as_records, with_payload,
+                           max_frame_size):  # the compiled batch path, as format("inlong") reads (its doc)
+        if output_format == "parquet" and current_stdout.isatty():
+            raise QueryError("parquet is binary: redirect the output to a file (> frames.parquet)")
+        whole_files.write(files, protocol, direction, mode, output_format, current_stdout)
+        return
     selection = _Selection(protocol, fields, expression, as_records, with_payload,
                            summary=output_format == "table" and not fields and not as_records)
     output = _output_writer(output_format, selection, as_records, protocol)

@@ -135,7 +135,7 @@ def _shown_cell(value):
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what makes a spreadsheet read a cell as a formula (OWASP)
 
 
-def _csv_cell(value):
+def csv_cell(value):
     """A CSV cell: shown as in a table, and text that starts like a formula (=HYPERLINK(, @SUM(, +1+1,
     -2+3+cmd|) gets a leading single quote, so that a spreadsheet shows it as text. Only text: a number
     (-5) stays a number, and nested values (JSON) never start so."""
@@ -165,7 +165,7 @@ class _Columns:
 
 
 class Csv(_Columns):
-    cell = staticmethod(_csv_cell)
+    cell = staticmethod(csv_cell)
 
     def __init__(self, stream, fields, defaults):
         super().__init__(stream, fields, defaults)

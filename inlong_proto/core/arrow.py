@@ -468,6 +468,23 @@ def date_field():
     return pa.field(DATE, pa.date32())
 
 
+def spark_arrow_form(schema):
+    """schema as Spark's readers hand their batches over (spark.common.spark_arrow_schema, without pyspark):
+    every timestamp in microseconds, its zone kept; the rest unchanged. What `decode -T parquet` writes."""
+    import pyarrow as pa
+
+    def form(kind):
+        if pa.types.is_timestamp(kind):
+            return pa.timestamp("us", kind.tz)
+        if pa.types.is_struct(kind):
+            return pa.struct([field.with_type(form(field.type)) for field in kind])
+        if pa.types.is_list(kind):
+            return pa.list_(kind.value_field.with_type(form(kind.value_type)))
+        return kind
+
+    return pa.schema([field.with_type(form(field.type)) for field in schema], metadata=schema.metadata)
+
+
 def dated_schema(schema):
     """A pyarrow schema with the DATE column appended."""
     return schema.append(date_field())
