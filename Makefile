@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup native generate check-generated test test-pure bench bench-spark bench-memory demo clean fuzz fuzz-short \
+.PHONY: setup native generate check-generated test test-pure bench bench-spark bench-memory bench-cli demo clean fuzz fuzz-short \
 	ubsan
 
 $(STAMP): pyproject.toml setup.py tools/ksc/package.json tools/ksc/package-lock.json
@@ -74,6 +74,9 @@ bench-spark: setup
 # A 4 GiB dump through spark.read.format("inlong"): peak RSS of the JVM and Python workers (needs 4 GiB of disk).
 bench-memory: setup
 	$(PY) tools/bench/memory.py
+
+bench-cli: setup
+	$(PY) tools/bench/cli.py
 
 # Coverage-guided fuzzing (atheris) of every decoder, payload layer, to_dict and the capture reader, seeded
 # from tests/vectors; crashers land in tests/vectors/fuzz/<target>/ (replayed by tests/test_fuzz_regressions.py).

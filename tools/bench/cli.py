@@ -1,0 +1,99 @@
+"""make bench-cli: `inlong-proto decode` on a DataProxy pcap, side by side with tshark and the project's plugin.
+
+A capture of at least --megabytes MB (default 32) is written with the project's own writer (capture.writer,
+as tools/bench/native_capture.py does: several TCP connections interleaved packet by packet), then each
+command runs once over it, its output to a file, and the wall time is printed with MB/s and the ratio
+against tshark -T fields (the plugin loaded by -X lua_script, in a fresh HOME holding only the TCP
+preferences `inlong-proto wireshark install` writes). Targets (issue 26): parquet / csv at least 10x
+tshark -T fields, jsonl at least 5x, table within 2x of jsonl. The figures are printed as measured.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from inlong_proto.cli.wireshark import install_preferences, plugin_path, preferences_path  # noqa: E402
+from tools.bench.native_capture import capture, dataproxy_frames  # noqa: E402
+
+CLI = [sys.executable, "-m", "inlong_proto", "decode", "-p", "dataproxy", "--mode", "PERMISSIVE"]
+TSHARK_FIELDS = ["frame.number", "tcp.stream", "dataproxy.total_len", "dataproxy.base_type",
+                 "dataproxy.bin_message.data_time", "dataproxy.bin_message.attr"]
+
+
+def make_capture(path: Path, megabytes: float) -> None:
+    frames = 20_000
+    while True:
+        data, _ = capture(dataproxy_frames(frames), 16, 46801)
+        if len(data) >= megabytes * 1e6:
+            break
+        frames = int(frames * megabytes * 1e6 / len(data) * 1.05) + 1
+    path.write_bytes(data)
+
+
+def timed(command: list[str], out: Path, env: dict | None = None) -> float:
+    with open(out, "wb") as sink:
+        start = time.perf_counter()
+        done = subprocess.run(command, stdout=sink, stderr=subprocess.PIPE, env=env, cwd=ROOT)
+        seconds = time.perf_counter() - start
+    if done.returncode:
+        raise SystemExit(f"{' '.join(command)}: exit {done.returncode}: {done.stderr.decode()[-2000:]}")
+    return seconds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--megabytes", type=float, default=32, help="capture size (default 32 MB)")
+    parser.add_argument("--keep", metavar="DIR", help="write the capture and outputs here and keep them")
+    args = parser.parse_args()
+    where = Path(args.keep or tempfile.mkdtemp(prefix="bench-cli-"))
+    where.mkdir(parents=True, exist_ok=True)
+    try:
+        pcap = where / "dataproxy.pcap"
+        make_capture(pcap, args.megabytes)
+        mb = pcap.stat().st_size / 1e6
+        runs: dict[str, float] = {}
+        tshark = shutil.which("tshark")
+        if tshark:
+            home = where / "tshark-home"
+            env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "TZ": "UTC"}
+            env.pop("WIRESHARK_CONFIG_DIR", None)
+            install_preferences(preferences_path(environ=env))
+            fields = [part for name in TSHARK_FIELDS for part in ("-e", name)]
+            runs["tshark -T fields"] = timed([tshark, "-X", f"lua_script:{plugin_path()}", "-r", str(pcap),
+                                              "-Y", "dataproxy", "-T", "fields", *fields], where / "t.tsv", env)
+        else:
+            print("tshark not found: no baseline", file=sys.stderr)
+        for fmt in ("parquet", "csv", "jsonl", "table"):
+            runs[f"decode -T {fmt}"] = timed([*CLI, "-T", fmt, str(pcap)], where / f"out.{fmt}")
+        rows = sum(1 for _ in open(where / "out.jsonl", "rb"))
+        print(f"DataProxy pcap: {mb:.1f} MB, {rows} frames (decode -T jsonl lines); one run each, output to a file")
+        base = runs.get("tshark -T fields")
+        for name, seconds in runs.items():
+            ratio = f"{base / seconds:6.1f}x tshark" if base else ""
+            print(f"  {name:18s} {seconds:8.2f} s {mb / seconds:8.1f} MB/s {rows / seconds / 1e3:8.1f} k frames/s  "
+                  f"{ratio}")
+        if base:
+            targets = [("decode -T parquet", 10), ("decode -T csv", 10), ("decode -T jsonl", 5)]
+            for name, wanted in targets:
+                got = base / runs[name]
+                print(f"  target {name}: >= {wanted}x tshark: {got:.1f}x {'met' if got >= wanted else 'NOT met'}")
+        table, jsonl = runs["decode -T table"], runs["decode -T jsonl"]
+        print(f"  target decode -T table within 2x of jsonl: {table / jsonl:.2f}x "
+              f"{'met' if table <= 2 * jsonl else 'NOT met'}")
+    finally:
+        if not args.keep:
+            shutil.rmtree(where, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
