@@ -79,6 +79,9 @@ def test_stream_options_are_checked():
     base = {"protocol": "auto", "path": "x"}
     options = StreamOptions({**base, "maxFilesPerTrigger": "3", "completeAfter": "2m", "maxFileAge": "1d"}, Options)
     assert options.protocol == "auto" and options.mode == "PERMISSIVE"
+    import pickle
+
+    assert pickle.loads(pickle.dumps(options)).max_files == 3  # the reader travels to the workers pickled
     assert (options.max_files, options.complete_after, options.max_age) == (3, 120.0, 86400.0)
     assert parse_duration("500ms", "x") == 0.5
     for name, value in (("maxFilesPerTrigger", "0"), ("completeAfter", "soon"), ("maxFileAge", "-1d")):

@@ -77,6 +77,14 @@ def run(source: str, table: str, checkpoint: str, *, once: bool, every: str = "6
         if query is not None:
             query.stop()
             progressed(query)
+    except Exception as exc:
+        if type(exc).__name__ != "StreamingQueryException":
+            raise
+        # a failed micro-batch (FAILFAST's first error, a file gone): its reason, not the JVM's trace; the
+        # checkpoint still says where to start again
+        reason = next((line for line in str(exc).splitlines() if "Error" in line and "Traceback" not in line),
+                      str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        raise ValueError(f"the ingestion stopped: {reason.strip()[:500]}") from None
     finally:
         signal.signal(signal.SIGTERM, previous)
         spark.stop()

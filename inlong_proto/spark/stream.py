@@ -278,6 +278,8 @@ class StreamOptions:
         self.max_age = MAX_FILE_AGE if value in (None, "") else parse_duration(value, "maxFileAge")
 
     def __getattr__(self, name):  # protocol, mode, paths, fs_options, ...: the batch reader's
+        if name.startswith("__") or "batch" not in self.__dict__:  # while unpickling: not there yet
+            raise AttributeError(name)
         return getattr(self.__dict__["batch"], name)
 
 
