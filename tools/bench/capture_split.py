@@ -27,8 +27,8 @@ AGGREGATES = ("count(*) AS frames", "count(error) AS errors", "sum(length) AS by
 
 
 def sample_frames(seed: int = 7) -> list[bytes]:
-    """DataProxy text requests of mixed sizes (bench_memory's sample)."""
-    from bench_memory import sample_frames as frames
+    """DataProxy text requests of mixed sizes (tools/bench/memory.py's sample)."""
+    from tools.bench.memory import sample_frames as frames
 
     return frames(seed)
 

@@ -23,14 +23,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "tools"), str(ROOT / "tools" / "bench")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 
 
 def measure(folder: Path, files: int, megabytes: float, cores: int) -> dict:
-    import tools.bench.memory as memory
-
-    sys.modules.setdefault("bench_memory", memory)  # capture_split still imports it by its name before the move
-    from capture_split import write_capture
+    from tools.bench.capture_split import write_capture
 
     from inlong_proto.spark.dumps import local_session
     from inlong_proto.spark.source import register

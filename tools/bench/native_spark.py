@@ -1,6 +1,6 @@
 """`make bench`: the Spark readers on one core (local[1]), compiled backend against pure Python and Spark's floor.
 
-For each protocol a dump of --size MiB (valid frames from the test vectors, repeated: bench_spark's dumps) is
+For each protocol a dump of --size MiB (valid frames from the test vectors, repeated: tools/bench/spark.py's dumps) is
 read on one core, each reader summing the `length` column so that every row is produced:
 
 * floor: the file through Spark's own binaryFile source with its length summed, nothing parsed;
@@ -11,7 +11,7 @@ read on one core, each reader summing the `length` column so that every row is p
   data source that only reads them back: what Spark's Python data source path costs for this table with
   no parsing at all, the bound of any parser behind format("inlong").
 
-Then the same for a small-packet pcap of broadcast and of DataProxy traffic (bench_native_capture's, many
+Then the same for a small-packet pcap of broadcast and of DataProxy traffic (tools/bench/native_capture.py's, many
 connections interleaved): format("inlong") reads a capture of at most CAPTURE_WHOLE bytes whole through the
 compiled capture walker, read_dumps through the same walker.
 
@@ -194,7 +194,7 @@ def main() -> int:
 
 def run(args, folder: Path) -> int:
     """Build the dumps and pcaps in folder, time each in its own Spark session per backend, print the tables."""
-    from bench_native_capture import broadcast_frames, capture, dataproxy_frames
+    from tools.bench.native_capture import broadcast_frames, capture, dataproxy_frames
     from tools.bench.spark import build_dump
 
     from inlong_proto.backends import compiled as native
