@@ -26,7 +26,7 @@ except ImportError:
 SHIM_MARK = "house-plan: deprecation shim"  # the shims at the old paths (tools/house_plan.py's mark)
 
 # bottom up, as tests/test_layers.py enforces them
-LAYERS = ["core", "capture", "protocols", "backends", "spark", "endpoints", "cli", "package"]
+LAYERS = ["core", "capture", "protocols", "backends", "audit", "spark", "endpoints", "cli", "package"]
 PROTOCOLS = ("broadcast", "dataproxy", "tubemq", "eventmesh")
 
 

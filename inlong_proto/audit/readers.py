@@ -1,0 +1,202 @@
+"""What each protocol's frames mean to the audit: a sent message, its answer, a pull, a delivery.
+
+One function per protocol turns a decoded frame of one direction into events for the pairing engine
+(pairing.py). Sans-IO; every byte was already read by the protocol packages (dataproxy.payload,
+tubemq.rpc, eventmesh.tcp); the only choices made here are which request an answer belongs to, each as the
+upstream client matches it (docs/how-to/audit.md):
+
+* DataProxy (facts 1.6, 1.10): MsgType 7 by UniqueId (the SDK's message id, echoed in the response);
+  MsgType 2-6 by the ``messageId`` attribute (echoed, what the SDK's DecodeObject matches on); a request
+  without one is matched to the oldest open request of its kind on the connection (the source path answers
+  in order). ``isAck=false`` (any case) gets no answer unless syncSend/proxySend=true conflicts with it
+  (errors 150/151, which are answered). errCode missing or 0 is success (DecodeObject.handleAttr).
+  Heartbeats (MsgType 1, 8) are not messages.
+* TubeMQ: by serial number per connection (as rpc.CallPairer pairs). sendMessageP2B is one message of its
+  topic; an exception answer or SendMessageResponseB2P.success false is a failure. getMessagesC2B is a pull:
+  the messages of its answer are deliveries of the pull's topic.
+* EventMesh TCP (facts 3.x): ASYNC_MESSAGE_TO_SERVER, BROADCAST_MESSAGE_TO_SERVER and REQUEST_TO_SERVER by
+  header seq, answered by their _ACK (or RESPONSE_TO_CLIENT, or the command echoed with code 1); code 0 is
+  success. Pushes (*_TO_CLIENT) are deliveries.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from inlong_proto.core.errors import DecodeError
+from inlong_proto.dataproxy.payload import ErrCode, MsgType, attr_value, parse_attrs, payload
+from inlong_proto.eventmesh.convert import event_from_tcp
+from inlong_proto.eventmesh.tcp import Command
+from inlong_proto.tubemq.rpc import messages_of
+
+__all__ = ["Answer", "Delivery", "Pull", "Sent", "events"]
+
+SEND_METHOD = "sendMessageP2B"
+PULL_METHOD = "getMessagesC2B"
+_DATA_TYPES = frozenset({MsgType.common_service, MsgType.ack_service, MsgType.original_return,
+                         MsgType.multi_body, MsgType.multi_body_attr, MsgType.bin_multi_body})
+
+# EventMesh TCP: the commands that send a message, and the command that answers each
+_EM_SENDS = {Command.ASYNC_MESSAGE_TO_SERVER: Command.ASYNC_MESSAGE_TO_SERVER_ACK,
+             Command.BROADCAST_MESSAGE_TO_SERVER: Command.BROADCAST_MESSAGE_TO_SERVER_ACK,
+             Command.REQUEST_TO_SERVER: Command.RESPONSE_TO_CLIENT}
+_EM_ANSWERS = frozenset(_EM_SENDS.values())
+_EM_PUSHES = frozenset({Command.ASYNC_MESSAGE_TO_CLIENT, Command.BROADCAST_MESSAGE_TO_CLIENT,
+                        Command.REQUEST_TO_CLIENT})
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """A message sent: key pairs it with its answer on its connection (None: no answer is asked for)."""
+
+    system: str
+    group: str
+    stream: str
+    key: tuple | None
+    message_id: str | None  # what a re-send repeats (duplicates); None when the protocol carries none
+    records: int
+    size: int  # the records' data bytes (InLong Audit's size)
+    frame_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pull:
+    """A request asking for messages (TubeMQ getMessagesC2B); its answer carries deliveries."""
+
+    system: str
+    group: str
+    stream: str
+    key: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    key: tuple
+    ok: bool
+    error: str | None  # what failed, short (an errCode and its name, an exception class)
+    delivered: int = 0  # messages an answer to a Pull carries
+    size: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """Messages pushed to a consumer (EventMesh pushes), not paired with anything."""
+
+    system: str
+    group: str
+    stream: str
+    records: int
+    size: int
+
+
+def events(frame, direction: str | None) -> list:
+    """The audit events of one decoded frame (not an error span) of one direction."""
+    reader = _READERS.get(frame.protocol)
+    if reader is None or frame.error is not None or direction not in ("request", "response"):
+        return []
+    return reader(frame, direction)
+
+
+# ------------------------------------------------------------------------------------------- DataProxy
+
+def _dp_key(base: int, unique_id, message_id) -> tuple:
+    return ("bin", unique_id) if base == MsgType.bin_multi_body else ("text", message_id)
+
+
+def _dataproxy(frame, direction: str) -> list:
+    base = MsgType(frame.message.base_type)
+    if base not in _DATA_TYPES:
+        return []
+    if direction == "response":
+        try:
+            read = payload(frame, "response")
+            code, message = read.error_code, read.error_message
+        except DecodeError as exc:  # an errCode that is not a number: the SDK fails the call
+            return [Answer(_dp_key(base, getattr(frame.message.body, "unique_id", None), None), False,
+                           f"unreadable answer: {exc.reason}")]
+        key = _dp_key(base, read.unique_id, read.message_id)
+        if code in (0, None):
+            return [Answer(key, True, None)]
+        name = code.name if isinstance(code, ErrCode) else "unknown"
+        return [Answer(key, False, f"{int(code)} {name}" + (f": {message}" if message else ""))]
+    inner = frame.message.body
+    attrs = parse_attrs(getattr(inner, "attr", "") or "", strict=False)
+    try:
+        read = payload(frame, "request")
+    except DecodeError:  # the server answers such a request with an error (or closes): still a message sent
+        read = None
+    group = (read.group_id if read is not None else attr_value(attrs, "groupId")) or ""
+    stream = (read.stream_id if read is not None else attr_value(attrs, "streamId")) or ""
+    if read is not None and read.records:
+        records, size = len(read.records), sum(len(record.data) for record in read.records)
+    else:
+        records = (read.record_count if read is not None else None) or 0
+        size = len(read.body) if read is not None else len(getattr(inner, "body", b"") or b"")
+    unique_id = getattr(inner, "unique_id", None) if base == MsgType.bin_multi_body else None
+    message_id = attr_value(attrs, "messageId")
+    asked = (attr_value(attrs, "isAck") or "").strip().lower() != "false" or any(
+        (attr_value(attrs, name) or "").strip().lower() == "true" for name in ("syncSend", "proxySend"))
+    ident = unique_id if base == MsgType.bin_multi_body else message_id
+    return [Sent("dataproxy", group, stream, _dp_key(base, unique_id, message_id) if asked else None,
+                 None if ident is None else str(ident), records, size, frame.length)]
+
+
+# ------------------------------------------------------------------------------------------- TubeMQ
+
+def _tubemq(frame, direction: str) -> list:
+    rpc = frame.payload
+    if rpc is None:
+        return []
+    key = ("rpc", rpc.serial_no)
+    if direction == "request":
+        business = rpc.business
+        if rpc.method == SEND_METHOD and business is not None:
+            data = messages_of(rpc)
+            return [Sent("tubemq", business.topicName, "", key, None, len(data),
+                         sum(len(item.payload) for item in data), frame.length)]
+        if rpc.method == PULL_METHOD and business is not None:
+            return [Pull("tubemq", business.topicName, "", key)]
+        return []  # any other call: its answer is not a message's (pairing counts it as unmatched)
+    if rpc.exception is not None:
+        return [Answer(key, False, str(rpc.exception.to_dict()["class_name"]).rsplit(".", 1)[-1])]
+    business = rpc.business
+    success = getattr(business, "success", True)
+    if not success:
+        return [Answer(key, False, f"{business.errCode} {getattr(business, 'errMsg', '') or ''}".strip())]
+    data = messages_of(rpc)
+    return [Answer(key, True, None, len(data), sum(len(item.payload) for item in data))]
+
+
+# ------------------------------------------------------------------------------------------- EventMesh TCP
+
+def _eventmesh_tcp(frame, direction: str) -> list:
+    message = frame.payload
+    if message is None:
+        return []
+    command, seq = message.command, message.header.seq
+    if direction == "request" and command in _EM_SENDS and not message.error_echo:
+        try:
+            event = event_from_tcp(message)
+            topic, ident = event.subject or "", event.id or None
+            data = event.data
+            size = len(data.encode("utf-8") if isinstance(data, str) else (data or b""))
+        except (DecodeError, ValueError):
+            topic, ident, size = "", None, len(message.raw_body)
+        return [Sent("eventmesh", topic, "", ("seq", seq), ident, 1, size, frame.length)]
+    if direction == "response" and (command in _EM_ANSWERS or message.error_echo):
+        code = message.header.code
+        ok = code == 0
+        return [Answer(("seq", seq), ok, None if ok else f"{code} {message.header.desc or ''}".strip())]
+    if direction == "response" and command in _EM_PUSHES:
+        try:
+            event = event_from_tcp(message)
+            data = event.data
+            size = len(data.encode("utf-8") if isinstance(data, str) else (data or b""))
+            topic = event.subject or ""
+        except (DecodeError, ValueError):
+            topic, size = "", len(message.raw_body)
+        return [Delivery("eventmesh", topic, "", 1, size)]
+    return []
+
+
+_READERS = {"dataproxy": _dataproxy, "tubemq": _tubemq, "eventmesh": _eventmesh_tcp,
+            "eventmesh-legacy": _eventmesh_tcp}
