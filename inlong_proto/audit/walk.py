@@ -6,6 +6,7 @@ open requests, not the file.
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Iterable, Iterator
 
 from inlong_proto.audit.pairing import Auditor
@@ -19,18 +20,37 @@ def audit_chunks(chunks: Iterable[bytes], *, timeout: float | None = None, max_f
     """AuditedMessage and Delivered items of a capture given as chunks of its bytes."""
     auditor = auditor if auditor is not None else Auditor(timeout=timeout)
     decoder = decoder if decoder is not None else CaptureDecoder("auto", "PERMISSIVE", max_frame_size=max_frame_size)
+    seen: Counter = Counter()  # flow number -> its items come out so far
     for chunk in chunks:
-        yield from _items(auditor, decoder, decoder.feed(chunk))
-    yield from _items(auditor, decoder, decoder.close())
+        yield from _items(auditor, decoder, decoder.feed(chunk), seen)
+    yield from _items(auditor, decoder, decoder.close(), seen)
     yield from auditor.close()
 
 
-def _items(auditor: Auditor, decoder: CaptureDecoder, items: list) -> Iterator:
+def _items(auditor: Auditor, decoder: CaptureDecoder, items: list, seen: Counter) -> Iterator:
+    flows = decoder.flows
     for item in items:
         yield from auditor.feed(item)
-    for number in [number for number, totals in decoder.flows.items() if totals["closed"]]:
-        totals = decoder.flows.pop(number)
-        yield from auditor.end_flow(totals["flow"])
+        if item.flow is not None:
+            number = item.flow.number
+            seen[number] += 1
+            totals = flows.get(number)
+            if totals is not None and totals["closed"] and seen[number] >= _made(totals):
+                yield from _end(auditor, flows, seen, number)
+    for number in [number for number, totals in flows.items() if totals["closed"] and seen[number] >= _made(totals)]:
+        yield from _end(auditor, flows, seen, number)  # closed connections whose last item came earlier
+
+
+def _made(totals: dict) -> int:
+    """The items a connection gave: with protocol "auto" the decoder may hold them back while another flow
+    waits to be classified, so a closed connection is over only once all of them came out."""
+    return sum(totals["frames"].values()) + sum(totals["errors"].values())
+
+
+def _end(auditor: Auditor, flows: dict, seen: Counter, number: int) -> Iterator:
+    totals = flows.pop(number)
+    seen.pop(number, None)
+    yield from auditor.end_flow(totals["flow"])
 
 
 def audit_capture(data: bytes, **kw) -> list:

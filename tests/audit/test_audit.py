@@ -1,0 +1,188 @@
+"""The audit (issue 28) against captures with a known truth: what was dropped, failed, delayed, sent without
+an ack and re-sent, per group, stream and minute, for DataProxy; TubeMQ sends and pulls; EventMesh TCP."""
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import inlong_proto  # noqa: E402
+from inlong_proto.audit import AuditTable, Auditor, audit_capture, audit_chunks, diff, parse_window  # noqa: E402
+from inlong_proto.audit.table import COUNTS  # noqa: E402
+from inlong_proto.capture.writer import Conversation, pcap_file  # noqa: E402
+from traffic import T0, _minute, dataproxy_capture  # noqa: E402
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _table(items, **kw) -> list[dict]:
+    table = AuditTable(**kw)
+    for item in items:
+        table.add(item)
+    return table.rows()
+
+
+def _expected(truth) -> dict:
+    return {key: {name: counts.get(name, 0) for name in COUNTS} for key, counts in truth.counts.items()}
+
+
+def _got(rows) -> dict:
+    return {(r["group"], r["stream"], r["window_start"]): {name: r[name] for name in COUNTS} for r in rows}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_dataproxy_counts_match_the_truth_per_group_stream_minute(seed):
+    data, truth = dataproxy_capture(seed)
+    rows = _table(audit_capture(data))
+    assert _got(rows) == _expected(truth)
+    assert all(r["system"] == "dataproxy" for r in rows)
+    failed = [r for r in rows if r["failed"]]
+    assert failed and all(r["top_error"].startswith("115 ") for r in failed)
+
+
+def test_delays_show_in_latency_and_a_timeout_makes_them_unanswered():
+    data, truth = dataproxy_capture(4)
+    delayed = sum(c["delayed"] for c in truth.counts.values())
+    assert delayed
+    items = audit_capture(data)
+    answered = [i for i in items if getattr(i, "latency_s", None) is not None]
+    assert sum(1 for i in answered if round(i.latency_s, 3) == 0.9) == delayed
+    assert max(r["max_ms"] or 0 for r in _table(items)) == 900.0
+    # with a 0.5 s timeout the delayed ones are unanswered and their late answers unmatched
+    auditor = Auditor(timeout=0.5)
+    rows = _table(audit_capture(data, auditor=auditor))
+    expected = _expected(truth)
+    for key, counts in truth.counts.items():
+        expected[key]["unanswered"] += counts.get("delayed", 0)
+        expected[key]["acked_ok"] -= counts.get("delayed", 0)
+    got = _got(rows)
+    assert {k: v["unanswered"] for k, v in got.items()} == {k: v["unanswered"] for k, v in expected.items()}
+    assert {k: v["acked_ok"] for k, v in got.items()} == {k: v["acked_ok"] for k, v in expected.items()}
+    assert auditor.stats["timed_out"] == delayed and auditor.stats["unmatched_answers"] == delayed
+    reasons = Counter(i.error for i in audit_capture(data, timeout=0.5) if i.outcome == "unanswered")
+    assert reasons["no answer within 0.5 s"] == delayed
+    assert reasons["connection closed before the answer"] == sum(c["unanswered"] for c in truth.counts.values())
+
+
+def test_memory_is_bounded_by_the_open_requests():
+    data, _ = dataproxy_capture(5, connections=4, per_connection=60)
+    auditor = Auditor()
+    peak = 0
+    for _ in audit_chunks((data[at:at + 4096] for at in range(0, len(data), 4096)), auditor=auditor):
+        peak = max(peak, auditor.open_requests)
+    assert 1 <= peak <= 10  # a few per connection (the decoder releases held frames in bursts), not 240
+    assert auditor.open_requests == 0 and not auditor._conns
+    small = Auditor(max_open=1)
+    items = audit_capture(data, auditor=small)
+    assert small.stats["given_up"] > 0
+    assert sum(i.error.startswith("over 1 open") for i in items if i.outcome == "unanswered") == small.stats["given_up"]
+
+
+def test_window_and_by():
+    data, truth = dataproxy_capture(1)
+    items = audit_capture(data)
+    whole = _table(items, window=parse_window("1h"), by=("group",))
+    assert {(r["group"], r["stream"]) for r in whole} == {("g1", "*"), ("g2", "*")}
+    assert sum(r["messages"] for r in whole) == sum(c["messages"] for c in truth.counts.values())
+    assert parse_window("30s") == 30 and parse_window("1m") == 60 and parse_window(5) == 5
+    with pytest.raises(ValueError):
+        parse_window("0m")
+    with pytest.raises(ValueError):
+        AuditTable(by=("topic-x",))
+
+
+def test_diff_between_two_capture_points():
+    data, truth = dataproxy_capture(1)
+    rows = _table(audit_capture(data))
+    fewer = [dict(r, records_ok=r["records_ok"] - 2) if i == 0 else r for i, r in enumerate(rows)]
+    out = diff(rows, fewer)
+    assert out == [{"system": "dataproxy", "group": rows[0]["group"], "stream": rows[0]["stream"],
+                    "window_start": rows[0]["window_start"], "column": "records_ok", "a": rows[0]["records_ok"],
+                    "b": rows[0]["records_ok"] - 2, "b_minus_a": -2}]
+    assert diff(rows, rows) == []
+    gone = diff(rows, rows[1:])
+    assert {d["column"] for d in gone} <= set(COUNTS) and all(d["b"] == 0 for d in gone)
+
+
+# ------------------------------------------------------------------ TubeMQ
+def _tubemq_capture() -> tuple[bytes, dict]:
+    from inlong_proto.generated.protobuf.tubemq import BrokerService_pb2 as broker
+    from inlong_proto.tubemq import rpc
+
+    conv = Conversation(client=("10.0.0.5", 45000), server=("10.0.0.2", 8123))
+    packets = conv.open(T0)
+    ts = T0
+    plan = ["ok", "ok", "exception", "refused", "ok", "drop"]
+    for serial, what in enumerate(plan, 1):
+        ts += 10**9
+        topic = "t1" if serial % 2 else "t2"
+        request = rpc.request_frame(serial, "sendMessageP2B", broker.SendMessageRequestP2B(
+            clientId="p1", topicName=topic, partitionId=0, data=b"m%d" % serial, flag=0, checkSum=-1, sentAddr=0))
+        packets += conv.send("client", inlong_proto.encode(request), ts)
+        if what == "ok":
+            answer = rpc.response_frame(serial, "sendMessageP2B", broker.SendMessageResponseB2P(
+                success=True, errCode=200, errMsg="OK"))
+        elif what == "refused":
+            answer = rpc.response_frame(serial, "sendMessageP2B", broker.SendMessageResponseB2P(
+                success=False, errCode=403, errMsg="checksum"))
+        elif what == "exception":
+            answer = rpc.exception_frame(serial, "org.apache.inlong.tubemq.corebase.TErrCodeException", "boom")
+        else:
+            continue
+        packets += conv.send("server", inlong_proto.encode(answer), ts + 2 * 10**6)
+    # a consumer's pull of t1: two messages delivered
+    ts += 10**9
+    pull = rpc.request_frame(100, "getMessagesC2B", broker.GetMessageRequestC2B(
+        clientId="c1", partitionId=0, groupName="cg", topicName="t1"))
+    packets += conv.send("client", inlong_proto.encode(pull), ts)
+    got = rpc.response_frame(100, "getMessagesC2B", broker.GetMessageResponseB2C(
+        success=True, errCode=200, messages=[broker.TransferedMessage(messageId=n, checkSum=-1, payLoadData=b"m%d" % n,
+                                                                       flag=0) for n in (1, 5)]))
+    packets += conv.send("server", inlong_proto.encode(got), ts + 10**6)
+    packets += conv.close(ts + 2 * 10**6)
+    return pcap_file(packets, nano=True), {"t1": dict(messages=3, acked_ok=2, failed=1, unanswered=0, delivered=2),
+                                           "t2": dict(messages=3, acked_ok=1, failed=1, unanswered=1, delivered=0)}
+
+
+def test_tubemq_sends_paired_by_serial_and_pulls_delivered():
+    data, expected = _tubemq_capture()
+    rows = _table(audit_capture(data), window=3600)
+    assert {r["group"]: {k: r[k] for k in expected["t1"]} for r in rows} == expected
+    errors = {r["group"]: r["top_error"] for r in rows}
+    assert errors == {"t1": "TErrCodeException (1)", "t2": "403 checksum (1)"}
+    assert all(r["system"] == "tubemq" and r["stream"] == "" for r in rows)
+
+
+# ------------------------------------------------------------------ EventMesh TCP
+def test_eventmesh_tcp_sends_acked_by_seq_and_pushes_delivered():
+    from inlong_proto.eventmesh import tcp
+
+    conv = Conversation(client=("10.0.0.7", 46000), server=("10.0.0.2", 10000))
+    packets = conv.open(T0)
+    ts = T0
+    for n, what in enumerate(["ok", "fail", "drop", "ok"]):
+        ts += 10**9
+        seq = f"{n:010d}"
+        event = tcp.EventMeshMessage(topic="em-topic", properties={"uniqueid": f"u{n % 3}"}, body="hi")
+        packets += conv.send("client", inlong_proto.encode(tcp.message(tcp.Command.ASYNC_MESSAGE_TO_SERVER, event,
+                                                                        seq)), ts)
+        if what != "drop":
+            packets += conv.send("server", inlong_proto.encode(tcp.reply(
+                tcp.Command.ASYNC_MESSAGE_TO_SERVER_ACK, seq, code=0 if what == "ok" else 1,
+                desc="success" if what == "ok" else "send failed")), ts + 10**6)
+    ts += 10**9
+    push = tcp.EventMeshMessage(topic="em-topic", properties={}, body="pushed")
+    packets += conv.send("server", inlong_proto.encode(tcp.message(tcp.Command.ASYNC_MESSAGE_TO_CLIENT, push,
+                                                                    "1")), ts)
+    packets += conv.close(ts + 10**6)
+    rows = _table(audit_capture(pcap_file(packets, nano=True)), window=3600)
+    assert len(rows) == 1
+    row = rows[0]
+    assert (row["system"], row["group"]) == ("eventmesh", "em-topic")
+    assert {k: row[k] for k in ("messages", "acked_ok", "failed", "unanswered", "duplicates", "delivered")} == \
+        {"messages": 4, "acked_ok": 2, "failed": 1, "unanswered": 1, "duplicates": 1, "delivered": 1}
+    assert row["top_error"] == "1 send failed (1)"
