@@ -53,7 +53,7 @@ def test_each_entry_points_at_code_that_exists(name):
 
 def test_ports_and_detection_order_come_from_the_registry():
     assert protocols.SERVER_PORTS[46801] == "dataproxy" and protocols.SERVER_PORTS[10205] == "eventmesh-grpc"
-    assert detect.ORDER == ("eventmesh", "eventmesh-legacy", "tubemq", "dataproxy", "broadcast")
+    assert detect.ORDER == ("eventmesh", "eventmesh-legacy", "tubemq", "dataproxy", "broadcast", "eventmesh-frame")
     assert protocols.DETECT_ORDER[:2] == ("eventmesh-grpc", "eventmesh-http")
 
 

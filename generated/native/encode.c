@@ -6,7 +6,7 @@
  */
 #include "encode_runtime.h"
 
-static PyObject *ip_cls[16];
+static PyObject *ip_cls[18];
 
 /* data_request (broadcast/broadcast_frame.ksy: /types/data_request) */
 static int enc_broadcast_broadcast_frame__broadcast_frame__data_request(ipw *w, PyObject *obj)
@@ -684,12 +684,113 @@ static PyObject *encode_dataproxy_response(PyObject *self, PyObject *message)
     return ip_finish(enc_dataproxy_dataproxy_response__dataproxy_response(&ip_out, message));
 }
 
+/* attribute (eventmesh/eventmesh_wire_frame.ksy: /types/attribute) */
+static int enc_eventmesh_eventmesh_wire_frame__eventmesh_wire_frame__attribute(ipw *w, PyObject *obj)
+{
+    int bad = 0;
+    (void)w;
+    if (Py_TYPE(obj) != ((PyTypeObject *)ip_cls[12]) || PyTuple_GET_SIZE(obj) != 4) return 0;
+    PyObject *o_name_len = PyTuple_GET_ITEM(obj, 0);
+    PyObject *o_name = PyTuple_GET_ITEM(obj, 1);
+    PyObject *o_value_len = PyTuple_GET_ITEM(obj, 2);
+    PyObject *o_value = PyTuple_GET_ITEM(obj, 3);
+    int64_t f_name_len = 0;
+    int64_t f_value_len = 0;
+    Py_ssize_t f_name_len__at = ipw_hole(w, 2);
+    if (f_name_len__at < 0) return 0;
+    Py_ssize_t f_name__n;
+    if (!ipw_utf8(w, o_name, &f_name__n)) return 0;
+    Py_ssize_t f_name__len = f_name__n;
+    Py_ssize_t f_value_len__at = ipw_hole(w, 4);
+    if (f_value_len__at < 0) return 0;
+    Py_ssize_t f_value__n;
+    if (!ipw_utf8(w, o_value, &f_value__n)) return 0;
+    Py_ssize_t f_value__len = f_value__n;
+    f_name_len = (int64_t)f_name__len;
+    if (!ip_given_ok(o_name_len, f_name_len)) return 0;
+    f_value_len = (int64_t)f_value__len;
+    if (!ip_given_ok(o_value_len, f_value_len)) return 0;
+    if (f_name_len < INT64_C(0) || f_name_len > INT64_C(65535)) return 0;
+    if (f_value_len < INT64_C(0)) return 0;
+    if (f_value_len > INT64_C(4194288)) return 0;
+    if (f_value_len < INT64_C(-2147483648) || f_value_len > INT64_C(2147483647)) return 0;
+    if (bad) return 0;
+    ip_put(w->p + f_name_len__at, (uint64_t)f_name_len, 2, 0);
+    ip_put(w->p + f_value_len__at, (uint64_t)f_value_len, 4, 0);
+    return 1;
+}
+
+/* eventmesh_wire_frame (eventmesh/eventmesh_wire_frame.ksy) */
+static int enc_eventmesh_eventmesh_wire_frame__eventmesh_wire_frame(ipw *w, PyObject *obj)
+{
+    int bad = 0;
+    (void)w;
+    if (Py_TYPE(obj) != ((PyTypeObject *)ip_cls[11]) || PyTuple_GET_SIZE(obj) != 7) return 0;
+    PyObject *o_msg_type = PyTuple_GET_ITEM(obj, 0);
+    PyObject *o_flags = PyTuple_GET_ITEM(obj, 1);
+    PyObject *o_seq = PyTuple_GET_ITEM(obj, 2);
+    PyObject *o_key_count = PyTuple_GET_ITEM(obj, 3);
+    PyObject *o_data_len = PyTuple_GET_ITEM(obj, 4);
+    PyObject *o_attributes = PyTuple_GET_ITEM(obj, 5);
+    PyObject *o_data = PyTuple_GET_ITEM(obj, 6);
+    int64_t f_msg_type;
+    if (!ip_int_like(o_msg_type, &f_msg_type)) return 0;
+    int64_t f_flags;
+    if (!ip_exact_int(o_flags, &f_flags)) return 0;
+    int64_t f_seq;
+    if (!ip_exact_int(o_seq, &f_seq)) return 0;
+    int64_t f_key_count = 0;
+    int64_t f_data_len = 0;
+    if (!ipw_bytes(w, "\357", 1)) return 0;
+    if (!ipw_bytes(w, "\001", 1)) return 0;
+    if (!ipw_int(w, f_msg_type, 1, 0)) return 0;
+    if (!ipw_int(w, f_flags, 1, 0)) return 0;
+    if (!ipw_int(w, f_seq, 4, 0)) return 0;
+    Py_ssize_t f_key_count__at = ipw_hole(w, 2);
+    if (f_key_count__at < 0) return 0;
+    Py_ssize_t f_data_len__at = ipw_hole(w, 4);
+    if (f_data_len__at < 0) return 0;
+    if (!ip_seq(o_attributes)) return 0;
+    Py_ssize_t f_attributes__count = ip_seq_len(o_attributes);
+    for (Py_ssize_t i = 0; i < ip_seq_len(o_attributes); i++) {
+        PyObject *item1 = ip_seq_item(o_attributes, i);
+        if (!enc_eventmesh_eventmesh_wire_frame__eventmesh_wire_frame__attribute(w, item1)) return 0;
+    }
+    Py_ssize_t f_data__n;
+    if (!ipw_raw(w, o_data, &f_data__n)) return 0;
+    Py_ssize_t f_data__len = f_data__n;
+    f_key_count = (int64_t)f_attributes__count;
+    if (!ip_given_ok(o_key_count, f_key_count)) return 0;
+    f_data_len = (int64_t)f_data__len;
+    if (!ip_given_ok(o_data_len, f_data_len)) return 0;
+    if (!(f_msg_type == INT64_C(1) || f_msg_type == INT64_C(2) || f_msg_type == INT64_C(3))) return 0;
+    if (f_msg_type < INT64_C(0) || f_msg_type > INT64_C(255)) return 0;
+    if (f_flags > INT64_C(7)) return 0;
+    if (f_flags < INT64_C(0) || f_flags > INT64_C(255)) return 0;
+    if (f_seq < INT64_C(-2147483648) || f_seq > INT64_C(2147483647)) return 0;
+    if (f_key_count < INT64_C(0) || f_key_count > INT64_C(65535)) return 0;
+    if (f_data_len < INT64_C(0)) return 0;
+    if (f_data_len > INT64_C(4194290)) return 0;
+    if (f_data_len < INT64_C(-2147483648) || f_data_len > INT64_C(2147483647)) return 0;
+    if (bad) return 0;
+    ip_put(w->p + f_key_count__at, (uint64_t)f_key_count, 2, 0);
+    ip_put(w->p + f_data_len__at, (uint64_t)f_data_len, 4, 0);
+    return 1;
+}
+
+static PyObject *encode_eventmesh_wire_frame(PyObject *self, PyObject *message)
+{
+    (void)self;
+    ip_out.len = 0;
+    return ip_finish(enc_eventmesh_eventmesh_wire_frame__eventmesh_wire_frame(&ip_out, message));
+}
+
 /* package (eventmesh/tcp_frame.ksy: /types/package) */
 static int enc_eventmesh_tcp_frame__tcp_frame__package(ipw *w, PyObject *obj)
 {
     int bad = 0;
     (void)w;
-    if (Py_TYPE(obj) != ((PyTypeObject *)ip_cls[12]) || PyTuple_GET_SIZE(obj) != 3) return 0;
+    if (Py_TYPE(obj) != ((PyTypeObject *)ip_cls[14]) || PyTuple_GET_SIZE(obj) != 3) return 0;
     PyObject *o_header_length = PyTuple_GET_ITEM(obj, 0);
     PyObject *o_header = PyTuple_GET_ITEM(obj, 1);
     PyObject *o_body = PyTuple_GET_ITEM(obj, 2);
@@ -715,7 +816,7 @@ static int enc_eventmesh_tcp_frame__tcp_frame(ipw *w, PyObject *obj)
 {
     int bad = 0;
     (void)w;
-    if (Py_TYPE(obj) != ((PyTypeObject *)ip_cls[11]) || PyTuple_GET_SIZE(obj) != 2) return 0;
+    if (Py_TYPE(obj) != ((PyTypeObject *)ip_cls[13]) || PyTuple_GET_SIZE(obj) != 2) return 0;
     PyObject *o_package_length = PyTuple_GET_ITEM(obj, 0);
     PyObject *o_package = PyTuple_GET_ITEM(obj, 1);
     int64_t f_package_length = 0;
@@ -748,7 +849,7 @@ static int enc_eventmesh_tcp_frame_legacy__tcp_frame_legacy(ipw *w, PyObject *ob
 {
     int bad = 0;
     (void)w;
-    if (Py_TYPE(obj) != ((PyTypeObject *)ip_cls[13]) || PyTuple_GET_SIZE(obj) != 2) return 0;
+    if (Py_TYPE(obj) != ((PyTypeObject *)ip_cls[15]) || PyTuple_GET_SIZE(obj) != 2) return 0;
     PyObject *o_package_length = PyTuple_GET_ITEM(obj, 0);
     PyObject *o_package = PyTuple_GET_ITEM(obj, 1);
     int64_t f_package_length = 0;
@@ -781,7 +882,7 @@ static int enc_tubemq_tubemq_frame__tubemq_frame__block(ipw *w, PyObject *obj)
 {
     int bad = 0;
     (void)w;
-    if (Py_TYPE(obj) != ((PyTypeObject *)ip_cls[15]) || PyTuple_GET_SIZE(obj) != 2) return 0;
+    if (Py_TYPE(obj) != ((PyTypeObject *)ip_cls[17]) || PyTuple_GET_SIZE(obj) != 2) return 0;
     PyObject *o_block_len = PyTuple_GET_ITEM(obj, 0);
     PyObject *o_data = PyTuple_GET_ITEM(obj, 1);
     int64_t f_block_len = 0;
@@ -805,7 +906,7 @@ static int enc_tubemq_tubemq_frame__tubemq_frame(ipw *w, PyObject *obj)
 {
     int bad = 0;
     (void)w;
-    if (Py_TYPE(obj) != ((PyTypeObject *)ip_cls[14]) || PyTuple_GET_SIZE(obj) != 3) return 0;
+    if (Py_TYPE(obj) != ((PyTypeObject *)ip_cls[16]) || PyTuple_GET_SIZE(obj) != 3) return 0;
     PyObject *o_serial_no = PyTuple_GET_ITEM(obj, 0);
     PyObject *o_list_size = PyTuple_GET_ITEM(obj, 1);
     PyObject *o_blocks = PyTuple_GET_ITEM(obj, 2);
@@ -844,6 +945,7 @@ static PyMethodDef ip_methods[] = {
     {"encode_broadcast_frame", encode_broadcast_frame, METH_O, "encode_broadcast_frame(message) -> bytes, or None: left to the pure encoder"},
     {"encode_dataproxy_request", encode_dataproxy_request, METH_O, "encode_dataproxy_request(message) -> bytes, or None: left to the pure encoder"},
     {"encode_dataproxy_response", encode_dataproxy_response, METH_O, "encode_dataproxy_response(message) -> bytes, or None: left to the pure encoder"},
+    {"encode_eventmesh_wire_frame", encode_eventmesh_wire_frame, METH_O, "encode_eventmesh_wire_frame(message) -> bytes, or None: left to the pure encoder"},
     {"encode_tcp_frame", encode_tcp_frame, METH_O, "encode_tcp_frame(message) -> bytes, or None: left to the pure encoder"},
     {"encode_tcp_frame_legacy", encode_tcp_frame_legacy, METH_O, "encode_tcp_frame_legacy(message) -> bytes, or None: left to the pure encoder"},
     {"encode_tubemq_frame", encode_tubemq_frame, METH_O, "encode_tubemq_frame(message) -> bytes, or None: left to the pure encoder"},
@@ -868,6 +970,8 @@ PyObject *ipc_encode_module(void)
         {"inlong_proto.generated.codec.dataproxy.dataproxy_response", "DataproxyResponse"},
         {"inlong_proto.generated.codec.dataproxy.dataproxy_response", "LegacyHeartbeatReply"},
         {"inlong_proto.generated.codec.dataproxy.dataproxy_response", "BinResponse"},
+        {"inlong_proto.generated.codec.eventmesh.eventmesh_wire_frame", "EventmeshWireFrame"},
+        {"inlong_proto.generated.codec.eventmesh.eventmesh_wire_frame", "Attribute"},
         {"inlong_proto.generated.codec.eventmesh.tcp_frame", "TcpFrame"},
         {"inlong_proto.generated.codec.eventmesh.tcp_frame", "Package"},
         {"inlong_proto.generated.codec.eventmesh.tcp_frame_legacy", "TcpFrameLegacy"},
@@ -875,7 +979,7 @@ PyObject *ipc_encode_module(void)
         {"inlong_proto.generated.codec.tubemq.tubemq_frame", "Block"},
         {NULL, NULL}
     };
-    for (int i = 0; i < 16; i++) {
+    for (int i = 0; i < 18; i++) {
         PyObject *module = PyImport_ImportModule(where[i][0]);
         if (module == NULL) return NULL;
         ip_cls[i] = PyObject_GetAttrString(module, where[i][1]);
@@ -888,7 +992,7 @@ PyObject *ipc_encode_module(void)
     }
     PyObject *m = PyModule_Create(&ip_module);
     if (m == NULL) return NULL;
-    PyObject *specs = Py_BuildValue("(ssssss)", "broadcast_frame", "dataproxy_request", "dataproxy_response", "tcp_frame", "tcp_frame_legacy", "tubemq_frame");
+    PyObject *specs = Py_BuildValue("(sssssss)", "broadcast_frame", "dataproxy_request", "dataproxy_response", "eventmesh_wire_frame", "tcp_frame", "tcp_frame_legacy", "tubemq_frame");
     if (specs == NULL || PyModule_AddObject(m, "SPECS", specs) < 0) {
         Py_XDECREF(specs);
         Py_DECREF(m);

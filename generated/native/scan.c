@@ -8,6 +8,7 @@
  * broadcast: broadcast/broadcast_frame.ksy: /types/data_request: /seq/0: a date Python's datetime() would refuse
  * broadcast: broadcast/broadcast_frame.ksy: /types/data_response: /seq/1: a date Python's datetime() would refuse
  * eventmesh: a payload layer may refuse a frame
+ * eventmesh-frame: a payload layer may refuse a frame
  * eventmesh-legacy: a payload layer may refuse a frame
  * tubemq: a payload layer may refuse a frame
  */
@@ -773,6 +774,160 @@ static PyObject *frame_tcp_frame(PyObject *self, PyObject *args)
     IP_FRAME_BODY(row_eventmesh, decode1_tcp_frame)
 }
 
+/* ==== protocol eventmesh-frame: eventmesh.eventmesh_wire_frame ==== */
+#define NCOL_eventmesh_frame 18
+typedef struct { int kind, dir; int64_t v[18], w[18]; unsigned char ok[18]; } row_eventmesh_frame;
+
+static Py_ssize_t item_eventmesh_wire_frame_attributes(const uint8_t *b, Py_ssize_t at, Py_ssize_t end, row_eventmesh_frame *r)
+{
+    int bad = 0;
+    r->ok[12] = 1;
+    if (at + 2 > end) return IP_INVALID;
+    int64_t i_attributes__name_len = (int64_t)(uint16_t)ip_rd2be(b + at + 0);
+    r->v[13] = i_attributes__name_len; r->ok[13] = 1;
+    Py_ssize_t start1 = at + 2;
+    int64_t size3 = i_attributes__name_len;
+    if (size3 < 0 || size3 > end - start1) return IP_INVALID;
+    Py_ssize_t stop2 = start1 + (Py_ssize_t)size3;
+    if (!ip_utf8_ok(b + start1, stop2 - start1)) return IP_INVALID;
+    r->v[14] = start1; r->w[14] = stop2 - start1; r->ok[14] = 1;
+    if (stop2 + 4 > end) return IP_INVALID;
+    int64_t i_attributes__value_len = (int64_t)(int32_t)ip_rd4be(b + stop2 + 0);
+    if (i_attributes__value_len < INT64_C(0)) return IP_INVALID;
+    if (i_attributes__value_len > INT64_C(4194288)) return IP_INVALID;
+    r->v[15] = i_attributes__value_len; r->ok[15] = 1;
+    Py_ssize_t start4 = stop2 + 4;
+    int64_t size6 = i_attributes__value_len;
+    if (size6 < 0 || size6 > end - start4) return IP_INVALID;
+    Py_ssize_t stop5 = start4 + (Py_ssize_t)size6;
+    if (!ip_utf8_ok(b + start4, stop5 - start4)) return IP_INVALID;
+    r->v[16] = start4; r->w[16] = stop5 - start4; r->ok[16] = 1;
+    (void)bad;
+    return stop5 + 0;
+}
+
+/* eventmesh_wire_frame (specs/eventmesh/eventmesh_wire_frame.ksy) at b[0:end), end the
+ * window the Python decoder sees: its size, IP_INVALID or IP_UNKNOWN (see cgen.py). */
+static IP_INLINE Py_ssize_t decode_eventmesh_wire_frame(const uint8_t *b, Py_ssize_t end, int want, row_eventmesh_frame *r)
+{
+    int bad = 0;
+    (void)want;
+    r->kind = 0; r->dir = 0;
+    if (0 + 1 > end) return IP_INVALID;
+    if (memcmp(b + 0 + 0, "\357", 1) != 0) return IP_INVALID;
+    if (0 + 2 > end) return IP_INVALID;
+    if (memcmp(b + 0 + 1, "\001", 1) != 0) return IP_INVALID;
+    if (0 + 3 > end) return IP_INVALID;
+    int64_t f_msg_type = (int64_t)(uint8_t)b[0 + 2];
+    if (!(f_msg_type == INT64_C(1) || f_msg_type == INT64_C(2) || f_msg_type == INT64_C(3))) return IP_INVALID;
+    r->v[6] = f_msg_type; r->ok[6] = 1;
+    if (0 + 4 > end) return IP_INVALID;
+    int64_t f_flags = (int64_t)(uint8_t)b[0 + 3];
+    if (f_flags > INT64_C(7)) return IP_INVALID;
+    r->v[7] = f_flags; r->ok[7] = 1;
+    if (0 + 8 > end) return IP_INVALID;
+    int64_t f_seq = (int64_t)(int32_t)ip_rd4be(b + 0 + 4);
+    r->v[8] = f_seq; r->ok[8] = 1;
+    if (0 + 10 > end) return IP_INVALID;
+    int64_t f_key_count = (int64_t)(uint16_t)ip_rd2be(b + 0 + 8);
+    r->v[9] = f_key_count; r->ok[9] = 1;
+    if (0 + 14 > end) return IP_INVALID;
+    int64_t f_data_len = (int64_t)(int32_t)ip_rd4be(b + 0 + 10);
+    if (f_data_len < INT64_C(0)) return IP_INVALID;
+    if (f_data_len > INT64_C(4194290)) return IP_INVALID;
+    r->v[10] = f_data_len; r->ok[10] = 1;
+    int64_t count7 = f_key_count;
+    if (count7 < 0) return IP_INVALID;
+    Py_ssize_t at8 = 0 + 14;
+    r->v[11] = at8; r->w[11] = count7; r->ok[11] = 1;
+    for (int64_t i9 = 0; i9 < count7; i9++) {
+        at8 = item_eventmesh_wire_frame_attributes(b, at8, end, r);
+        if (at8 < 0) return at8;
+    }
+    Py_ssize_t start10 = at8 + 0;
+    int64_t size12 = f_data_len;
+    if (size12 < 0 || size12 > end - start10) return IP_INVALID;
+    Py_ssize_t stop11 = start10 + (Py_ssize_t)size12;
+    r->v[17] = start10; r->w[17] = stop11 - start10; r->ok[17] = 1;
+    (void)bad;
+    return stop11 + 0;
+}
+
+/* The protocol's frame at b[0:end) as frames.decode_at decides it, each layout's size at most limit. */
+static Py_ssize_t decode_eventmesh_frame(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_eventmesh_frame *r)
+{
+    Py_ssize_t size = decode_eventmesh_wire_frame(b, end, want, r);
+    return size > limit ? IP_INVALID : size;
+}
+
+static const char *const MTYPE_eventmesh_frame[] = {"EventmeshWireFrame"};
+static const Py_ssize_t MTYPE_LEN_eventmesh_frame[] = {18};
+static const char *enum_eventmesh_frame_MsgType(int64_t v, Py_ssize_t *len)
+{
+    switch (v) {
+    case INT64_C(1): *len = 10; return "stream_req";
+    case INT64_C(2): *len = 12; return "stream_chunk";
+    case INT64_C(3): *len = 5; return "event";
+    default: return NULL;
+    }
+}
+static void append_eventmesh_frame_attributes(ipcol *c, const row_eventmesh_frame *r, const uint8_t *b, Py_ssize_t size)
+{
+    row_eventmesh_frame item;
+    Py_ssize_t at = (Py_ssize_t)r->v[11];
+    Py_ssize_t item_index = c[11].items - (Py_ssize_t)r->w[11];  /* the first item's row in the child columns */
+    for (int64_t n = 0; n < r->w[11]; n++, item_index++) {
+        memset(item.ok, 0, sizeof item.ok);
+        at = item_eventmesh_wire_frame_attributes(b, at, size, &item);
+        ip_bit(&c[12], item.ok[12], item_index);
+        ip_i32(&c[13], item.v[13], item.ok[13], item_index);
+        ip_str(&c[14], item.ok[14] ? (const char *)b + item.v[14] : NULL, item.w[14], item_index);
+        ip_i32(&c[15], item.v[15], item.ok[15], item_index);
+        ip_str(&c[16], item.ok[16] ? (const char *)b + item.v[16] : NULL, item.w[16], item_index);
+    }
+}
+
+
+/* A row's columns; the path's and the protocol's (the same in every row) are filled in at the end. */
+static void append_eventmesh_frame(ipcol *c, const row_eventmesh_frame *r, const uint8_t *b, Py_ssize_t pos, Py_ssize_t size, Py_ssize_t index)
+{
+    (void)b;
+    ip_i64(&c[1], pos, 1, index);
+    ip_i64(&c[2], size, 1, index);
+    ip_str(&c[4], IP_DIRECTIONS[r->dir], IP_DIRECTION_LEN[r->dir], index);
+    ip_str(&c[5], MTYPE_eventmesh_frame[r->kind], MTYPE_LEN_eventmesh_frame[r->kind], index);
+    if (r->ok[6]) { Py_ssize_t len = 0; const char *member = enum_eventmesh_frame_MsgType(r->v[6], &len); ip_enum(&c[6], member, len, r->v[6], index); }
+    ip_i16(&c[7], r->v[7], r->ok[7], index);
+    ip_i32(&c[8], r->v[8], r->ok[8], index);
+    ip_i32(&c[9], r->v[9], r->ok[9], index);
+    ip_i32(&c[10], r->v[10], r->ok[10], index);
+    ip_list(&c[11], r->ok[11], r->ok[11] ? r->w[11] : 0, index);
+    if (r->ok[11]) append_eventmesh_frame_attributes(c, r, b, size);
+    ip_str(&c[17], r->ok[17] ? (const char *)b + r->v[17] : NULL, r->w[17], index);
+}
+
+static const int KIND_eventmesh_frame[] = {IP_STR, IP_FIXED | 8 << 4, IP_FIXED | 8 << 4, IP_STR, IP_STR, IP_STR, IP_STR, IP_FIXED | 2 << 4, IP_FIXED | 4 << 4, IP_FIXED | 4 << 4, IP_FIXED | 4 << 4, IP_LIST, IP_STRUCT, IP_FIXED | 4 << 4, IP_STR, IP_FIXED | 4 << 4, IP_STR, IP_STR};
+static const int OWNER_eventmesh_frame[] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 11, 11, 11, 11, 11, -1};
+static PyObject *scan_eventmesh_frame(PyObject *self, PyObject *args)
+{
+    IP_SCAN_BODY(row_eventmesh_frame, decode_eventmesh_frame, append_eventmesh_frame, NCOL_eventmesh_frame, KIND_eventmesh_frame, OWNER_eventmesh_frame, "eventmesh-frame")
+}
+
+static PyObject *frame_eventmesh_frame(PyObject *self, PyObject *args)
+{
+    IP_FRAME_BODY(row_eventmesh_frame, decode_eventmesh_frame)
+}
+
+static Py_ssize_t decode1_eventmesh_wire_frame(const uint8_t *b, Py_ssize_t end, Py_ssize_t limit, int want, row_eventmesh_frame *r)
+{
+    Py_ssize_t size = decode_eventmesh_wire_frame(b, end, want, r);
+    return size > limit ? IP_INVALID : size;
+}
+static PyObject *frame_eventmesh_wire_frame(PyObject *self, PyObject *args)
+{
+    IP_FRAME_BODY(row_eventmesh_frame, decode1_eventmesh_wire_frame)
+}
+
 /* ==== protocol eventmesh-legacy: eventmesh.tcp_frame_legacy ==== */
 #define NCOL_eventmesh_legacy 11
 typedef struct { int kind, dir; int64_t v[11], w[11]; unsigned char ok[11]; } row_eventmesh_legacy;
@@ -984,6 +1139,9 @@ static PyMethodDef ip_methods[] = {
     {"scan_eventmesh", scan_eventmesh, METH_VARARGS, "scan_eventmesh(buffer, pos, limit, want, max_rows, path) -> (stop, rows, columns)"},
     {"frame_eventmesh", frame_eventmesh, METH_VARARGS, "frame_eventmesh(buffer, pos, end, limit, want) -> size, -1 (no frame) or -2 (ask Python)"},
     {"frame_tcp_frame", frame_tcp_frame, METH_VARARGS, "frame_tcp_frame(buffer, pos, end, limit, want) -> size, -1 (no frame) or -2 (ask Python)"},
+    {"scan_eventmesh_frame", scan_eventmesh_frame, METH_VARARGS, "scan_eventmesh_frame(buffer, pos, limit, want, max_rows, path) -> (stop, rows, columns)"},
+    {"frame_eventmesh_frame", frame_eventmesh_frame, METH_VARARGS, "frame_eventmesh_frame(buffer, pos, end, limit, want) -> size, -1 (no frame) or -2 (ask Python)"},
+    {"frame_eventmesh_wire_frame", frame_eventmesh_wire_frame, METH_VARARGS, "frame_eventmesh_wire_frame(buffer, pos, end, limit, want) -> size, -1 (no frame) or -2 (ask Python)"},
     {"scan_eventmesh_legacy", scan_eventmesh_legacy, METH_VARARGS, "scan_eventmesh_legacy(buffer, pos, limit, want, max_rows, path) -> (stop, rows, columns)"},
     {"frame_eventmesh_legacy", frame_eventmesh_legacy, METH_VARARGS, "frame_eventmesh_legacy(buffer, pos, end, limit, want) -> size, -1 (no frame) or -2 (ask Python)"},
     {"frame_tcp_frame_legacy", frame_tcp_frame_legacy, METH_VARARGS, "frame_tcp_frame_legacy(buffer, pos, end, limit, want) -> size, -1 (no frame) or -2 (ask Python)"},
@@ -1003,7 +1161,7 @@ PyObject *ipc_scan_module(void)
     if ((ip_pool_lock = PyThread_allocate_lock()) == NULL) return PyErr_NoMemory();
     PyObject *m = PyModule_Create(&ip_module);
     if (m == NULL) return NULL;
-    if (PyModule_AddStringConstant(m, "DESCRIBE", "{\042broadcast\042:{\042columns\042:[[\042total_length\042,\042int32\042,[]],[\042command_id\042,\042string\042,[]],[\042data_request\042,\042struct\042,[[\042last_timestamp\042,\042timestamp[ms]\042,[]],[\042last_data\042,\042int32\042,[]]]],[\042data_response\042,\042struct\042,[[\042status\042,\042string\042,[]],[\042timestamp\042,\042timestamp[ms]\042,[]],[\042data\042,\042int32\042,[]]]]],\042directions\042:[null],\042exact\042:{\042broadcast_frame\042:false},\042layouts\042:[\042broadcast_frame\042],\042payload_layer\042:false,\042protocol\042:\042broadcast\042},\042dataproxy\042:{\042columns\042:[[\042total_len\042,\042int64\042,[]],[\042auth\042,\042bool\042,[]],[\042encrypted\042,\042bool\042,[]],[\042compressed\042,\042bool\042,[]],[\042base_type\042,\042string\042,[]],[\042text_message\042,\042struct\042,[[\042body_len\042,\042int32\042,[]],[\042body\042,\042binary\042,[]],[\042attr_len\042,\042int32\042,[]],[\042attr\042,\042string\042,[]]]],[\042bin_message\042,\042struct\042,[[\042group_num\042,\042int32\042,[]],[\042stream_num\042,\042int32\042,[]],[\042ext_field\042,\042struct\042,[[\042reserved\042,\042int16\042,[]],[\042separated_by_lf\042,\042bool\042,[]],[\042index_message\042,\042bool\042,[]],[\042file_check\042,\042bool\042,[]],[\042ids_as_strings\042,\042bool\042,[]],[\042trace\042,\042bool\042,[]],[\042per_record_attributes\042,\042bool\042,[]]]],[\042data_time\042,\042int64\042,[]],[\042msg_cnt\042,\042int32\042,[]],[\042unique_id\042,\042int64\042,[]],[\042body_len\042,\042int32\042,[]],[\042body\042,\042binary\042,[]],[\042attr_len\042,\042int16\042,[]],[\042attr\042,\042string\042,[]],[\042trailing\042,\042binary\042,[]]]],[\042bin_heartbeat\042,\042struct\042,[[\042data_time\042,\042int64\042,[]],[\042version\042,\042int16\042,[]],[\042body_len\042,\042int32\042,[]],[\042body\042,\042binary\042,[]],[\042attr_len\042,\042int16\042,[]],[\042attr\042,\042string\042,[]],[\042trailing\042,\042binary\042,[]]]],[\042legacy_heartbeat_reply\042,\042struct\042,[]],[\042bin_response\042,\042struct\042,[[\042unique_id\042,\042int64\042,[]],[\042attr_len\042,\042int16\042,[]],[\042attr\042,\042string\042,[]],[\042trailing\042,\042binary\042,[]]]]],\042directions\042:[\042request\042,\042response\042],\042exact\042:{\042dataproxy_request\042:true,\042dataproxy_response\042:true},\042layouts\042:[\042dataproxy_request\042,\042dataproxy_response\042],\042payload_layer\042:false,\042protocol\042:\042dataproxy\042},\042eventmesh\042:{\042columns\042:[[\042package_length\042,\042int32\042,[]],[\042package\042,\042struct\042,[[\042header_length\042,\042int32\042,[]],[\042header\042,\042string\042,[]],[\042body\042,\042binary\042,[]]]]],\042directions\042:[null],\042exact\042:{\042tcp_frame\042:false},\042layouts\042:[\042tcp_frame\042],\042payload_layer\042:true,\042protocol\042:\042eventmesh\042},\042eventmesh-legacy\042:{\042columns\042:[[\042package_length\042,\042int32\042,[]],[\042package\042,\042struct\042,[[\042header_length\042,\042int32\042,[]],[\042header\042,\042string\042,[]],[\042body\042,\042binary\042,[]]]]],\042directions\042:[null],\042exact\042:{\042tcp_frame_legacy\042:false},\042layouts\042:[\042tcp_frame_legacy\042],\042payload_layer\042:true,\042protocol\042:\042eventmesh-legacy\042},\042tubemq\042:{\042columns\042:[[\042serial_no\042,\042int32\042,[]],[\042list_size\042,\042int32\042,[]],[\042blocks\042,\042list\042,[[\042item\042,\042struct\042,[[\042block_len\042,\042int32\042,[]],[\042data\042,\042binary\042,[]]]]]]],\042directions\042:[null],\042exact\042:{\042tubemq_frame\042:false},\042layouts\042:[\042tubemq_frame\042],\042payload_layer\042:true,\042protocol\042:\042tubemq\042}}") < 0) {
+    if (PyModule_AddStringConstant(m, "DESCRIBE", "{\042broadcast\042:{\042columns\042:[[\042total_length\042,\042int32\042,[]],[\042command_id\042,\042string\042,[]],[\042data_request\042,\042struct\042,[[\042last_timestamp\042,\042timestamp[ms]\042,[]],[\042last_data\042,\042int32\042,[]]]],[\042data_response\042,\042struct\042,[[\042status\042,\042string\042,[]],[\042timestamp\042,\042timestamp[ms]\042,[]],[\042data\042,\042int32\042,[]]]]],\042directions\042:[null],\042exact\042:{\042broadcast_frame\042:false},\042layouts\042:[\042broadcast_frame\042],\042payload_layer\042:false,\042protocol\042:\042broadcast\042},\042dataproxy\042:{\042columns\042:[[\042total_len\042,\042int64\042,[]],[\042auth\042,\042bool\042,[]],[\042encrypted\042,\042bool\042,[]],[\042compressed\042,\042bool\042,[]],[\042base_type\042,\042string\042,[]],[\042text_message\042,\042struct\042,[[\042body_len\042,\042int32\042,[]],[\042body\042,\042binary\042,[]],[\042attr_len\042,\042int32\042,[]],[\042attr\042,\042string\042,[]]]],[\042bin_message\042,\042struct\042,[[\042group_num\042,\042int32\042,[]],[\042stream_num\042,\042int32\042,[]],[\042ext_field\042,\042struct\042,[[\042reserved\042,\042int16\042,[]],[\042separated_by_lf\042,\042bool\042,[]],[\042index_message\042,\042bool\042,[]],[\042file_check\042,\042bool\042,[]],[\042ids_as_strings\042,\042bool\042,[]],[\042trace\042,\042bool\042,[]],[\042per_record_attributes\042,\042bool\042,[]]]],[\042data_time\042,\042int64\042,[]],[\042msg_cnt\042,\042int32\042,[]],[\042unique_id\042,\042int64\042,[]],[\042body_len\042,\042int32\042,[]],[\042body\042,\042binary\042,[]],[\042attr_len\042,\042int16\042,[]],[\042attr\042,\042string\042,[]],[\042trailing\042,\042binary\042,[]]]],[\042bin_heartbeat\042,\042struct\042,[[\042data_time\042,\042int64\042,[]],[\042version\042,\042int16\042,[]],[\042body_len\042,\042int32\042,[]],[\042body\042,\042binary\042,[]],[\042attr_len\042,\042int16\042,[]],[\042attr\042,\042string\042,[]],[\042trailing\042,\042binary\042,[]]]],[\042legacy_heartbeat_reply\042,\042struct\042,[]],[\042bin_response\042,\042struct\042,[[\042unique_id\042,\042int64\042,[]],[\042attr_len\042,\042int16\042,[]],[\042attr\042,\042string\042,[]],[\042trailing\042,\042binary\042,[]]]]],\042directions\042:[\042request\042,\042response\042],\042exact\042:{\042dataproxy_request\042:true,\042dataproxy_response\042:true},\042layouts\042:[\042dataproxy_request\042,\042dataproxy_response\042],\042payload_layer\042:false,\042protocol\042:\042dataproxy\042},\042eventmesh\042:{\042columns\042:[[\042package_length\042,\042int32\042,[]],[\042package\042,\042struct\042,[[\042header_length\042,\042int32\042,[]],[\042header\042,\042string\042,[]],[\042body\042,\042binary\042,[]]]]],\042directions\042:[null],\042exact\042:{\042tcp_frame\042:false},\042layouts\042:[\042tcp_frame\042],\042payload_layer\042:true,\042protocol\042:\042eventmesh\042},\042eventmesh-frame\042:{\042columns\042:[[\042msg_type\042,\042string\042,[]],[\042flags\042,\042int16\042,[]],[\042seq\042,\042int32\042,[]],[\042key_count\042,\042int32\042,[]],[\042data_len\042,\042int32\042,[]],[\042attributes\042,\042list\042,[[\042item\042,\042struct\042,[[\042name_len\042,\042int32\042,[]],[\042name\042,\042string\042,[]],[\042value_len\042,\042int32\042,[]],[\042value\042,\042string\042,[]]]]]],[\042data\042,\042binary\042,[]]],\042directions\042:[null],\042exact\042:{\042eventmesh_wire_frame\042:false},\042layouts\042:[\042eventmesh_wire_frame\042],\042payload_layer\042:true,\042protocol\042:\042eventmesh-frame\042},\042eventmesh-legacy\042:{\042columns\042:[[\042package_length\042,\042int32\042,[]],[\042package\042,\042struct\042,[[\042header_length\042,\042int32\042,[]],[\042header\042,\042string\042,[]],[\042body\042,\042binary\042,[]]]]],\042directions\042:[null],\042exact\042:{\042tcp_frame_legacy\042:false},\042layouts\042:[\042tcp_frame_legacy\042],\042payload_layer\042:true,\042protocol\042:\042eventmesh-legacy\042},\042tubemq\042:{\042columns\042:[[\042serial_no\042,\042int32\042,[]],[\042list_size\042,\042int32\042,[]],[\042blocks\042,\042list\042,[[\042item\042,\042struct\042,[[\042block_len\042,\042int32\042,[]],[\042data\042,\042binary\042,[]]]]]]],\042directions\042:[null],\042exact\042:{\042tubemq_frame\042:false},\042layouts\042:[\042tubemq_frame\042],\042payload_layer\042:true,\042protocol\042:\042tubemq\042}}") < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -104,3 +104,58 @@ def event_from_grpc(message) -> Event:
     except json_format.ParseError as exc:
         raise EncodeError("body", f"the {name} cannot be read back: {exc}") from None
     return reader(proto)
+
+
+# ------------------------------------------------------------------ EventMeshFrame (the new runtime, issue 30)
+# the CloudEvent attributes upstream's EventMeshFrame.toCloudEvent sets through the builder; every other name is
+# an extension (docs/protocols/eventmesh.md, section 5.1)
+_FRAME_FIELDS = {"id": "id", "source": "source", "type": "type", "subject": "subject",
+                 "datacontenttype": "data_content_type"}
+_FRAME_DROPPED = ("specversion", "datacontentencoding")  # V1 is implied; datacontentencoding was removed
+
+
+def _text_type(content_type: str) -> bool:
+    kind = content_type.split(";", 1)[0].strip().lower()
+    return not kind or kind.startswith("text/") or kind.endswith("json") or kind.endswith("+json") \
+        or kind.endswith("xml")
+
+
+def event_from_frame(message) -> Event:
+    """The Event of an EVENT EventMeshFrame (a decoded eventmesh-frame message), as toCloudEvent rebuilds it:
+    id, source, type, subject and datacontenttype into their fields, specversion implied (1.0, kept when the
+    frame names it), every other attribute (time and dataschema too) a string extension, in frame order; the
+    data as text when the content type is textual and the bytes are UTF-8, else as bytes; no data is None."""
+    from inlong_proto.eventmesh.frame import read
+
+    payload = read(message)
+    if payload.msg_type.name != "event":
+        raise EncodeError("msg_type", f"a {payload.msg_type.name} frame carries no event (toCloudEvent refuses it)")
+    attributes = payload.attribute_map
+    fields = {field: attributes[name] for name, field in _FRAME_FIELDS.items() if name in attributes}
+    extensions = {name: value for name, value in attributes.items()
+                  if name and name not in _FRAME_FIELDS and name not in _FRAME_DROPPED}
+    data = payload.data or None
+    if data is not None and _text_type(fields.get("data_content_type", "")) and payload.text is not None:
+        data = payload.text
+    return Event(spec_version=attributes.get("specversion") or "1.0", data=data, extensions=extensions, **fields)
+
+
+def frame_of_event(event: Event):
+    """An Event as an EVENT EventMeshFrame, as fromCloudEvent captures it: specversion, id, source, type, then
+    datacontenttype and subject when set, then the extensions in order (values as their str); the data's
+    bytes (text as UTF-8). Upstream's attribute order is the CloudEvents SDK's attribute-name order, which
+    this does not reproduce; readers keep whatever order a frame has."""
+    from inlong_proto.eventmesh.frame import event_frame
+
+    attributes = [("specversion", event.spec_version), ("id", event.id), ("source", event.source),
+                  ("type", event.type)]
+    attributes += [(name, value) for name, value in (("datacontenttype", event.data_content_type),
+                                                     ("subject", event.subject)) if value]
+    for name, value in event.extensions.items():
+        if isinstance(value, bytes):
+            raise EncodeError(f"extensions[{name!r}]", "a bytes extension has no toString upstream would write")
+        text = value if isinstance(value, str) else value.isoformat() if hasattr(value, "isoformat") \
+            else str(value).lower() if isinstance(value, bool) else str(value)
+        attributes.append((name, text))
+    data = event.data.encode("utf-8") if isinstance(event.data, str) else (event.data or b"")
+    return event_frame(attributes, data)
