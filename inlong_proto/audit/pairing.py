@@ -49,9 +49,10 @@ class AuditedMessage:
     error: str | None = None
     latency_s: float | None = None
     duplicate: bool = False
+    request: object | None = None  # the request Frame, with Auditor(keep_requests=True) only (replay)
 
     def to_dict(self) -> dict:
-        return {name: getattr(self, name) for name in self.__slots__}
+        return {name: getattr(self, name) for name in self.__slots__ if name != "request"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,25 +71,27 @@ class Delivered:
 
 
 class _Open:
-    __slots__ = ("event", "time_ns", "flow", "client", "duplicate", "done", "conn", "key")
+    __slots__ = ("event", "time_ns", "flow", "client", "duplicate", "done", "conn", "key", "frame")
 
-    def __init__(self, event, time_ns, flow, client, duplicate, conn, key):
+    def __init__(self, event, time_ns, flow, client, duplicate, conn, key, frame):
         self.event, self.time_ns, self.flow, self.client = event, time_ns, flow, client
-        self.duplicate, self.conn, self.key, self.done = duplicate, conn, key, False
+        self.duplicate, self.conn, self.key, self.done, self.frame = duplicate, conn, key, False, frame
 
 
 class Auditor:
     """feed() CaptureFrames (or (frame, direction, time_ns, flow) through feed_frame), get AuditedMessage and
     Delivered items back. timeout: seconds of capture time after which an open request is unanswered (None:
-    it waits for its connection or the capture to end)."""
+    it waits for its connection or the capture to end). keep_requests: each AuditedMessage carries its request
+    Frame (what replay re-sends); open requests then hold their frames."""
 
-    def __init__(self, *, timeout: float | None = None, max_open: int = MAX_OPEN, max_seen: int = MAX_SEEN):
+    def __init__(self, *, timeout: float | None = None, max_open: int = MAX_OPEN, max_seen: int = MAX_SEEN,
+                 keep_requests: bool = False):
         if timeout is not None and timeout <= 0:
             raise ValueError(f"timeout must be positive, not {timeout!r}")
         if max_open < 1 or max_seen < 1:
             raise ValueError("max_open and max_seen must be at least 1")
         self.timeout_ns = None if timeout is None else int(timeout * 1e9)
-        self.max_open, self.max_seen = max_open, max_seen
+        self.max_open, self.max_seen, self.keep_requests = max_open, max_seen, keep_requests
         self._conns: dict[object, dict[tuple, deque]] = {}  # connection -> key -> open requests, oldest first
         self._order: deque[_Open] = deque()  # every open request, in arrival order (done ones lazily dropped)
         self._open = 0
@@ -116,12 +119,13 @@ class Auditor:
             client = getattr(flow, "client", None)
             duplicate = isinstance(event, Sent) and self._duplicate(event, client)
             number = getattr(flow, "number", None)
+            kept = frame if self.keep_requests else None
             if event.key is None:  # asks for no answer
-                out.append(_message(event, time_ns, number, client, duplicate, "not_asked"))
+                out.append(_message(event, time_ns, number, client, duplicate, "not_asked", request=kept))
                 continue
             if conn is None:
                 conn = self._conns[flow] = {}
-            opened = _Open(event, time_ns, number, client, duplicate, conn, event.key)
+            opened = _Open(event, time_ns, number, client, duplicate, conn, event.key, kept)
             conn.setdefault(event.key, deque()).append(opened)
             self._order.append(opened)
             self._open += 1
@@ -189,7 +193,7 @@ class Auditor:
                 return [Delivered(event.system, event.group, event.stream, time_ns, answer.delivered, answer.size)]
             return []
         return [_message(event, opened.time_ns, opened.flow, opened.client, opened.duplicate,
-                         "ok" if answer.ok else "failed", answer.error, latency)]
+                         "ok" if answer.ok else "failed", answer.error, latency, opened.frame)]
 
     def _close(self, opened: _Open) -> None:
         waiting = opened.conn[opened.key]
@@ -209,7 +213,8 @@ class Auditor:
         event = opened.event
         if isinstance(event, Pull):
             return []
-        return [_message(event, opened.time_ns, opened.flow, opened.client, opened.duplicate, "unanswered", reason)]
+        return [_message(event, opened.time_ns, opened.flow, opened.client, opened.duplicate, "unanswered", reason,
+                         request=opened.frame)]
 
     def _expire(self, now_ns: int | None) -> list:
         out: list = []
@@ -229,6 +234,6 @@ class Auditor:
 
 
 def _message(event: Sent, time_ns, flow, client, duplicate: bool, outcome: str, error: str | None = None,
-             latency: float | None = None) -> AuditedMessage:
+             latency: float | None = None, request=None) -> AuditedMessage:
     return AuditedMessage(event.system, event.group, event.stream, time_ns, flow, client, event.message_id,
-                          event.records, event.size, event.frame_bytes, outcome, error, latency, duplicate)
+                          event.records, event.size, event.frame_bytes, outcome, error, latency, duplicate, request)

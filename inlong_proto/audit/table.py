@@ -106,6 +106,20 @@ class AuditTable:
         if item.latency_s is not None:
             row["latencies"].append(item.latency_s)
 
+    def merge(self, other: "AuditTable") -> None:
+        """Add another table's counts (of the same window and key columns): captures audited apart."""
+        if (other.window_ns, other.by) != (self.window_ns, self.by):
+            raise ValueError("tables of different windows or keys do not merge")
+        for key, theirs in other._rows.items():
+            mine = self._rows.get(key)
+            if mine is None:
+                mine = self._rows[key] = dict.fromkeys(COUNTS, 0)
+                mine["errors"], mine["latencies"] = Counter(), []
+            for name in COUNTS:
+                mine[name] += theirs[name]
+            mine["errors"].update(theirs["errors"])
+            mine["latencies"] += theirs["latencies"]
+
     def rows(self) -> list[dict]:
         out = []
         for (system, group, stream, window), row in sorted(self._rows.items(),

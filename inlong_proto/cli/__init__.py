@@ -9,5 +9,7 @@ from inlong_proto.cli.commands import main
 
 for _name in ("broadcast", "dataproxy", "eventmesh", "tubemq", "wireshark"):  # each module's group of its name
     main.add_command(getattr(import_module(f"inlong_proto.cli.{_name}"), _name))
+for _name in ("audit", "replay"):  # commands of inlong_proto.cli.audit (issue 28)
+    main.add_command(getattr(import_module("inlong_proto.cli.audit"), _name))
 
 __all__ = ["main"]

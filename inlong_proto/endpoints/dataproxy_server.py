@@ -33,6 +33,7 @@ rate-limited per connection (log_rate).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import logging
 import os
@@ -282,13 +283,19 @@ class DataProxyServer(ListeningServer):
     them) before a connection is closed (None: never). max_pending: bytes of replies a client may leave
     unread before it is dropped (None: no limit). log_rate: log lines per second per connection (None:
     no limit). `link_stats` counts what these limits did.
+
+    faults (tests of the audit, issue 28): {n: what} for the n-th data request the server receives (from 1,
+    all connections together; heartbeats not counted), what being "drop" (no answer, nothing accepted),
+    "fail" (answered with errCode `fault_code`, default 115, nothing accepted), "close" (the connection is
+    closed without an answer) or a number of seconds to delay the answer by. `faulted` lists (n, what).
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, record: str | os.PathLike | None = None,
                  dp_ip: str = "127.0.0.1", clock: Callable[[], float] = time.time,
                  max_frame_size: int = 65536, keep_payloads: bool = True,
                  idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT, max_pending: int | None = DEFAULT_MAX_PENDING,
-                 log_rate: float | None = DEFAULT_LOG_RATE):
+                 log_rate: float | None = DEFAULT_LOG_RATE, faults: dict | None = None,
+                 fault_code: int = ErrCode.topic_is_blank):
         if idle_timeout is not None and idle_timeout <= 0:
             raise ValueError(f"idle_timeout must be positive or None, not {idle_timeout!r}")
         self._init_listening(host, port, {"received": record}, log)
@@ -299,6 +306,9 @@ class DataProxyServer(ListeningServer):
         self.link_stats = LinkStats()
         self.payloads: list[Payload] = []
         self._connections: set[_Connection] = set()
+        self.faults, self.fault_code = dict(faults or {}), fault_code
+        self.faulted: list[tuple[int, object]] = []
+        self._data_requests = 0
 
     # -- counters, for tests and the CLI ---------------------------------------------------------
 
@@ -359,9 +369,35 @@ class DataProxyServer(ListeningServer):
                 return
             await link.drain()  # stop reading from a client that does not read replies
 
+    def _fault(self, outcome: Outcome) -> tuple[Outcome, float | None]:
+        """The outcome as the faults say for this data request, and the delay of its answer."""
+        if outcome.raw is None or outcome.base_type in (MsgType.heartbeat, MsgType.bin_heartbeat):
+            return outcome, None
+        self._data_requests += 1
+        what = self.faults.get(self._data_requests)
+        if what is None:
+            return outcome, None
+        self.faulted.append((self._data_requests, what))
+        if what == "drop":
+            return dataclasses.replace(outcome, payload=None, reply=None, err_code=None), None
+        if what == "close":
+            return dataclasses.replace(outcome, payload=None, reply=None, err_code=None, close=True,
+                                       reason="fault: closed without an answer"), None
+        if what == "fail":
+            message = outcome.frame.message
+            build = (builders.bin_response if message.base_type == MsgType.bin_multi_body
+                     else builders.text_response)
+            reply = build(message, dp_ip=self.dp_ip, err_code=int(self.fault_code), err_msg="fault injected")
+            return dataclasses.replace(outcome, payload=None, reply=reply, err_code=int(self.fault_code),
+                                       reason="fault injected"), None
+        return outcome, float(what)
+
     def _apply(self, connection: _Connection, outcome: Outcome) -> bool:
         """Record, count and answer one outcome; False closes the connection."""
         stats, link = self.stats, connection.link
+        delay = None
+        if self.faults:
+            outcome, delay = self._fault(outcome)
         if outcome.raw is not None:
             stats.frames += 1
             stats.by_type[outcome.base_type.name] += 1
@@ -379,7 +415,10 @@ class DataProxyServer(ListeningServer):
             stats.records += len(outcome.payload.records)
             if self.keep_payloads:
                 self.payloads.append(outcome.payload)
-        if outcome.reply is not None and link.write(encode(outcome.reply)):
+        if outcome.reply is not None and delay is not None:
+            asyncio.get_running_loop().call_later(delay, link.write, encode(outcome.reply))
+            stats.replies += 1
+        elif outcome.reply is not None and link.write(encode(outcome.reply)):
             stats.replies += 1
         if outcome.close:
             stats.errors += 1

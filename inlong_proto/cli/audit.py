@@ -1,0 +1,170 @@
+"""`inlong-proto audit` (where was data lost: every message on the wire with its outcome, per group, stream and
+window) and `inlong-proto replay` (re-send DataProxy requests, the unacknowledged ones by default). Issue 28;
+docs/how-to/audit.md."""
+from __future__ import annotations
+
+import asyncio
+import sys
+from contextlib import closing
+
+import click
+
+from inlong_proto.cli.commands import MAX_FRAME_SIZE
+
+_FORMATS = ["table", "csv", "json", "jsonl", "parquet"]
+_BY = {"group": "group", "topic": "group", "stream": "stream"}
+
+
+def _window(ctx, param, value):
+    from inlong_proto.audit import parse_window
+
+    try:
+        return parse_window(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _by(ctx, param, value: str):
+    names = [name.strip().lower() for name in value.split(",") if name.strip()]
+    unknown = [name for name in names if name not in _BY]
+    if unknown:
+        raise click.BadParameter(f"{', '.join(unknown)}: choose from group, stream, topic (= group)")
+    return tuple(dict.fromkeys(_BY[name] for name in names))
+
+
+def _positive(ctx, param, value):
+    if value is not None and not value > 0:
+        raise click.BadParameter("must be positive")
+    return value
+
+
+def _table(path: str, *, window: float, by: tuple, timeout: float | None, max_frame_size):
+    """The audit table of one or more captures (each audited apart, counted in one table)."""
+    from inlong_proto.audit import AuditTable, Auditor, audit_chunks
+    from inlong_proto.capture import is_capture
+    from inlong_proto.cli.commands import chunks, with_file
+    from inlong_proto.cli.failure import Failure
+    from inlong_proto.core.errors import InlongProtoError
+
+    table = AuditTable(window, by)
+    auditor = Auditor(timeout=timeout)
+    with closing(chunks(path)) as stream:
+        head = next(stream, b"")
+        if not head:
+            raise Failure(f"{path}: empty")
+        if not is_capture(head):
+            raise Failure(f"{path}: not a capture (pcap / pcapng): the audit pairs requests and answers per "
+                          f"connection, which only a capture holds")
+
+        def again():
+            yield head
+            yield from (chunk for chunk in stream if chunk)
+
+        try:
+            for item in audit_chunks(again(), auditor=auditor, max_frame_size=max_frame_size):
+                table.add(item)
+        except InlongProtoError as exc:
+            raise with_file(exc, path) from None
+    return table, auditor
+
+
+@click.command()
+@click.option("--format", "-T", "output_format", type=click.Choice(_FORMATS), default="table", show_default=True)
+@click.option("--window", "-w", default="1m", show_default=True, callback=_window,
+              help="The time bucket of a row: 30s, 1m (InLong Audit's minute), 5m, 1h.")
+@click.option("--by", default="group,stream", show_default=True, callback=_by,
+              help="The key of a row beside the system and window: group,stream; group (or topic); stream; "
+                   "those left out show * and are summed.")
+@click.option("--timeout", type=float, default=None, callback=_positive, metavar="SECONDS",
+              help="An answer later than this (capture time) counts the request unanswered.")
+@click.option("--diff", "diff_mode", is_flag=True,
+              help="Two captures A B (two points of one pipeline): each count that differs per key and window.")
+@MAX_FRAME_SIZE
+@click.argument("captures", nargs=-1, required=True)
+def audit(output_format, window, by, timeout, diff_mode, max_frame_size, captures):
+    """Where was data lost? Every message sent in CAPTURES (pcap / pcapng; DataProxy data requests, TubeMQ
+    sendMessageP2B, EventMesh TCP sends) paired with its answer on its connection, counted per system,
+    group (or topic), stream and window: messages, records, bytes, acked OK, failed (and the top error),
+    unanswered (the connection closed, the capture ended or --timeout passed first), not asked to ack
+    (isAck=false), duplicates (re-sends of an id already seen from that client), delivered (TubeMQ pulls,
+    EventMesh pushes) and the ack latency (p50 / p95 / max ms). Several captures are audited apart and
+    counted in one table. With --diff, two captures A B: per key and window, each count that differs."""
+    from inlong_proto.audit import COLUMNS, DIFF_COLUMNS, diff
+    from inlong_proto.cli.failure import Failure
+    from inlong_proto.cli.output import writer
+    from inlong_proto.cli.query import field_path
+
+    if diff_mode and len(captures) != 2:
+        raise click.UsageError("--diff compares two captures: audit --diff A B")
+    tables = []
+    for path in captures:
+        table, auditor = _table(path, window=window, by=by, timeout=timeout, max_frame_size=max_frame_size)
+        if auditor.stats["unmatched_answers"]:
+            click.echo(f"note: {path}: {auditor.stats['unmatched_answers']} answer(s) matched no request seen "
+                       f"(sent before the capture started, or after --timeout gave the request up)", err=True)
+        tables.append(table)
+    if diff_mode:
+        rows, columns = diff(tables[0].rows(), tables[1].rows()), DIFF_COLUMNS
+    else:
+        merged = tables[0]
+        for other in tables[1:]:
+            merged.merge(other)
+        rows, columns = merged.rows(), COLUMNS
+        if not rows:
+            raise Failure(f"{', '.join(captures)}: no message found: expected a capture of DataProxy, TubeMQ or "
+                          f"EventMesh TCP traffic")
+    output = writer(output_format, sys.stdout, [field_path(name) for name in columns], False)
+    output.write(rows)
+    output.close()
+
+
+@click.command()
+@click.option("--to", "target", required=True, metavar="HOST:PORT", help="The DataProxy to send to.")
+@click.option("--protocol", "-p", type=click.Choice(["dataproxy"]), default="dataproxy", show_default=True)
+@click.option("--rate", type=float, default=None, callback=_positive, metavar="N",
+              help="At most N requests a second (default: as fast as the answers come).")
+@click.option("--only-unacked", is_flag=True,
+              help="Only what the capture shows not acknowledged OK (failed, unanswered, not asked to ack), "
+                   "leaving out any whose re-send was.")
+@click.option("--dry-run", is_flag=True, help="Say what would be sent, send nothing.")
+@click.option("--timeout", type=float, default=10.0, show_default=True, callback=_positive, metavar="SECONDS",
+              help="How long to wait for each answer; also the audit's timeout for --only-unacked.")
+@MAX_FRAME_SIZE
+@click.argument("source")
+def replay(target, protocol, rate, only_unacked, dry_run, timeout, max_frame_size, source):
+    """Re-send the DataProxy data requests of SOURCE (a capture, or a raw dump of requests such as a server's
+    record file) to HOST:PORT, one at a time, waiting for each answer, and report what was accepted.
+    Each request gets a fresh id (UniqueId, messageId: what the SDK matches answers on) and asks for an
+    answer (isAck=false is dropped); records, groups and times are sent as captured."""
+    from inlong_proto.audit.replay import replay_items
+    from inlong_proto.cli.failure import Failure
+    from inlong_proto.cli.output import terminal_json
+    from inlong_proto.endpoints.common import host_port
+
+    host, port = host_port(target) if not isinstance(target, tuple) else target
+    try:
+        with open(source, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise Failure(f"{source}: {exc.strerror or exc}") from None
+    items = replay_items(data, only_unacked=only_unacked, timeout=timeout if only_unacked else None,
+                         max_frame_size=max_frame_size)
+    if dry_run:
+        outcomes: dict = {}
+        for item in items:
+            outcomes[item.outcome or "unknown"] = outcomes.get(item.outcome or "unknown", 0) + 1
+        click.echo(terminal_json({"would_send": len(items), "records": sum(i.records for i in items),
+                                  "captured_outcomes": outcomes, "to": f"{host}:{port}"}))
+        return
+    if not items:
+        click.echo(terminal_json({"sent": 0, "note": "nothing to replay"}))
+        return
+    from inlong_proto.endpoints.dataproxy_replay import replay as run
+
+    try:
+        report = asyncio.run(run(host, port, items, rate=rate, timeout=timeout))
+    except OSError as exc:
+        raise Failure(f"{host}:{port}: {exc.strerror or exc}") from None
+    click.echo(terminal_json(report.to_dict()))
+    if not report.ok:
+        sys.exit(1)
