@@ -186,3 +186,30 @@ def test_eventmesh_tcp_sends_acked_by_seq_and_pushes_delivered():
     assert {k: row[k] for k in ("messages", "acked_ok", "failed", "unanswered", "duplicates", "delivered")} == \
         {"messages": 4, "acked_ok": 2, "failed": 1, "unanswered": 1, "duplicates": 1, "delivered": 1}
     assert row["top_error"] == "1 send failed (1)"
+
+
+# ------------------------------------------------------------------ replay's requests (sans-IO)
+def test_replay_items_from_a_dump_and_fresh_ids():
+    from inlong_proto.audit.replay import renumber, replay_items
+    from inlong_proto.dataproxy import builders
+    from inlong_proto.dataproxy.payload import attr_value, parse_attrs
+
+    bin_request = builders.bin_request([b"a", b"b"], group_id="g", stream_id="s", data_time_ms=1, unique_id=7,
+                                       is_ack=False)
+    text_request = builders.text_request([b"c"], group_id="g", stream_id="s2", data_time_ms=1, message_id=7)
+    dump = inlong_proto.encode(bin_request) + inlong_proto.encode(text_request)
+    items = replay_items(dump)
+    assert [(i.outcome, i.group, i.stream, i.records) for i in items] == [(None, "g", "s", 2), (None, "g", "s2", 1)]
+    fresh = [renumber(item.message, n) for n, item in enumerate(items, 100)]
+    assert fresh[0].body.unique_id == 100 and "isAck" not in fresh[0].body.attr
+    assert attr_value(parse_attrs(fresh[1].body.attr), "messageId") == "101"
+    assert fresh[0].body.body == bin_request.body.body  # the records as captured
+
+
+def test_only_unacked_leaves_out_what_a_resend_got_acked():
+    from inlong_proto.audit.replay import replay_items
+
+    data, truth = dataproxy_capture(1)
+    unacked = replay_items(data, only_unacked=True)
+    assert len(unacked) == sum(c["failed"] + c["unanswered"] + c["not_asked"] for c in truth.counts.values())
+    assert {item.outcome for item in unacked} == {"failed", "unanswered", "not_asked"}
