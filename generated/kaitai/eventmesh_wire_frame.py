@@ -40,7 +40,7 @@ class EventmeshWireFrame(KaitaiStruct):
     encode never writes a name twice).
     
     .. seealso::
-       apache/eventmesh@0be4e8369dac eventmesh-common/src/main/java/org/apache/eventmesh/common/wire/EventMeshFrame.java; docs/protocols/eventmesh.md, section 6
+       apache/eventmesh@0be4e8369dac eventmesh-common/src/main/java/org/apache/eventmesh/common/wire/EventMeshFrame.java; docs/protocols/eventmesh.md, section 5
     """
 
     class MsgType(IntEnum):
