@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 
-from inlong_proto.audit.readers import Answer, Delivery, Pull, Sent, events
+from inlong_proto.audit.readers import Answer, Delivery, Done, Pull, Sent, events
 
 __all__ = ["AuditedMessage", "Auditor", "Delivered", "MAX_OPEN", "MAX_SEEN", "OUTCOMES"]
 
@@ -116,6 +116,9 @@ class Auditor:
             if isinstance(event, Delivery):
                 out.append(Delivered(event.system, event.group, event.stream, time_ns, event.records, event.size))
                 continue
+            if isinstance(event, Done):  # paired already (a gRPC call): its request came latency_s earlier
+                out.append(self._done(event, time_ns, flow, frame))
+                continue
             client = getattr(flow, "client", None)
             duplicate = isinstance(event, Sent) and self._duplicate(event, client)
             number = getattr(flow, "number", None)
@@ -166,6 +169,14 @@ class Auditor:
         return self._open
 
     # -- inside ----------------------------------------------------------------------------------------
+
+    def _done(self, done: Done, time_ns, flow, frame) -> AuditedMessage:
+        client = getattr(flow, "client", None)
+        duplicate = self._duplicate(done.sent, client)
+        start = time_ns if time_ns is None or done.latency_s is None else time_ns - int(done.latency_s * 1e9)
+        outcome = "unanswered" if done.ok is None else "ok" if done.ok else "failed"
+        return _message(done.sent, start, getattr(flow, "number", None), client, duplicate, outcome, done.error,
+                        done.latency_s, frame if self.keep_requests else None)
 
     def _duplicate(self, event: Sent, client) -> bool:
         if event.message_id is None:

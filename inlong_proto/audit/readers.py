@@ -17,6 +17,12 @@ upstream client matches it (docs/how-to/audit.md):
 * EventMesh TCP (facts 3.x): ASYNC_MESSAGE_TO_SERVER, BROADCAST_MESSAGE_TO_SERVER and REQUEST_TO_SERVER by
   header seq, answered by their _ACK (or RESPONSE_TO_CLIENT, or the command echoed with code 1); code 0 is
   success. Pushes (*_TO_CLIENT) are deliveries.
+* EventMesh HTTP: the send codes (MSG_SEND_SYNC, MSG_SEND_ASYNC, MSG_BATCH_SEND, MSG_BATCH_SEND_V2) by the
+  request code, which the runtime's answer echoes in its ``code`` header, oldest first on the connection
+  (HTTP/1.1 answers in order); retCode 0 with status 200 is success. The runtime's webhook pushes
+  (HTTP_PUSH_CLIENT_ASYNC / SYNC) are deliveries.
+* EventMesh gRPC: publish, batchPublish and requestReply calls, which eventmesh.h2 pairs by stream; success
+  is grpc-status 0 and the answer's ``statuscode`` attribute 0 (or absent).
 """
 from __future__ import annotations
 
@@ -25,10 +31,11 @@ from dataclasses import dataclass
 from inlong_proto.core.errors import DecodeError
 from inlong_proto.dataproxy.payload import ErrCode, MsgType, attr_value, parse_attrs, payload
 from inlong_proto.eventmesh.convert import event_from_tcp
+from inlong_proto.eventmesh.http import RequestCode
 from inlong_proto.eventmesh.tcp import Command
 from inlong_proto.tubemq.rpc import messages_of
 
-__all__ = ["Answer", "Delivery", "Pull", "Sent", "events"]
+__all__ = ["Answer", "Delivery", "Done", "Pull", "Sent", "events"]
 
 SEND_METHOD = "sendMessageP2B"
 PULL_METHOD = "getMessagesC2B"
@@ -75,6 +82,17 @@ class Answer:
     error: str | None  # what failed, short (an errCode and its name, an exception class)
     delivered: int = 0  # messages an answer to a Pull carries
     size: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """A message and its outcome at once (a gRPC call, which the HTTP/2 layer pairs itself): ok None means
+    unanswered (the call did not end within the capture or its connection)."""
+
+    sent: Sent
+    ok: bool | None
+    error: str | None
+    latency_s: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,5 +216,91 @@ def _eventmesh_tcp(frame, direction: str) -> list:
     return []
 
 
+# ------------------------------------------------------------------------------------------- EventMesh HTTP
+
+_HTTP_SENDS = frozenset(code for code in RequestCode if code.name in (
+    "MSG_SEND_SYNC", "MSG_SEND_ASYNC", "MSG_BATCH_SEND", "MSG_BATCH_SEND_V2"))
+
+
+def _http_event(fields: dict) -> tuple[str, str | None, int]:
+    """(topic, unique id, content bytes) of a send's form fields (EventMeshMessage fields or a CloudEvent)."""
+    content = fields.get("content")
+    if content is not None and not isinstance(content, (str, bytes)):  # a CloudEvent
+        data = getattr(content, "data", None)
+        return (getattr(content, "subject", None) or fields.get("topic") or "", getattr(content, "id", None),
+                len(data.encode("utf-8") if isinstance(data, str) else (data or b"")))
+    data = content or b""
+    return (str(fields.get("topic") or ""), fields.get("uniqueid") or None,
+            len(data.encode("utf-8") if isinstance(data, str) else data))
+
+
+def _eventmesh_http(frame, direction: str) -> list:
+    code = getattr(frame, "code", None)
+    if direction == "request" and frame.kind == "request" and code in _HTTP_SENDS:
+        topic, ident, size = _http_event(frame.fields)
+        count = frame.fields.get("size")
+        records = int(count) if isinstance(count, str) and count.isdigit() else 1
+        return [Sent("eventmesh-http", topic, "", ("code", int(code)), ident, records, size, frame.length)]
+    if direction == "request" and frame.kind == "push":
+        topic, _, size = _http_event(frame.fields)
+        return [Delivery("eventmesh-http", topic, "", 1, size)]
+    if direction == "response" and frame.kind == "runtime" and code in _HTTP_SENDS:
+        ret = frame.ret
+        ok = frame.status == 200 and ret is not None and ret.ret_code == 0
+        if ok:
+            return [Answer(("code", int(code)), True, None)]
+        what = (f"{ret.ret_code} {frame.ret_code_name or ''}".strip() + (f": {ret.ret_msg}" if ret.ret_msg else "")
+                if ret is not None else f"HTTP {frame.status}")
+        return [Answer(("code", int(code)), False, what)]
+    return []
+
+
+# ------------------------------------------------------------------------------------------- EventMesh gRPC
+
+_GRPC_SENDS = ("publish", "batchPublish", "requestReply")
+
+
+def _attribute(body: dict, name: str):
+    value = (body.get("attributes") or {}).get(name)
+    if isinstance(value, dict):
+        return next(iter(value.values()), None)
+    return value
+
+
+def _grpc_event(body: dict) -> tuple[str, str | None, int]:
+    data = body.get("text_data") or body.get("binary_data") or ""
+    if isinstance(data, dict):  # bytes rendered as {"hex": ...}
+        data = bytes.fromhex(data.get("hex", ""))
+    return (str(_attribute(body, "subject") or ""), body.get("id") or None,
+            len(data.encode("utf-8") if isinstance(data, str) else data))
+
+
+def _eventmesh_grpc(frame, direction: str) -> list:
+    if getattr(frame, "kind", None) != "call" or frame.message_type not in _GRPC_SENDS:
+        return []
+    events_sent = []
+    for request in frame.requests:
+        body = request.get("body") or {}
+        events_sent += body.get("events") or [body]  # batchPublish: a CloudEventBatch
+    if not events_sent:
+        return []
+    topic, ident, _ = _grpc_event(events_sent[0])
+    size = sum(_grpc_event(event)[2] for event in events_sent)
+    sent = Sent("eventmesh-grpc", topic, "", None, ident, len(events_sent), size, 0)
+    latency = None if frame.latency_ms is None else frame.latency_ms / 1000
+    if frame.status is None:
+        why = f"reset ({frame.reset})" if frame.reset else "no answer before the call's end was seen"
+        return [Done(sent, None, why, None)]
+    codes = [str(_attribute(response.get("body") or {}, "statuscode") or "0") for response in frame.responses]
+    bad = next((code for code in codes if code not in ("0", "SUCCESS")), None)
+    if frame.status != 0:
+        return [Done(sent, False, f"grpc-status {frame.status}" + (f": {frame.status_message}"
+                                                                  if frame.status_message else ""), latency)]
+    if bad is not None:
+        message = next((_attribute(r.get("body") or {}, "responsemessage") for r in frame.responses), None)
+        return [Done(sent, False, f"statuscode {bad}" + (f": {message}" if message else ""), latency)]
+    return [Done(sent, True, None, latency)]
+
+
 _READERS = {"dataproxy": _dataproxy, "tubemq": _tubemq, "eventmesh": _eventmesh_tcp,
-            "eventmesh-legacy": _eventmesh_tcp}
+            "eventmesh-legacy": _eventmesh_tcp, "eventmesh-http": _eventmesh_http, "eventmesh-grpc": _eventmesh_grpc}

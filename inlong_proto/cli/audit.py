@@ -83,7 +83,7 @@ def _table(path: str, *, window: float, by: tuple, timeout: float | None, max_fr
 @click.argument("captures", nargs=-1, required=True)
 def audit(output_format, window, by, timeout, diff_mode, max_frame_size, captures):
     """Where was data lost? Every message sent in CAPTURES (pcap / pcapng; DataProxy data requests, TubeMQ
-    sendMessageP2B, EventMesh TCP sends) paired with its answer on its connection, counted per system,
+    sendMessageP2B, EventMesh TCP and HTTP sends, gRPC publish calls) paired with its answer on its connection, counted per system,
     group (or topic), stream and window: messages, records, bytes, acked OK, failed (and the top error),
     unanswered (the connection closed, the capture ended or --timeout passed first), not asked to ack
     (isAck=false), duplicates (re-sends of an id already seen from that client), delivered (TubeMQ pulls,
@@ -112,7 +112,7 @@ def audit(output_format, window, by, timeout, diff_mode, max_frame_size, capture
         rows, columns = merged.rows(), COLUMNS
         if not rows:
             raise Failure(f"{', '.join(captures)}: no message found: expected a capture of DataProxy, TubeMQ or "
-                          f"EventMesh TCP traffic")
+                          f"EventMesh (TCP, HTTP, gRPC) traffic")
     output = writer(output_format, sys.stdout, [field_path(name) for name in columns], False)
     output.write(rows)
     output.close()

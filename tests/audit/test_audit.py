@@ -213,3 +213,37 @@ def test_only_unacked_leaves_out_what_a_resend_got_acked():
     unacked = replay_items(data, only_unacked=True)
     assert len(unacked) == sum(c["failed"] + c["unanswered"] + c["not_asked"] for c in truth.counts.values())
     assert {item.outcome for item in unacked} == {"failed", "unanswered", "not_asked"}
+
+
+# ------------------------------------------------------------------ EventMesh HTTP and gRPC
+def test_eventmesh_http_sends_paired_by_request_code_in_order():
+    from inlong_proto.eventmesh import http
+
+    config = http.ClientConfig()
+    conv = Conversation(client=("10.0.0.8", 47000), server=("10.0.0.2", 10105))
+    packets = conv.open(T0)
+    ts = T0
+    plan = [("ok", "u1"), ("fail", "u2"), ("ok", "u1"), ("drop", "u3")]
+    for n, (what, uid) in enumerate(plan):
+        ts += 10**9
+        packets += conv.send("client", http.send_message(config, "orders", f"c{n}", uniqueid=uid, ttl="4000",
+                                                        bizseqno=f"b{n}"), ts)
+        if what == "drop":
+            break
+        packets += conv.send("server", http.response(http.RequestCode.MSG_SEND_ASYNC, 0 if what == "ok" else 2,
+                                                     "success" if what == "ok" else "rejected", 1), ts + 4 * 10**6)
+    packets += conv.close(ts + 10**6)
+    rows = _table(audit_capture(pcap_file(packets, nano=True)), window=3600)
+    assert [(r["system"], r["group"]) for r in rows] == [("eventmesh-http", "orders")]
+    row = rows[0]
+    assert {k: row[k] for k in ("messages", "bytes", "acked_ok", "failed", "unanswered", "duplicates")} == \
+        {"messages": 4, "bytes": 8, "acked_ok": 2, "failed": 1, "unanswered": 1, "duplicates": 1}
+    assert row["top_error"].startswith("2 ") and row["top_error"].endswith(": rejected (1)")
+    assert row["p50_ms"] == row["max_ms"] == 4.0
+
+
+def test_eventmesh_grpc_publish_calls():
+    path = Path(__file__).parent.parent / "vectors" / "capture" / "eventmesh_grpc_lo.pcap"
+    items = audit_capture(path.read_bytes())
+    assert [(i.system, i.group, i.outcome, i.records) for i in items] == [("eventmesh-grpc", "t", "ok", 1)] * 3
+    assert all(i.latency_s is not None and 0 < i.latency_s < 0.01 for i in items)
