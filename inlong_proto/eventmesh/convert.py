@@ -159,3 +159,17 @@ def frame_of_event(event: Event):
         attributes.append((name, text))
     data = event.data.encode("utf-8") if isinstance(event.data, str) else (event.data or b"")
     return event_frame(attributes, data)
+
+
+def event_from_uni(item) -> Event:
+    """The Event of a uni-API message (eventmesh.uni): a publish / request / lite publish request's CloudEvent
+    body, a reply's event, or an SSE delivery's event (GET /events/stream)."""
+    value = None
+    if getattr(item, "kind", None) == "sse_event":
+        value = (item.value or {}).get("event") if item.data_kind == "delivery" else None
+    elif getattr(item, "kind", None) == "uni":
+        body = item.fields.get("body")
+        value = body.get("event") if isinstance(body, dict) else body
+    if not isinstance(value, CloudEvent):
+        raise EncodeError("body", f"{item.message_type} carries no CloudEvent")
+    return from_cloud_event_json(value)

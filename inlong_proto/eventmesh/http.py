@@ -19,6 +19,7 @@ the TCP layer. Builders write what the Java SDK, the runtime and its push client
 from __future__ import annotations
 
 import ast
+import dataclasses
 import bisect
 import importlib
 import json
@@ -44,6 +45,7 @@ from inlong_proto.generated.eventmesh.bodies.webhook_reply import WebhookReply
 from inlong_proto.generated.tables.eventmesh.http import DATA as SPEC
 from inlong_proto.core.stream import DEFAULT_LIMITS, Limits, StreamDecoderBase, over_limit
 from inlong_proto.core.plain import render_bytes
+from inlong_proto.eventmesh import uni
 from inlong_proto.eventmesh.tcp import dumps
 
 PROTOCOL = "eventmesh-http"
@@ -243,9 +245,11 @@ def _type_field(type_name, item: FormField, headers: dict, path: str, notes: lis
 
 
 def _plain(value):
-    """Typed values as JSON data (generated classes through to_json)."""
+    """Typed values as JSON data (generated classes through to_json, payload types through to_dict)."""
     if hasattr(value, "to_json"):
         return value.to_json()
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
     if isinstance(value, list):
         return [_plain(v) for v in value]
     if isinstance(value, dict):
@@ -264,8 +268,9 @@ class HttpRequest:
     """One HTTP request of the stream with what EventMesh reads from it.
 
     kind: "request" (a client calling the runtime by request code), "push" (the runtime's webhook push,
-    code 105/106), or "route" (the URI-path API); fields are typed per the code's body kind, other_fields
-    keep the rest as text (nothing is dropped)."""
+    code 105/106), "route" (the URI-path API), or "uni" (the new runtime's routes, specs/eventmesh/uni_http.yaml:
+    fields hold the query, a path id and the typed body); fields are typed per the code's body kind,
+    other_fields keep the rest as text (nothing is dropped)."""
 
     offset: int
     length: int
@@ -312,7 +317,8 @@ class HttpRequest:
         out["fields"] = _plain(self.fields)
         if self.other_fields:
             out["other_fields"] = dict(self.other_fields)
-        if self.kind == "route" or not (self.fields or self.other_fields) and self.body:
+        if self.kind == "route" or not (self.fields or self.other_fields) and self.body \
+                or self.kind == "uni" and "body" not in self.fields and self.body:
             out["body"] = _text(self.body)
         if self.warnings:
             out["warnings"] = list(self.warnings)
@@ -346,7 +352,7 @@ class HttpResponse:
 
     @property
     def message_type(self) -> str:
-        kind = RESPONSES["kinds"][self.kind]
+        kind = RESPONSES["kinds"].get(self.kind) or uni.RESPONSE_KINDS[self.kind]
         if "name" in kind:
             return kind["name"]
         return self.code.name if self.code is not None else RequestCode.UNKNOWN.name
@@ -406,7 +412,7 @@ class HttpError:
 
 
 # What a stream of this protocol yields, besides HttpError spans (decode -e / -Y read their JSON_KEYS).
-MESSAGE_TYPES = (HttpRequest, HttpResponse)
+MESSAGE_TYPES = (HttpRequest, HttpResponse, uni.SseEvent)
 # The protocol's own struct column in Spark and Arrow tables (inlong_proto.core.arrow): each to_dict key beyond the
 # meta columns, with its column type; "json" keeps a nested value as its JSON text (Spark's from_json and
 # get_json_object read it), "headers" is ARRAY<STRUCT<name, value>> in wire order.
@@ -414,7 +420,7 @@ COLUMNS = {"kind": "string", "method": "string", "target": "string", "status": "
            "http_version": "string", "headers": "headers", "chunked": "bool", "route": "string",
            "request_code": "string", "protocol_headers": "json", "fields": "json", "other_fields": "json",
            "ret": "json", "ret_code_name": "string", "reply": "json", "push": "json", "body": "json",
-           "warnings": "list<string>"}
+           "sse": "json", "warnings": "list<string>"}
 
 
 # ------------------------------------------------------------------------------- reading one message
@@ -484,6 +490,11 @@ def _read_request(head, body: bytes, segments, offset: int, length: int, head_en
     code_text = _any_case(headers, TRANSPORT["code"]["header"]) if method != "GET" else None
     push = _code(code_text) is not None and int(_code(code_text)) in PUSH["request-codes"]
     protocol = _protocol_headers(headers, notes, push)
+    uni_route = uni.route_of(target, legacy_routes=False)
+    if uni_route is not None:
+        fields, more = uni.read_request(uni_route, method, target, headers, body)
+        return HttpRequest(offset, length, method, target, head.http_version.decode("ascii"), headers, body, chunked,
+                           "uni", None, None, uni_route["name"], protocol, fields, {}, tuple(notes + more))
     route = _route(target)
     fields, others = {}, {}
     if route is not None:
@@ -681,7 +692,9 @@ class HttpStreamDecoder(StreamDecoderBase):
 
     @property
     def retained(self) -> int:
-        return len(self._body) + _SEGMENT_COST * len(self._segments) if self._conn is not None else 0
+        if self._conn is None:
+            return 0
+        return len(self._body) + _SEGMENT_COST * len(self._segments) + (self._sse.pending if self._sse else 0)
 
     # ---- the loop
     def _loop(self, out: list, final: bool) -> None:
@@ -720,6 +733,7 @@ class HttpStreamDecoder(StreamDecoderBase):
         self._head, self._head_end, self._last = None, None, self._start
         self._body, self._segments = bytearray(), []
         self._refused = None
+        self._sse: uni.SseReader | None = None  # a text/event-stream answer being read event by event
 
     def _next(self, final: bool):
         """The next h11 event, feeding it slices of the buffer; None when more bytes are needed."""
@@ -764,6 +778,14 @@ class HttpStreamDecoder(StreamDecoderBase):
             self._start = self._last = pos
         elif isinstance(event, (h11.Request, h11.Response)):
             self._head, self._head_end, self._last = event, pos, pos
+            if isinstance(event, h11.Response) and event.status_code == 200 \
+                    and uni.is_event_stream(event.headers.raw_items()):
+                self._sse_head(out, event, pos)
+        elif isinstance(event, h11.Data) and self._sse is not None:
+            self._last = pos
+            self._sse_data(out, event.data, pos)
+        elif isinstance(event, h11.EndOfMessage) and self._sse is not None:
+            self._sse_end(out, pos)
         elif isinstance(event, h11.Data):
             self._last = pos
             if self._refused is None and self.retained + len(event.data) + _SEGMENT_COST > self.limits.max_body:
@@ -794,6 +816,36 @@ class HttpStreamDecoder(StreamDecoderBase):
         else:  # ConnectionClosed or PAUSED: nothing more can come on this connection
             raise ValidationError(self._base + pos, "http", f"h11 stopped with {type(event).__name__}")
         return True
+
+    # ---- SSE answers, event by event (eventmesh.uni)
+    def _sse_head(self, out: list, head, pos: int) -> None:
+        """The head of an event stream is an item of its own (kind sse); its events follow as they arrive."""
+        headers = _header_pairs(head)
+        code_text = _any_case(headers, "code")
+        out.append(HttpResponse(self._base + self._start, pos - self._start, head.status_code,
+                                head.reason.decode("latin-1"), head.http_version.decode("ascii"), headers, b"",
+                                _chunked(head), "sse", code_text, _code(code_text), None))
+        self._sse, self._start = uni.SseReader(self.limits.max_body), pos
+
+    def _sse_data(self, out: list, data: bytes, pos: int) -> None:
+        """Each event dispatched in data, spanning from the previous item's end to the end of its blank line.
+        Only the unfinished event is held; one over max_body is refused (the rest of the stream is then an error
+        span, as a refused chunked body is)."""
+        at = pos - len(data)
+        for end, event in self._sse.feed(data):
+            stop = at + end
+            out.append(dataclasses.replace(event, offset=self._base + self._start, length=stop - self._start))
+            self._start = self._head_end = stop
+        if self._sse.over:
+            raise over_limit(self._base + self._start, "http.body", "max_body", self.limits.max_body,
+                             "an SSE event of more bytes")
+
+    def _sse_end(self, out: list, pos: int) -> None:
+        notes = self._sse.close_notes()
+        if pos > self._start or notes:
+            out.append(uni.SseEvent(self._base + self._start, pos - self._start, None, None, None, None, None, None,
+                                    end=True, warnings=tuple(notes)))
+        self._start, self._conn, self._sse = pos, None, None
 
     def _refused_piece(self, out: list, pos: int) -> None:
         """The part of a refused message up to pos, as an error span; the message's start moves on to pos."""
