@@ -1,0 +1,125 @@
+"""``inlong_proto.spark.audit(df)`` (this module, wire_audit): the audit table (issue 28) of the captures a reader's rows came from.
+
+::
+
+    df = spark.read.format("inlong").option("protocol", "auto").load("captures/")
+    table = audit(df, window="1m", by=("group", "stream"))      # a DataFrame of audit.COLUMNS
+    messages = audit_messages(df)                               # one row per message sent or delivered
+
+Pairing a request with its answer needs both directions of a connection in order, which a set of rows does
+not promise, so each capture file that rows of ``df`` came from (rows with the ``capture`` column; dumps
+have no connections and are left out) is audited whole by one task (``audit.walk.audit_chunks``, streaming,
+memory bounded by the open requests), giving one row per message; the table is then Spark's aggregation of
+those rows per system, group, stream and window. Filters on ``df`` narrow the files, not the messages:
+filter ``audit_messages`` for that.
+"""
+from __future__ import annotations
+
+from inlong_proto.audit.table import KEYS, parse_window
+from inlong_proto.core.arrow import CAPTURE_COLUMN
+
+__all__ = ["MESSAGE_COLUMNS", "audit", "audit_messages"]
+
+MESSAGE_COLUMNS = ("path", "system", "group", "stream", "time", "kind", "outcome", "error", "records", "bytes",
+                   "latency_ms", "duplicate", "flow", "client", "message_id")
+_SCHEMA = ("path string, system string, `group` string, stream string, time timestamp, kind string, "
+           "outcome string, error string, records long, bytes long, latency_ms double, duplicate boolean, "
+           "flow long, client string, message_id string")
+_CHUNK = 1 << 20
+
+
+def _rows(path: str, timeout: float | None, fs_options: dict | None):
+    from datetime import datetime, timezone
+
+    from inlong_proto.audit import Delivered, audit_chunks
+    from inlong_proto.core.sources import open_source
+
+    def chunks(src):
+        for start in range(0, src.size, _CHUNK):
+            yield src.read(start, min(_CHUNK, src.size - start))
+            src.release(start, start + _CHUNK)
+
+    with open_source(path, fs_options) as src:
+        for item in audit_chunks(chunks(src), timeout=timeout):
+            when = (None if item.time_ns is None
+                    else datetime.fromtimestamp(item.time_ns / 1e9, tz=timezone.utc).replace(tzinfo=None))
+            if isinstance(item, Delivered):
+                yield (path, item.system, item.group, item.stream, when, "delivered", None, None, item.records,
+                       item.size, None, False, None, None, None)
+            else:
+                yield (path, item.system, item.group, item.stream, when, "sent", item.outcome, item.error,
+                       item.records, item.size, None if item.latency_s is None else item.latency_s * 1000,
+                       item.duplicate, item.flow, item.client, item.message_id)
+
+
+def audit_messages(df, *, timeout: float | None = None, fs_options: dict | None = None):
+    """One row per message sent (kind "sent", with its outcome) or delivered (kind "delivered") in the capture
+    files of df's rows; time is the request's capture time (UTC, zone-less)."""
+    import pandas as pd
+
+    if CAPTURE_COLUMN not in df.columns:
+        raise ValueError("audit needs a reader's rows of captures (format('inlong') or read_dumps over pcap / "
+                         "pcapng files): df has no capture column")
+    paths = df.where(df[CAPTURE_COLUMN].isNotNull()).select("path").distinct()
+    paths = paths.repartition(max(1, paths.sparkSession.sparkContext.defaultParallelism), "path")
+
+    def audit_files(batches):
+        for batch in batches:
+            for path in batch["path"]:
+                rows = list(_rows(path, timeout, fs_options))
+                yield pd.DataFrame.from_records(rows, columns=list(MESSAGE_COLUMNS))
+
+    return paths.mapInPandas(audit_files, _SCHEMA)
+
+
+def audit(df, *, window: str | float = "1m", by: tuple[str, ...] = KEYS, timeout: float | None = None,
+          fs_options: dict | None = None):
+    """The audit table (audit.COLUMNS, window_start a zone-less UTC timestamp) of the captures of df's rows."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.window import Window
+
+    from inlong_proto.audit import COLUMNS
+
+    seconds = parse_window(window)
+    unknown = [name for name in by if name not in KEYS]
+    if unknown:
+        raise ValueError(f"cannot group by {', '.join(unknown)}: choose from {', '.join(KEYS)}")
+    rows = audit_messages(df, timeout=timeout, fs_options=fs_options)
+    for name in KEYS:
+        if name not in by:
+            rows = rows.withColumn(name, F.lit("*"))
+    start = F.floor(F.col("time").cast("double") / seconds) * seconds
+    rows = rows.withColumn("window_start", F.timestamp_seconds(start))
+    sent, outcome = F.col("kind") == "sent", F.col("outcome")
+
+    def count_when(condition):
+        return F.sum(F.when(condition, 1).otherwise(0)).cast("long")
+
+    def sum_when(condition, column):
+        return F.sum(F.when(condition, F.col(column)).otherwise(0)).cast("long")
+
+    errors = (rows.where(outcome == "failed").groupBy("system", "group", "stream", "window_start", "error").count()
+              .withColumn("rank", F.row_number().over(
+                  Window.partitionBy("system", "group", "stream", "window_start")
+                  .orderBy(F.desc("count"), F.asc("error"))))
+              .where(F.col("rank") == 1)
+              .select("system", "group", "stream", "window_start",
+                      F.concat(F.col("error"), F.lit(" ("), F.col("count").cast("string"), F.lit(")"))
+                      .alias("top_error")))
+    table = rows.groupBy("system", "group", "stream", "window_start").agg(
+        count_when(sent).alias("messages"),
+        sum_when(sent, "records").alias("records"),
+        sum_when(sent, "bytes").alias("bytes"),
+        count_when(outcome == "ok").alias("acked_ok"),
+        sum_when(outcome == "ok", "records").alias("records_ok"),
+        count_when(outcome == "failed").alias("failed"),
+        count_when(outcome == "unanswered").alias("unanswered"),
+        count_when(outcome == "not_asked").alias("not_asked"),
+        count_when(sent & F.col("duplicate")).alias("duplicates"),
+        sum_when(F.col("kind") == "delivered", "records").alias("delivered"),
+        # nearest-rank, as the command's table (an exact rank at this accuracy for up to a million values)
+        F.percentile_approx("latency_ms", 0.5, 1_000_000).alias("p50_ms"),
+        F.percentile_approx("latency_ms", 0.95, 1_000_000).alias("p95_ms"),
+        F.max("latency_ms").alias("max_ms"))
+    return (table.join(errors, ["system", "group", "stream", "window_start"], "left")
+            .select(*COLUMNS).orderBy("system", "group", "stream", "window_start"))
