@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inlong_proto.core.errors import DecodeError
+from inlong_proto.core.plain import lenient_text
 from inlong_proto.dataproxy.payload import ErrCode, MsgType, attr_value, parse_attrs, payload
 from inlong_proto.eventmesh.convert import event_from_tcp
 from inlong_proto.eventmesh.http import RequestCode
@@ -175,11 +176,11 @@ def _tubemq(frame, direction: str) -> list:
             return [Pull("tubemq", business.topicName, "", key)]
         return []  # any other call: its answer is not a message's (pairing counts it as unmatched)
     if rpc.exception is not None:
-        return [Answer(key, False, str(rpc.exception.to_dict()["class_name"]).rsplit(".", 1)[-1])]
+        return [Answer(key, False, lenient_text(rpc.exception.class_name).rsplit(".", 1)[-1])]
     business = rpc.business
     success = getattr(business, "success", True)
     if not success:
-        return [Answer(key, False, f"{business.errCode} {getattr(business, 'errMsg', '') or ''}".strip())]
+        return [Answer(key, False, f"{business.errCode} {lenient_text(getattr(business, 'errMsg', '') or '')}".strip())]
     data = messages_of(rpc)
     return [Answer(key, True, None, len(data), sum(len(item.payload) for item in data))]
 
