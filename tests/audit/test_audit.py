@@ -247,3 +247,31 @@ def test_eventmesh_grpc_publish_calls():
     items = audit_capture(path.read_bytes())
     assert [(i.system, i.group, i.outcome, i.records) for i in items] == [("eventmesh-grpc", "t", "ok", 1)] * 3
     assert all(i.latency_s is not None and 0 < i.latency_s < 0.01 for i in items)
+
+
+# ------------------------------------------------------------------ the command line
+def test_cli_usage_and_data_errors(tmp_path):
+    from click.testing import CliRunner
+
+    from inlong_proto.cli import main
+
+    data, truth = dataproxy_capture(1)
+    capture = tmp_path / "a.pcap"
+    capture.write_bytes(data)
+    runner = CliRunner()
+    assert runner.invoke(main, ["audit", "--diff", str(capture)]).exit_code == 2
+    assert runner.invoke(main, ["audit", "--window", "0s", str(capture)]).exit_code == 2
+    assert runner.invoke(main, ["audit", "--by", "flavour", str(capture)]).exit_code == 2
+    dump = tmp_path / "requests.bin"
+    dump.write_bytes(Path(__file__).parent.parent.parent.joinpath("examples", "data", "dataproxy.bin").read_bytes())
+    refused = runner.invoke(main, ["audit", str(dump)])
+    assert refused.exit_code == 1 and "not a capture" in refused.output
+    out = runner.invoke(main, ["audit", "-T", "csv", "--by", "topic", "--timeout", "0.5", str(capture)])
+    assert out.exit_code == 0, out.output
+    lines = [line for line in out.output.strip().splitlines() if not line.startswith("note: ")]
+    assert lines[0].startswith("system,group,stream,window_start,messages")
+    assert all(",*," in line for line in lines[1:])
+    delayed = sum(c["delayed"] for c in truth.counts.values())
+    assert f"{delayed} answer(s) matched no request" in out.output  # (CliRunner mixes stderr in)
+    dry = runner.invoke(main, ["replay", "--dry-run", "--to", "127.0.0.1:9", str(dump)])
+    assert dry.exit_code == 0 and '"would_send"' in dry.output

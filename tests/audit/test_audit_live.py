@@ -76,3 +76,52 @@ def test_live_faults_are_counted_then_replayed(tmp_path):
     assert report.ok and report.sent == report.accepted == 3
     assert report.accepted_records == accepted == 15
     assert row["records_ok"] + report.accepted_records == row["records"]
+
+
+def test_a_connection_closed_on_a_request_leaves_it_unanswered_and_the_cli_replays_it(tmp_path):
+    import threading
+
+    async def traffic():
+        async with DataProxyServer(port=0, faults={3: "close"}) as server, Tap() as tap:
+            port = await tap.relay(server.port)
+            await send("127.0.0.1", port, RECORDS[:25], batch_size=5, mix=("7",), timeout=1.0)
+            await asyncio.sleep(0.1)
+            await tap.close()
+            return tap.pcap()
+
+    pcap = asyncio.run(traffic())
+    items = audit_capture(pcap)
+    outcomes = sorted((i.outcome, i.error) for i in items)
+    assert outcomes[:2] == [("ok", None)] * 2
+    assert all(outcome == "unanswered" and error == "connection closed before the answer"
+               for outcome, error in outcomes[2:]) and len(outcomes) >= 3
+    path = tmp_path / "closed.pcap"
+    path.write_bytes(pcap)
+
+    # the command replays the unanswered ones into a server running beside it
+    loop = asyncio.new_event_loop()
+    started, holder = threading.Event(), {}
+
+    def run():
+        async def main_():
+            async with DataProxyServer(port=0) as fresh:
+                holder["server"] = fresh
+                started.set()
+                while not holder.get("stop"):
+                    await asyncio.sleep(0.05)
+        loop.run_until_complete(main_())
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert started.wait(10)
+    try:
+        fresh = holder["server"]
+        out = CliRunner().invoke(main, ["replay", "--only-unacked", "--rate", "100", "--to",
+                                        f"127.0.0.1:{fresh.port}", str(path)])
+        assert out.exit_code == 0, out.output
+        report = json.loads(out.output)
+        assert report["sent"] == report["accepted"] == len(outcomes) - 2
+        assert report["accepted_records"] == fresh.records == 5 * (len(outcomes) - 2)
+    finally:
+        holder["stop"] = True
+        thread.join(10)
