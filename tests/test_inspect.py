@@ -32,7 +32,7 @@ GROUPS = [(protocol, direction) for direction in ("request", "response", None)
 @pytest.mark.parametrize("protocol, direction", GROUPS)
 def test_every_protocols_frames_are_annotated(tmp_path, protocol, direction):
     frames = valid_frames([direction])[protocol]
-    assert {p for p, _ in GROUPS} == {"broadcast", "dataproxy", "tubemq", "eventmesh", "eventmesh-legacy"}
+    assert {p for p, _ in GROUPS} == {"broadcast", "dataproxy", "tubemq", "eventmesh", "eventmesh-legacy", "eventmesh-frame"}
     dump = tmp_path / "dump.bin"
     dump.write_bytes(b"".join(frames))
     text = inspect("-p", protocol, *(["-d", direction] if direction else []), str(dump)).stdout.decode()

@@ -52,7 +52,7 @@ def reachable(spec):
 def test_every_spec_field_has_a_protofield():
     names = wireshark.field_names(SPECS, ROOT)
     for spec in frame_specs():
-        proto = wireshark.FOLD.get(spec.root.options["protocol"], (spec.root.options["protocol"],))[0]
+        proto = wireshark.FOLD.get(spec.root.options["protocol"], (spec.root.options["protocol"],))[0].replace("-", "_")
         for t, attr in reachable(spec):
             assert any(n.startswith(proto + ".") and n.rsplit(".", 1)[1] == attr.id for n in names), \
                 f"{t.where}: {attr.id} has no ProtoField"

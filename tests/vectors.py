@@ -19,7 +19,8 @@ def load(protocol: str, kind: str) -> list:
 
 
 # Where each protocol's vectors live (EventMesh also has HTTP vectors, which are not frames).
-FRAME_FOLDERS = {"broadcast": "broadcast", "dataproxy": "dataproxy", "tubemq": "tubemq", "eventmesh": "eventmesh/tcp"}
+FRAME_FOLDERS = {"broadcast": "broadcast", "dataproxy": "dataproxy", "tubemq": "tubemq", "eventmesh": "eventmesh/tcp",
+                 "eventmesh-frame": "eventmesh/frame"}
 
 
 def valid_frames(directions=None) -> dict[str, list[bytes]]:
