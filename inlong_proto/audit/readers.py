@@ -22,7 +22,9 @@ upstream client matches it (docs/how-to/audit.md):
   (HTTP/1.1 answers in order); retCode 0 with status 200 is success. The runtime's webhook pushes
   (HTTP_PUSH_CLIENT_ASYNC / SYNC) are deliveries.
 * EventMesh gRPC: publish, batchPublish and requestReply calls, which eventmesh.h2 pairs by stream; success
-  is grpc-status 0 and the answer's ``statuscode`` attribute 0 (or absent).
+  is grpc-status 0 and the answer's ``statuscode`` attribute 0 (or absent). The events a subscribeStream
+  call answers with (those without a ``statuscode``, which marks the subscription's own answer) are
+  deliveries.
 """
 from __future__ import annotations
 
@@ -277,7 +279,14 @@ def _grpc_event(body: dict) -> tuple[str, str | None, int]:
 
 
 def _eventmesh_grpc(frame, direction: str) -> list:
-    if getattr(frame, "kind", None) != "call" or frame.message_type not in _GRPC_SENDS:
+    kind = getattr(frame, "kind", None)
+    if kind == "message" and direction == "response" and frame.message_type == "subscribeStream":
+        body = frame.body or {}
+        if _attribute(body, "statuscode") is not None:  # the subscription's own answer, not an event
+            return []
+        topic, _, size = _grpc_event(body)
+        return [Delivery("eventmesh-grpc", topic, "", 1, size)]
+    if kind != "call" or frame.message_type not in _GRPC_SENDS:
         return []
     events_sent = []
     for request in frame.requests:

@@ -275,3 +275,16 @@ def test_cli_usage_and_data_errors(tmp_path):
     assert f"{delayed} answer(s) matched no request" in out.output  # (CliRunner mixes stderr in)
     dry = runner.invoke(main, ["replay", "--dry-run", "--to", "127.0.0.1:9", str(dump)])
     assert dry.exit_code == 0 and '"would_send"' in dry.output
+
+
+def test_grpc_subscribe_stream_events_are_deliveries_and_its_own_answer_is_not():
+    from inlong_proto.audit.readers import Delivery, events
+    from inlong_proto.eventmesh.h2 import GrpcMessage
+
+    path = "/org.apache.eventmesh.cloudevents.v1.ConsumerService/subscribeStream"
+    event = {"id": "e1", "attributes": {"subject": {"ce_string": "t"}}, "text_data": "hello"}
+    answer = {"id": "a1", "attributes": {"statuscode": {"ce_string": "0"}}}
+    make = lambda body: GrpcMessage(0, "response", 1, 0, 0, 10, False,  # noqa: E731
+                                    "org.apache.eventmesh.cloudevents.v1.CloudEvent", body, path)
+    assert events(make(event), "response") == [Delivery("eventmesh-grpc", "t", "", 1, 5)]
+    assert events(make(answer), "response") == []
