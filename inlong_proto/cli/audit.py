@@ -38,8 +38,27 @@ def _positive(ctx, param, value):
     return value
 
 
-def _table(path: str, *, window: float, by: tuple, timeout: float | None, max_frame_size):
-    """The audit table of one or more captures (each audited apart, counted in one table)."""
+MESSAGE_COLUMNS = ("path", "system", "group", "stream", "time", "kind", "outcome", "error", "records", "bytes",
+                   "latency_ms", "duplicate", "flow", "client", "message_id")
+
+
+def _message_row(path: str, item) -> dict:
+    """One audited item as a --messages row."""
+    from inlong_proto.audit import Delivered
+    from inlong_proto.capture.container import ns_datetime
+
+    when = None if item.time_ns is None else ns_datetime(item.time_ns).isoformat().replace("+00:00", "Z")
+    if isinstance(item, Delivered):
+        return dict(zip(MESSAGE_COLUMNS, (path, item.system, item.group, item.stream, when, "delivered", None, None,
+                                          item.records, item.size, None, False, None, None, None)))
+    latency = None if item.latency_s is None else round(item.latency_s * 1000, 3)
+    return dict(zip(MESSAGE_COLUMNS, (path, item.system, item.group, item.stream, when, "sent", item.outcome,
+                                      item.error, item.records, item.size, latency, item.duplicate, item.flow,
+                                      item.client, item.message_id)))
+
+
+def _table(path: str, *, window: float, by: tuple, timeout: float | None, max_frame_size, each=None):
+    """The audit table of one capture; each(item), if given, sees every audited item as it comes."""
     from inlong_proto.audit import AuditTable, Auditor, audit_chunks
     from inlong_proto.capture import is_capture
     from inlong_proto.cli.commands import chunks, with_file
@@ -63,6 +82,8 @@ def _table(path: str, *, window: float, by: tuple, timeout: float | None, max_fr
         try:
             for item in audit_chunks(again(), auditor=auditor, max_frame_size=max_frame_size):
                 table.add(item)
+                if each is not None:
+                    each(item)
         except InlongProtoError as exc:
             raise with_file(exc, path) from None
     return table, auditor
@@ -79,9 +100,14 @@ def _table(path: str, *, window: float, by: tuple, timeout: float | None, max_fr
               help="An answer later than this (capture time) counts the request unanswered.")
 @click.option("--diff", "diff_mode", is_flag=True,
               help="Two captures A B (two points of one pipeline): each count that differs per key and window.")
+@click.option("--messages", "-m", "lost", flag_value="all", default=None,
+              help="One row per message instead of the table (path, system, group, stream, time, kind, outcome, "
+                   "error, records, bytes, latency_ms, duplicate, flow, client, message_id), as they are found.")
+@click.option("--lost", "lost", flag_value="lost",
+              help="As --messages, only those not acknowledged OK (failed, unanswered, not asked to ack).")
 @MAX_FRAME_SIZE
 @click.argument("captures", nargs=-1, required=True)
-def audit(output_format, window, by, timeout, diff_mode, max_frame_size, captures):
+def audit(output_format, window, by, timeout, diff_mode, lost, max_frame_size, captures):
     """Where was data lost? Every message sent in CAPTURES (pcap / pcapng; DataProxy data requests, TubeMQ
     sendMessageP2B, EventMesh TCP and HTTP sends, gRPC publish calls) paired with its answer on its connection, counted per system,
     group (or topic), stream and window: messages, records, bytes, acked OK, failed (and the top error),
@@ -96,13 +122,29 @@ def audit(output_format, window, by, timeout, diff_mode, max_frame_size, capture
 
     if diff_mode and len(captures) != 2:
         raise click.UsageError("--diff compares two captures: audit --diff A B")
+    if diff_mode and lost:
+        raise click.UsageError("--diff compares tables: --messages and --lost list messages")
+    output, each = None, None
+    if lost:
+        output = writer(output_format, sys.stdout, [field_path(name) for name in MESSAGE_COLUMNS], False)
+
+        def each(item):
+            if lost == "lost" and getattr(item, "outcome", "ok") == "ok":  # (deliveries have no outcome)
+                return
+            output.write([_message_row(current[0], item)])
+    current = [None]
     tables = []
     for path in captures:
-        table, auditor = _table(path, window=window, by=by, timeout=timeout, max_frame_size=max_frame_size)
+        current[0] = path
+        table, auditor = _table(path, window=window, by=by, timeout=timeout, max_frame_size=max_frame_size,
+                                each=each)
         if auditor.stats["unmatched_answers"]:
             click.echo(f"note: {path}: {auditor.stats['unmatched_answers']} answer(s) matched no request seen "
                        f"(sent before the capture started, or after --timeout gave the request up)", err=True)
         tables.append(table)
+    if output is not None:
+        output.close()
+        return
     if diff_mode:
         rows, columns = diff(tables[0].rows(), tables[1].rows()), DIFF_COLUMNS
     else:

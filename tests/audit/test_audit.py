@@ -288,3 +288,26 @@ def test_grpc_subscribe_stream_events_are_deliveries_and_its_own_answer_is_not()
                                     "org.apache.eventmesh.cloudevents.v1.CloudEvent", body, path)
     assert events(make(event), "response") == [Delivery("eventmesh-grpc", "t", "", 1, 5)]
     assert events(make(answer), "response") == []
+
+
+def test_cli_lists_the_lost_messages(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from inlong_proto.cli import main
+
+    data, truth = dataproxy_capture(1)
+    capture = tmp_path / "a.pcap"
+    capture.write_bytes(data)
+    out = CliRunner().invoke(main, ["audit", "--lost", "-T", "jsonl", str(capture)])
+    assert out.exit_code == 0, out.output
+    rows = [json.loads(line) for line in out.output.splitlines()]
+    want = Counter()
+    for counts in truth.counts.values():
+        want.update({"failed": counts["failed"], "unanswered": counts["unanswered"], "not_asked": counts["not_asked"]})
+    assert Counter(row["outcome"] for row in rows) == want
+    assert all(row["time"].endswith("Z") and row["kind"] == "sent" for row in rows)
+    every = CliRunner().invoke(main, ["audit", "-m", "-T", "jsonl", str(capture)])
+    assert len(every.output.splitlines()) == sum(c["messages"] for c in truth.counts.values())
+    assert CliRunner().invoke(main, ["audit", "--diff", "--lost", str(capture), str(capture)]).exit_code == 2
