@@ -311,3 +311,17 @@ def test_cli_lists_the_lost_messages(tmp_path):
     every = CliRunner().invoke(main, ["audit", "-m", "-T", "jsonl", str(capture)])
     assert len(every.output.splitlines()) == sum(c["messages"] for c in truth.counts.values())
     assert CliRunner().invoke(main, ["audit", "--diff", "--lost", str(capture), str(capture)]).exit_code == 2
+
+
+def test_damaged_captures_never_break_the_audit_and_every_message_has_one_outcome():
+    import random
+
+    base = (Path(__file__).parent.parent.parent / "examples" / "data" / "mixed.pcap").read_bytes()
+    rng = random.Random(28)
+    for _ in range(60):
+        damaged = bytearray(base)
+        for _ in range(rng.randrange(1, 12)):
+            damaged[rng.randrange(24, len(damaged))] = rng.randrange(256)
+        for row in _table(audit_capture(bytes(damaged))):
+            assert row["messages"] == row["acked_ok"] + row["failed"] + row["unanswered"] + row["not_asked"]
+            assert row["records_ok"] <= row["records"] and row["duplicates"] <= row["messages"]
