@@ -175,7 +175,8 @@ def audit(output_format, window, by, timeout, diff_mode, lost, max_frame_size, c
 @click.argument("source")
 def replay(target, protocol, rate, only_unacked, dry_run, timeout, max_frame_size, source):
     """Re-send the DataProxy data requests of SOURCE (a capture, or a raw dump of requests such as a server's
-    record file) to HOST:PORT, one at a time, waiting for each answer, and report what was accepted.
+    record file) to HOST:PORT, one at a time, waiting for each answer, and report what was accepted (exit
+    status 1 unless all were). A request left unanswered stops the replay: the rest count as unanswered.
     Each request gets a fresh id (UniqueId, messageId: what the SDK matches answers on) and asks for an
     answer (isAck=false is dropped); records, groups and times are sent as captured."""
     from inlong_proto.audit.replay import replay_items
@@ -189,6 +190,11 @@ def replay(target, protocol, rate, only_unacked, dry_run, timeout, max_frame_siz
             data = handle.read()
     except OSError as exc:
         raise Failure(f"{source}: {exc.strerror or exc}") from None
+    from inlong_proto.capture import is_capture
+
+    if only_unacked and not is_capture(data):
+        click.echo(f"note: {source}: a dump holds no answers, so nothing is known to be acknowledged: every data "
+                   f"request is replayed", err=True)
     items = replay_items(data, only_unacked=only_unacked, timeout=timeout if only_unacked else None,
                          max_frame_size=max_frame_size)
     if dry_run:
