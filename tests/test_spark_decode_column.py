@@ -28,7 +28,7 @@ def test_decode_values_without_spark():
 def test_decode_column_on_a_kafka_shaped_dataframe(spark):
     from pyspark.sql.functions import col
 
-    from inlong_proto.spark.columns import decode_column
+    from inlong_proto.spark import decode_column
 
     at = datetime(2026, 11, 26, tzinfo=timezone.utc)
     rows = [(f"k{i}".encode(), value, "frames", i % 2, i, at) for i, value in enumerate(FRAMES + [None, b"junk"])]
