@@ -223,3 +223,25 @@ def test_stream_frames_are_not_events():
 def test_binary_event_data_stays_bytes():
     frame = inlong_proto.decode(bytes.fromhex(BY_NAME["event_binary_data"]["hex"]), P)
     assert convert.event_from_frame(frame.message).data == bytes([0, 0xFF, 0xC3, 0x28])
+
+
+@pytest.mark.skipif(__import__("shutil").which("javac") is None, reason="needs a JDK")
+def test_java_reads_the_vectors_as_upstream_would(tmp_path):
+    """tests/tools/java/EventMeshFrameCheck.java makes upstream's ByteBuffer / LinkedHashMap / String(UTF_8) calls:
+    every valid vector decodes and re-encodes byte for byte (but the duplicate name, which the map folds), and a
+    malformed one throws exactly when its `upstream` note says so."""
+    source = ROOT / "tests" / "tools" / "java" / "EventMeshFrameCheck.java"
+    subprocess.run(["javac", "-d", str(tmp_path), str(source)], check=True, timeout=120)
+    lines = [f"{kind}/{p.id} {p.values[0]['hex']}" for kind, params in (("valid", VALID), ("malformed", MALFORMED))
+             for p in params]
+    listing = tmp_path / "vectors.txt"
+    listing.write_text("\n".join(lines) + "\n")
+    out = subprocess.run(["java", "-cp", str(tmp_path), "EventMeshFrameCheck", str(listing)], check=True,
+                         capture_output=True, text=True, timeout=120).stdout.splitlines()
+    said = dict(line.split(" ", 1) for line in out)
+    for param in VALID:
+        expected = "REENCODED-DIFFERENT" if param.id == "event_duplicate_name" else "REENCODED-EQUAL"
+        assert said[f"valid/{param.id}"].endswith(expected), param.id
+    for param in MALFORMED:
+        throws = param.values[0]["upstream"].startswith("throws")
+        assert said[f"malformed/{param.id}"].startswith("THROWS") == throws, param.id

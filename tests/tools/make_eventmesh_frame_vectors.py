@@ -7,8 +7,12 @@ int.to_bytes: magic 0xEF, version 1, msgType, flags (one byte each), seq (putInt
 (putShort), the data's length (putInt), then per entry in the map's insertion order putShort(name bytes),
 name, putInt(value bytes), value (String.getBytes(UTF_8)), then the data. The attribute lists below are the
 maps upstream's factories build (fromRequest, fromChunk, fromCloudEvent / event), in the order they put them.
-Malformed vectors are valid frames damaged at one named place. The expected decodes were checked by hand
-against the layout; run this from the repository root to rewrite the files:
+Malformed vectors are valid frames damaged at one named place; each says in `upstream` what upstream's decode
+does with it (throws, or reads it leniently where this spec is stricter). Those statements were checked with
+tests/tools/java/EventMeshFrameCheck.java, a Java 17 program of ours making the same ByteBuffer, LinkedHashMap and
+String(UTF_8) calls as upstream's decode and encode (not upstream's class): every valid vector decodes and
+re-encodes to the same bytes except event_duplicate_name (the map keeps one "id"). Run this from the repository
+root to rewrite the files:
 
     .venv/bin/python tests/tools/make_eventmesh_frame_vectors.py
 """
@@ -62,6 +66,22 @@ def damaged(name: str, at: int, new: bytes) -> bytes:
     return frame[:at] + new + frame[at + len(new):]
 
 
+UPSTREAM = {  # what upstream's decode does (EventMeshFrameCheck.java)
+    "bad_magic": "throws IllegalArgumentException (bad frame magic)",
+    "bad_version": "throws IllegalArgumentException (unsupported frame version)",
+    "unknown_msg_type": "decodes it (msgType is not checked); toCloudEvent/toChunk/toStreamRequest refuse it",
+    "reserved_flag": "decodes it (flags are not checked)",
+    "negative_data_len": "throws NegativeArraySizeException",
+    "data_len_over_limit": "throws BufferUnderflowException here (no size limit of its own)",
+    "negative_value_len": "throws NegativeArraySizeException",
+    "truncated_header": "throws IllegalArgumentException (frame too short)",
+    "truncated_name": "throws BufferUnderflowException",
+    "truncated_data": "throws BufferUnderflowException",
+    "key_count_too_large": "throws BufferUnderflowException",
+    "invalid_utf8_name": "decodes it with U+FFFD in the name",
+    "overlong_utf8_value": "decodes it with U+FFFD in the value",
+    "surrogate_utf8_value": "decodes it with U+FFFD in the value",
+}
 MALFORMED = {
     # name: (description, bytes, error class, offset, field path)
     "bad_magic": ("Magic 0xEE instead of 0xEF (upstream: bad frame magic).",
@@ -110,7 +130,7 @@ def main() -> None:
         if error == "TruncatedError":  # decode() of one frame says where the input ends, not which field ran off
             offset, field = len(data), ""
         vector = {"description": description, "hex": data.hex(), "protocol": "eventmesh-frame", "direction": None,
-                  "error": error, "offset": offset, "field": field}
+                  "error": error, "offset": offset, "field": field, "upstream": UPSTREAM[name]}
         (OUT / "malformed" / f"{name}.json").write_text(json.dumps(vector, indent=2, ensure_ascii=False) + "\n")
 
 
