@@ -247,6 +247,31 @@ def http_serve(host, port, record, record_sent, record_pushes, record_push_repli
     _echo_json(server.stats.to_dict())
 
 
+@eventmesh.command("uni-serve")
+@HOST
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port to listen on; 0 picks a free one (logged at start).")
+@click.option("--rate-limit", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Events per second a topic takes before publish answers 429 (default: no limit).")
+@LOG_LEVEL
+def uni_serve(host, port, rate_limit, log_level):
+    """Answer the new runtime's uni HTTP API (CloudEvents JSON, SSE) in memory.
+
+    publish (202; 413 over 1 MiB, 429 over --rate-limit), subscribe, unsubscribe, ack, poll and the SSE
+    stream at /events/stream; events are kept as EventMeshFrames. Other routes answer 501. Runs until Ctrl-C,
+    then prints one JSON line of counters.
+    """
+    from inlong_proto.endpoints.eventmesh_uni_server import UniServer
+
+    setup_logging(log_level)
+    server = UniServer(host, port, rate_limit=rate_limit)
+    try:
+        asyncio.run(server.serve_forever())
+    except KeyboardInterrupt:
+        log.info("interrupted, exiting")
+    _echo_json(server.stats)
+
+
 @eventmesh.group("http-client")
 @HOST
 @click.option("--port", type=click.IntRange(1, 65535), required=True, help="Server port.")

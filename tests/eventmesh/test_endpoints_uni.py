@@ -1,0 +1,122 @@
+"""The uni HTTP reference endpoint (eventmesh uni-serve): answers as UniHttpServer does, stores events as
+EventMeshFrames, streams deliveries as SSE; its traffic read back by the decoder."""
+import asyncio
+import json
+
+from inlong_proto.core.frames import decode
+from inlong_proto.endpoints.eventmesh_uni_server import UniServer
+from inlong_proto.eventmesh import http
+
+CE = {"specversion": "1.0", "id": "e-1", "source": "/orders", "type": "created",
+      "datacontenttype": "application/json", "data": {"a": 1}}
+
+
+def request(method, target, body=b"", headers=()):
+    body = json.dumps(body).encode() if isinstance(body, (dict, list)) else body
+    head = f"{method} {target} HTTP/1.1\r\nHost: x\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers)
+    return head.encode() + f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+
+
+async def exchange(port, *raws):
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    answers = []
+    for raw in raws:
+        writer.write(raw)
+        await writer.drain()
+        data = b""
+        while True:
+            data += await reader.read(65536)
+            found = list(http.iter_messages(data, "response", "PERMISSIVE"))
+            if found and found[-1].error is None:
+                break
+        answers.append(found[-1])
+    writer.close()
+    return answers
+
+
+def test_publish_subscribe_poll_ack_and_the_refusals():
+    async def main():
+        server = UniServer(rate_limit=2)
+        await server.start()
+        try:
+            answers = await exchange(
+                server.port,
+                request("POST", "/events/subscribe", {"clientId": "c1", "topic": "orders", "mode": "CLUSTERING"}),
+                request("POST", "/events/publish?topic=orders", CE),
+                request("GET", "/events/publish?topic=orders"),
+                request("POST", "/events/publish", CE),
+                request("POST", "/events/publish?topic=orders", {"id": "x"}),
+                request("POST", "/events/publish?topic=orders", CE),
+                request("POST", "/events/publish?topic=orders", CE),
+                request("GET", "/events/poll?clientId=c1&max=1"),
+                request("POST", "/events/lite/create?topic=a&lite=b"),
+                request("GET", "/nowhere"),
+            )
+            statuses = [a.status for a in answers]
+            assert statuses == [200, 202, 405, 400, 400, 202, 429, 200, 501, 404]
+            polled = json.loads(answers[7].body)
+            assert polled[0]["event"]["id"] == "e-1" and polled[0]["event"]["data"] == {"a": 1}
+            [ack, again] = await exchange(server.port,
+                                          request("POST", "/events/ack", {"deliveryId": polled[0]["deliveryId"]}),
+                                          request("POST", "/events/ack", {"deliveryId": polled[0]["deliveryId"]}))
+            assert (ack.status, again.status) == (200, 404)
+            big = request("POST", "/events/publish?topic=orders", b"x" * ((1 << 20) + 1))
+            [too_big] = await exchange(server.port, big)
+            assert too_big.status == 413
+            topic, frame = server.stored[0]
+            message = decode(frame, "eventmesh-frame").message
+            assert topic == "orders" and message.msg_type.name == "event"
+            assert [a.name for a in message.attributes][:4] == ["specversion", "id", "source", "type"]
+        finally:
+            await server.stop()
+
+    asyncio.run(main())
+
+
+def test_sse_stream_delivers_as_events_arrive():
+    async def main():
+        server = UniServer()
+        await server.start()
+        try:
+            await exchange(server.port, request("POST", "/events/subscribe",
+                                                {"clientId": "c2", "topic": "t", "mode": "BROADCASTING"}))
+            reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+            writer.write(b"GET /events/stream?clientId=c2 HTTP/1.1\r\nHost: x\r\n\r\n")
+            await writer.drain()
+            decoder = http.HttpStreamDecoder("response")
+            items = decoder.feed(await reader.read(65536))
+            assert [i.message_type for i in items] == ["SSE_STREAM"]
+            for n in range(3):
+                await exchange(server.port, request("POST", "/events/publish?topic=t", {**CE, "id": f"e-{n}"}))
+                while not any(i.message_type == "SSE_DELIVERY" for i in items[1 + n:]):
+                    items += decoder.feed(await asyncio.wait_for(reader.read(65536), 5))
+            ids = [i.to_dict()["sse"]["value"]["event"]["id"] for i in items if i.message_type == "SSE_DELIVERY"]
+            assert ids == ["e-0", "e-1", "e-2"]
+            writer.close()
+        finally:
+            await server.stop()
+
+    asyncio.run(main())
+
+
+def test_cli_uni_serve_answers_and_prints_its_counters():
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "inlong_proto", "eventmesh", "uni-serve", "--port", "0",
+                             "--log-level", "INFO"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        port = None
+        while port is None:
+            line = proc.stderr.readline()
+            assert line, "uni-serve exited before listening"
+            found = re.search(r"uni HTTP ingress on [^:]+:(\d+)", line)
+            port = int(found.group(1)) if found else None
+        [answer] = asyncio.run(exchange(port, request("POST", "/events/publish?topic=t", CE)))
+        assert answer.status == 202 and json.loads(answer.body) == {"status": "accepted"}
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and json.loads(out.strip().splitlines()[-1])["published"] == 1
