@@ -7,7 +7,8 @@ from importlib import import_module
 
 from inlong_proto.cli.commands import main
 
-for _name in ("broadcast", "dataproxy", "eventmesh", "tubemq", "wireshark"):  # each module's group of its name
+# each module's group (or command) of its name
+for _name in ("broadcast", "corpus", "dataproxy", "eventmesh", "tck", "tubemq", "wireshark"):
     main.add_command(getattr(import_module(f"inlong_proto.cli.{_name}"), _name))
 for _name in ("audit", "replay"):  # commands of inlong_proto.cli.audit (issue 28)
     main.add_command(getattr(import_module("inlong_proto.cli.audit"), _name))

@@ -1,0 +1,153 @@
+"""Issue 29: the conformance corpus (`inlong-proto corpus export`) and the kit (`inlong-proto tck`), which tests
+itself by running this project's own two backends through it as foreign commands."""
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from inlong_proto.cli import main
+from inlong_proto.cli import corpus, tck
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+# this project's decoder and encoder, as a foreign client author would call theirs
+DECODER = (f'{PYTHON} -m inlong_proto decode -p "$INLONG_TCK_PROTOCOL" ${{INLONG_TCK_DIRECTION:+-d "$INLONG_TCK_DIRECTION"}}'
+           ' ${INLONG_TCK_PAYLOAD:+--payload} --mode permissive -T jsonl -')
+ENCODER = f'{PYTHON} -m inlong_proto encode -p "$INLONG_TCK_PROTOCOL"'
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("corpus")
+    result = CliRunner().invoke(main, ["corpus", "export", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "cases" in result.output
+    return out
+
+
+def test_manifest_matches_its_schema(exported):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((ROOT / "specs" / "corpus" / "manifest.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.validate(corpus.load(exported), schema)
+
+
+def test_every_case_has_its_bytes_and_expected_items(exported):
+    manifest = corpus.load(exported)
+    assert manifest["version"] == corpus.CORPUS_VERSION
+    for case in manifest["cases"]:
+        data = (exported / case["input"]).read_bytes()
+        assert len(data) == case["size"] and hashlib.sha256(data).hexdigest() == case["sha256"], case["id"]
+        items = json.loads((exported / case["expected"]).read_text())
+        assert isinstance(items, list) and items, case["id"]
+        assert sum("error" not in i for i in items) == case["frames"], case["id"]
+        if case["rule"] in ("decode", "payload"):
+            assert case["errors"] == 0, case["id"]
+        if case["rule"] == "reject":
+            assert case["errors"] >= 1, case["id"]
+        if case["rule"] == "payload":
+            assert all("payload" in i for i in items), case["id"]
+        # frames plus error spans tile the input
+        assert [i["offset"] for i in items] == [0] + [i["offset"] + i["length"] for i in items[:-1]], case["id"]
+        assert items[-1]["offset"] + items[-1]["length"] == len(data), case["id"]
+
+
+def test_every_protocol_direction_and_rule_is_covered(exported):
+    cases = corpus.load(exported)["cases"]
+    seen = {(c["protocol"], c["rule"], c["direction"]) for c in cases}
+    for protocol in ("broadcast", "dataproxy", "tubemq", "eventmesh"):
+        for direction in ("request", "response"):
+            assert any(p == protocol and d == direction for p, _, d in seen), (protocol, direction)
+            assert (protocol, "recover", direction) in seen
+            assert any(c["id"] == f"{protocol}/stream_{direction}" and c.get("cut") for c in cases)
+        assert any(p == protocol and r == "reject" for p, r, _ in seen), protocol
+        assert any(c["protocol"] == protocol and c.get("encode") for c in cases), protocol
+    assert {"eventmesh-http", "eventmesh-legacy"} <= {c["protocol"] for c in cases}
+    assert ("dataproxy", "payload", "request") in seen and ("dataproxy", "payload", "response") in seen
+    assert {c["source"] for c in cases} >= {"upstream-produced", "sdk-exact", "spec", "hostile", "recovery"}
+    # every valid frame of the framed protocols encodes back exactly (the encode rule)
+    assert all(c.get("encode") for c in cases
+               if c["rule"] == "decode" and c["protocol"] in corpus.FRAMED and "vector" in c)
+
+
+@pytest.mark.parametrize("case_id", ["broadcast/stream_request", "broadcast/stream_response",
+                                     "dataproxy/stream_request", "dataproxy/stream_response"])
+def test_the_cut_rule_holds_at_every_byte(exported, case_id):
+    """The rule written in the manifest, checked in process at every byte of the smaller streams."""
+    case = next(c for c in corpus.load(exported)["cases"] if c["id"] == case_id)
+    data = (exported / case["input"]).read_bytes()
+    items = json.loads((exported / case["expected"]).read_text())
+    for k in tck.cut_points(items, len(data), "every"):
+        got = corpus.decode_items(data[:k], case["protocol"], case["direction"])
+        assert tck.compare_items(tck.cut_expected(items, k), got) == [], k
+
+
+def test_comparison_names_the_field_and_the_offset():
+    want = [{"protocol": "broadcast", "offset": 0, "length": 37, "body": {"data_request": {"last_data": 99}}},
+            {"protocol": "broadcast", "offset": 37, "length": 5, "error": {"kind": "truncated", "offset": 42,
+                                                                          "field": "", "reason": "x"}}]
+    got = json.loads(json.dumps(want))
+    got[0]["body"]["data_request"]["last_data"] = 98
+    got[1]["error"]["reason"] = "worded otherwise"  # advisory: not compared
+    assert tck.compare_items(want, got) == ["item 0 @0.body.data_request.last_data: expected 99, got 98"]
+    got[0]["body"]["data_request"]["last_data"] = True  # a bool is not the number 1
+    assert tck.compare_items([{"offset": 0, "x": 1}], [{"offset": 0, "x": True}]) == ["item 0 @0.x: expected 1, got true"]
+    assert tck.compare_items(want, got[:1])[0].startswith("1 items, expected 2")
+    # recovery: the same frames, error spans over the same bytes however they are split
+    damaged = [{"offset": 0, "length": 4, "m": 1}, {"offset": 4, "length": 6, "error": {"kind": "invalid"}},
+               {"offset": 10, "length": 4, "m": 2}]
+    split = [damaged[0], {"offset": 4, "length": 2, "error": {"kind": "x"}},
+             {"offset": 6, "length": 4, "error": {"kind": "y"}}, damaged[2]]
+    assert tck.compare_recovery(damaged, split) == []
+    assert "frame @10 (None) not recovered" in tck.compare_recovery(damaged, split[:3])
+
+
+def _kit(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([PYTHON, "-m", "inlong_proto", "tck", *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=900)
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_the_kit_passes_this_projects_backends_as_foreign_commands(exported, tmp_path, backend):
+    if backend == "native":
+        from inlong_proto.backends import compiled
+
+        if compiled.extension() is None:
+            pytest.skip("the compiled backend is not built here")
+    report = tmp_path / "report.json"
+    env_decoder = f"INLONG_PROTO_BACKEND={backend} {DECODER}"
+    env_encoder = f"INLONG_PROTO_BACKEND={backend} {ENCODER}"
+    result = _kit("--corpus", str(exported), "--decoder", env_decoder, "--encoder", env_encoder, "--cuts", "2",
+                  "-j", "2", "--report", str(report))
+    assert result.returncode == 0, result.stdout + result.stderr
+    summary = json.loads(report.read_text())["summary"]
+    rules = {(p, r) for p, cells in summary.items() for r in cells}
+    for protocol in ("broadcast", "dataproxy", "tubemq", "eventmesh"):
+        for rule in ("decode", "reject", "recover", "cut", "encode"):
+            assert (protocol, rule) in rules
+    assert ("dataproxy", "payload") in rules and ("eventmesh-http", "decode") in rules
+    assert all(cell["failed"] == 0 and cell["not covered"] == 0 for cells in summary.values() for cell in cells.values())
+
+
+def test_the_kit_reports_a_wrong_decoder_with_offsets(exported):
+    # a decoder that drops the last item, and one that declares what it cannot do
+    result = _kit("--corpus", str(exported), "-p", "broadcast", "--rule", "recover", "--rule", "cut",
+                  "--decoder", f"{DECODER} | head -n 1")
+    assert result.returncode == 1
+    assert "FAIL recover broadcast/damaged_request" in result.stdout
+    assert "error spans cover" in result.stdout or "not recovered" in result.stdout
+    assert "FAIL cut broadcast/stream_request (first 1 bytes)" not in result.stdout  # one item: still right
+    result = _kit("--corpus", str(exported), "-p", "broadcast", "--rule", "decode",
+                  "--decoder", "cat >/dev/null; echo '{\"not_covered\": \"no broadcast here\"}'")
+    assert result.returncode == 0, result.stdout
+    assert "0 passed, 0 failed, 8 not covered" in result.stdout
+    result = _kit("--corpus", str(exported), "-p", "broadcast", "--rule", "decode", "--not-covered", "decode",
+                  "--decoder", "false")
+    assert result.returncode == 0 and "8 not covered" in result.stdout
