@@ -527,12 +527,19 @@ class CaptureDecoder:
         self._waiting_since.pop(conn.flow.number, None)
         self._late = True
         out: list[_Late] = []
+        waiting = []
         for direction, side in conn.sides.items():
             side.framer = _Framer(conn.protocol, direction, self.mode, conn.shared, self.max_frame_size)
-            waiting, side.waiting, side.waiting_bytes = side.waiting, [], 0
-            for chunk, segment in waiting:
-                out += [_Late(segment, item) for item in self._emit(
-                    conn, direction, side.framer.gap(chunk) if chunk.data is None else side.framer.data(chunk))]
+            waiting += [(segment, direction, chunk) for chunk, segment in side.waiting]
+            side.waiting, side.waiting_bytes = [], 0
+        # Both directions in capture order (a segment carries one direction; the sort is stable): directions
+        # that share a connection context (HTTP/2's calls) must see their bytes as they happened, or a client's
+        # RST_STREAM framed before the server's DATA it followed ends the call before its answer is read.
+        waiting.sort(key=lambda entry: entry[0])
+        for segment, direction, chunk in waiting:
+            framer = conn.sides[direction].framer
+            out += [_Late(segment, item) for item in self._emit(
+                conn, direction, framer.gap(chunk) if chunk.data is None else framer.data(chunk))]
         return out
 
     def _conflicts(self, conn: _Connection, direction: str) -> list[CaptureFrame]:

@@ -148,15 +148,11 @@ def _grpc_capture(path) -> list[dict]:
     return rows.rows()
 
 
-def test_eventmesh_grpc_publish_through_the_endpoints(tmp_path):
+def test_eventmesh_grpc_publish_and_subscribe_stream_through_the_endpoints(tmp_path):
     [row] = _grpc_capture(tmp_path / "grpc.pcap")
     assert (row["system"], row["group"]) == ("eventmesh-grpc", "audit-topic")
     assert (row["messages"], row["acked_ok"], row["bytes"]) == (3, 3, 21)
-
-
-@pytest.mark.xfail(strict=True, reason="eventmesh.h2 gives no GrpcMessage for the DATA frames a subscribeStream "
-                                       "answers with in this capture (its call record: responses [], reset CANCEL), "
-                                       "so the audit sees no delivery")
-def test_eventmesh_grpc_subscribe_stream_deliveries(tmp_path):
-    [row] = _grpc_capture(tmp_path / "grpc.pcap")
+    # the three events the subscribeStream answered with (not the subscription's own answer): this short
+    # connection is classified only when it ends, and its two directions must then be framed in capture
+    # order, or the client's RST_STREAM at the end ends the call before the server's DATA is read
     assert row["delivered"] == 3
