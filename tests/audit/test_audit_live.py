@@ -156,3 +156,23 @@ def test_eventmesh_grpc_publish_and_subscribe_stream_through_the_endpoints(tmp_p
     # connection is classified only when it ends, and its two directions must then be framed in capture
     # order, or the client's RST_STREAM at the end ends the call before the server's DATA is read
     assert row["delivered"] == 3
+
+
+def test_the_demo_traffic_of_every_protocol_is_all_accounted_for(tmp_path):
+    """The demo's pairs (inlong-proto demo) through the recording relay: every message of every system sent,
+    acknowledged and, where a consumer takes them, delivered."""
+    pytest.importorskip("grpc")
+    from inlong_proto.endpoints.demo import COUNT, record_capture
+
+    path, _, report = asyncio.run(record_capture(tmp_path, "relay"))
+    table = AuditTable(window=3600, by=())
+    for item in audit_capture(path.read_bytes()):
+        table.add(item)
+    got = {row["system"]: row for row in table.rows()}
+    assert sorted(got) == ["dataproxy", "eventmesh", "eventmesh-grpc", "eventmesh-http", "tubemq"]
+    for system, row in got.items():
+        assert row["acked_ok"] == row["messages"] and row["records_ok"] == row["records"], system
+        assert row["failed"] == row["unanswered"] == row["not_asked"] == row["duplicates"] == 0, system
+    assert got["dataproxy"]["records"] == COUNT * 5 and got["dataproxy"]["delivered"] == 0
+    for system in ("tubemq", "eventmesh", "eventmesh-http", "eventmesh-grpc"):
+        assert got[system]["messages"] == got[system]["delivered"] == COUNT, system
