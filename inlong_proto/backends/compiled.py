@@ -51,6 +51,7 @@ import importlib.util
 import json
 import os
 import sys
+import threading
 from functools import cache
 from pathlib import Path
 from typing import Iterator
@@ -76,6 +77,7 @@ PARTS = ("scan", "encode", "capture", "tubemq_layer", "eventmesh_layer")
 _MARKER = b"INLONG_PROTO_SOURCE_DIGEST="  # generated/native/compiled.c: the digest, readable without a load
 PACKAGE = Path(__file__).resolve().parent.parent  # the inlong_proto folder this module is in
 _found: list = []  # [(module or None, origin or why not)], once
+_finding = threading.Lock()
 
 
 def source_digest(folder) -> str:
@@ -104,11 +106,13 @@ def extension():
     """The compiled extension (inlong_proto._compiled), or None: from the package's own folder, else an
     installed one built from this source tree's generated C (the module doc's rule). Looked for once."""
     if not _found:
-        _found.append(_locate())
-        module = _found[0][0]
-        if module is not None and hasattr(os, "register_at_fork"):
-            # the scanners' pool of kept column buffers has a lock (scan_runtime.h)
-            os.register_at_fork(after_in_child=module.scan.forget_pool)
+        with _finding:
+            if not _found:
+                module, where = _locate()
+                if module is not None and hasattr(os, "register_at_fork"):
+                    # the scanners' pool of kept column buffers has a lock (scan_runtime.h)
+                    os.register_at_fork(after_in_child=module.scan.forget_pool)
+                _found.append((module, where))
     return _found[0][0]
 
 
@@ -161,7 +165,7 @@ def _locate():
                 continue
             sys.modules[name] = module
             return module, str(candidate)
-    where = f"the source tree at {PACKAGE.parent} has no compiled extension (make native builds it in place)"
+    where = f"{PACKAGE} has no compiled extension (in a clone, make native builds it in place)"
     if not refused:
         return None, f"{where}, and no other sys.path entry holds one"
     return None, f"{where}, and none installed matches: " + "; ".join(refused)
@@ -571,10 +575,6 @@ def _column(leaves, field_type, kind: str, children: list, length: int):
 
     buffers = next(leaves)
     validity = None if buffers[0] is None else pa.py_buffer(buffers[0])
-    if kind == "struct" and not children and field_type == pa.bool_():
-        # a layout without fields is a BOOLEAN column (arrow.frame_schema): true where the row holds it
-        return pa.Array.from_buffers(field_type, length, [validity, validity]) if validity is not None \
-            else pa.array([True] * length, field_type)
     if kind == "struct" and not children and field_type == pa.bool_():
         # a layout without fields is a BOOLEAN column (arrow.frame_schema): true where the row holds it
         return pa.Array.from_buffers(field_type, length, [validity, validity]) if validity is not None \
