@@ -1,0 +1,176 @@
+// The kit's adapter for the JavaScript parsers the official Kaitai compiler writes from specs/ (make generate ->
+// generated/javascript, debug mode): reads one frame or a stream of frames on stdin and prints the items in the
+// decode shape `inlong-proto tck` compares (docs/how-to/client-authors.md).
+//
+//   INLONG_TCK_PROTOCOL=broadcast node tools/js/kaitai_adapter.js < frame.bin
+//
+// The runtime (npm's kaitai-struct, pinned in tools/ksc/package.json and generated/javascript/package.json) is
+// looked up in generated/javascript/node_modules, then tools/ksc/node_modules.
+//
+// What the generated parsers cannot express is printed as {"not_covered": why} and the kit counts it so:
+// the payload layers (protobuf, JSON headers) and checked UTF-8 are not in the .ksy, and a Kaitai parser stops
+// at the first damage (no resynchronisation), so recovery is not covered either; encode is not generated at
+// all (the compiler's JavaScript target reads only).
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const Module = require("module");
+
+const ROOT = path.resolve(__dirname, "..", "..");
+const GENERATED = process.env.INLONG_KAITAI_JS || path.join(ROOT, "generated", "javascript");
+process.env.NODE_PATH = [path.join(GENERATED, "node_modules"), path.join(ROOT, "tools", "ksc", "node_modules")]
+  .concat(process.env.NODE_PATH ? [process.env.NODE_PATH] : []).join(path.delimiter);
+Module._initPaths();
+const KaitaiStream = require("kaitai-struct/KaitaiStream");
+
+// protocol -> the top-level type of each direction (the `registry` block of each spec names the same ones),
+// and the field whose enum name is the message type. Protocols whose decode shape needs a payload layer the
+// .ksy does not describe are listed with why.
+const PROTOCOLS = {
+  broadcast: { request: "BroadcastFrame", response: "BroadcastFrame", messageType: ["command_id"],
+    direction: (fields) => (fields.command_id === "data_request" ? "request" : "response") },
+};
+const NOT_COVERED = {
+  dataproxy: "not mapped yet: enums from dataproxy_common, `contents` fields the decode shape leaves out, and a "
+    + "message type named from the body (measured: 17 of 136 checks pass unmapped)",
+  tubemq: "the RPC payload layer (protobuf) is not in the .ksy",
+  eventmesh: "the JSON header and body (payload layer) are not in the .ksy",
+  "eventmesh-legacy": "the JSON header and body (payload layer) are not in the .ksy",
+  "eventmesh-frame": "the frame's payload layer (attributes as UTF-8 text, checked) is not in the .ksy",
+  "eventmesh-http": "HTTP/1.1 is not a .ksy format",
+  "eventmesh-grpc": "HTTP/2 with HPACK is not a .ksy format",
+};
+// types the Python codecs render as one value (their spec's `-inlong: python-type`): the text inside the brackets
+const AS_TEXT = { BracketedTimestamp: (bytes) => Buffer.from(bytes.subarray(1, bytes.length - 1)).toString("latin1") };
+
+const snake = (name) => name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
+
+function renderBytes(bytes) {
+  const buffer = Buffer.from(bytes);
+  const text = new TextDecoder("utf-8", { fatal: true });
+  try {
+    return text.decode(buffer);
+  } catch (err) {
+    return { hex: buffer.toString("hex") };
+  }
+}
+
+// A parsed object as plain JSON, field by field in its seq order (its _debug keys), the way to_plain does it;
+// input: the whole input (its buffer starts at 0, so a stream's byteOffset is an offset into it).
+function plain(obj, input) {
+  const out = {};
+  for (const [camel, info] of Object.entries(obj._debug)) {
+    if (info.start === undefined) continue; // instances are not part of the decode shape
+    let value = obj[camel];
+    const name = snake(camel);
+    if (info.enumName) {
+      value = enumName(obj, info.enumName, value);
+    } else if (value instanceof Uint8Array) {
+      value = renderBytes(value);
+    } else if (value && typeof value === "object" && value._debug) {
+      const type = value.constructor.name;
+      if (AS_TEXT[type]) {
+        value = AS_TEXT[type](input.subarray(info.ioOffset + info.start, info.ioOffset + info.end));
+      } else if (info.switch || isCase(obj, camel)) {
+        value = { [snake(type)]: plain(value, input) };
+      } else {
+        value = plain(value, input);
+      }
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+// the enums live on the top-level type: "BroadcastFrame.Command" -> BroadcastFrame.Command[value], lowercased
+function enumName(obj, dotted, value) {
+  let top = obj;
+  while (top._parent) top = top._parent;
+  const parts = dotted.split(".");
+  let table = top.constructor;
+  for (const part of parts.slice(1)) table = table && table[part];
+  const name = table && table[value];
+  return typeof name === "string" ? name.toLowerCase() : value;
+}
+
+// a field read through a `switch-on` (the Python shape names the case's type): the generated code reads it
+// as `_raw_<field>` into a sub-stream, one type per case
+function isCase(obj, camel) {
+  return Object.prototype.hasOwnProperty.call(obj, "_raw_" + camel);
+}
+
+// Where the parser stopped: [{node, info}] of the fields it had begun and not finished (or whose check failed),
+// outermost first.
+function stops(obj) {
+  const found = [];
+  const walk = (node) => {
+    if (!node || !node._debug) return;
+    for (const [camel, info] of Object.entries(node._debug)) {
+      if (info.start === undefined) continue; // an instance: read on demand, not where the parser stopped
+      if (info.end === undefined || info.validationError) found.push({ node, info });
+      walk(node[camel]);
+    }
+  };
+  walk(obj);
+  return found;
+}
+
+// The error item of a frame the parser gave up on at pos. The input running out (in the top-level stream) is
+// truncation; running out inside a sized sub-stream (a body shorter than its type) means the length field
+// lies: invalid, at the sized field of the top-level stream. A failed check is invalid at the field it checks.
+function errorItem(err, obj, io, input, pos, protocol) {
+  const stopped = stops(obj);
+  const inner = stopped[stopped.length - 1];
+  let kind = "invalid";
+  let at = inner ? inner.info.ioOffset + inner.info.start : pos + io.pos;
+  if (err instanceof KaitaiStream.EOFError) {
+    const outer = stopped.filter((s) => s.node._io === io).pop();
+    if (!inner || inner.node._io === io) {
+      kind = "truncated";
+      at = input.length;
+    } else if (outer) {
+      at = outer.info.ioOffset + outer.info.start;
+    }
+  }
+  return { protocol, offset: pos, length: input.length - pos, message_type: null, direction: null,
+    error: { kind, offset: at, field: "", reason: String(err.message) } };
+}
+
+function decode(input, protocol, direction) {
+  const spec = PROTOCOLS[protocol];
+  const items = [];
+  let pos = 0;
+  while (pos < input.length) {
+    const typeName = spec[direction || "request"];
+    const Type = require(path.join(GENERATED, typeName))[typeName];
+    const io = new KaitaiStream(input.subarray(pos));
+    const obj = new Type(io);
+    try {
+      obj._read();
+    } catch (err) {
+      items.push(errorItem(err, obj, io, input, pos, protocol));
+      break;
+    }
+    const fields = plain(obj, input);
+    const messageType = spec.messageType.reduce((v, key) => (v == null ? v : v[key]), fields);
+    items.push({ protocol, offset: pos, length: io.pos, message_type: messageType,
+      direction: direction || spec.direction(fields), ...fields });
+    pos += io.pos;
+  }
+  return items;
+}
+
+function main() {
+  const protocol = process.env.INLONG_TCK_PROTOCOL;
+  const direction = process.env.INLONG_TCK_DIRECTION || null;
+  const rule = process.env.INLONG_TCK_RULE || "decode";
+  const why = NOT_COVERED[protocol] || (PROTOCOLS[protocol] ? null : `no parser for ${protocol}`);
+  const notCovered = (reason) => process.stdout.write(JSON.stringify({ not_covered: reason }) + "\n");
+  if (why) return notCovered(why);
+  if (rule === "recover") return notCovered("a Kaitai parser stops at the first damage: no resynchronisation");
+  if (rule === "payload") return notCovered("payload layers are not in the .ksy");
+  const input = new Uint8Array(fs.readFileSync(0)); // a copy: its own buffer, offset 0
+  for (const item of decode(input, protocol, direction)) process.stdout.write(JSON.stringify(item) + "\n");
+}
+
+main();
