@@ -221,3 +221,44 @@ def test_sse_events_map_into_the_event_model():
     assert (event.id, event.source, event.type, event.data) == ("e-1", "/orders", "created", '{"a":1}')
     [request] = messages(post("/events/publish?topic=orders", CE), "request")
     assert convert.event_from_uni(request).id == "e-1"
+
+
+# ------------------------------------------------------------------------------------------ properties
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_line = st.text(st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)), max_size=20)
+_event = st.lists(st.tuples(st.sampled_from(["data", "event", "id", "retry", "", ":"]), _line), max_size=4)
+_eol = st.sampled_from(["\n", "\r\n", "\r"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(events=st.lists(st.tuples(_event, _eol), max_size=6), cuts=st.lists(st.integers(1, 40), max_size=8),
+       feeds=st.lists(st.integers(1, 60), max_size=10), junk=st.binary(max_size=30))
+def test_sse_any_split_gives_the_same_items_and_they_tile(events, cuts, feeds, junk):
+    text = "".join("".join(f"{name}:{value}{eol}" if name != ":" else f":{value}{eol}" for name, value in fields) + eol
+                   for fields, eol in events)
+    body = text.encode()
+    pieces, at = [], 0
+    for cut in cuts:
+        if at < len(body):
+            pieces.append(body[at:at + cut])
+            at += cut
+    pieces.append(body[at:])
+    junk = b"X" + junk if junk else b""  # (blank lines between messages are skipped, as RFC 7230 allows)
+    data = SSE_HEAD + b"".join(chunk(p) for p in pieces if p) + b"0\r\n\r\n" + junk
+    whole = messages(data, "response", "PERMISSIVE")
+    decoder, items, at = http.HttpStreamDecoder("response", mode="PERMISSIVE"), [], 0
+    for size in feeds:
+        items += decoder.feed(data[at:at + size])
+        at += size
+    items += decoder.feed(data[at:]) + decoder.close()
+    assert [i.to_dict() for i in items] == [i.to_dict() for i in whole]
+    position = 0
+    for item in whole:
+        assert item.offset == position
+        position += item.length
+    assert position == len(data)
+    dispatched = [i for i in whole if (i.message_type or "").startswith("SSE_")
+                  and i.message_type not in ("SSE_STREAM", "SSE_END")]
+    assert len(dispatched) <= len(events)
