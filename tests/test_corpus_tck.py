@@ -151,3 +151,16 @@ def test_the_kit_reports_a_wrong_decoder_with_offsets(exported):
     result = _kit("--corpus", str(exported), "-p", "broadcast", "--rule", "decode", "--not-covered", "decode",
                   "--decoder", "false")
     assert result.returncode == 0 and "8 not covered" in result.stdout
+
+
+def test_export_replaces_an_old_corpus_and_refuses_other_folders(tmp_path):
+    runner = CliRunner()
+    assert runner.invoke(main, ["corpus", "export", str(tmp_path / "c")]).exit_code == 0
+    stale = tmp_path / "c" / "frames" / "broadcast" / "gone.bin"
+    stale.write_bytes(b"x")
+    assert runner.invoke(main, ["corpus", "export", str(tmp_path / "c")]).exit_code == 0
+    assert not stale.exists()
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    result = runner.invoke(main, ["corpus", "export", str(tmp_path / "other")])
+    assert result.exit_code == 1 and "holds no corpus" in result.output

@@ -8,7 +8,7 @@ from importlib import import_module
 from inlong_proto.cli.commands import main
 
 # each module's group (or command) of its name
-for _name in ("broadcast", "corpus", "dataproxy", "eventmesh", "tck", "tubemq", "wireshark"):
+for _name in ("broadcast", "corpus", "dataproxy", "eventmesh", "specs", "tck", "tubemq", "wireshark"):
     main.add_command(getattr(import_module(f"inlong_proto.cli.{_name}"), _name))
 for _name in ("audit", "replay"):  # commands of inlong_proto.cli.audit (issue 28)
     main.add_command(getattr(import_module("inlong_proto.cli.audit"), _name))

@@ -18,6 +18,7 @@ import hashlib
 import importlib
 import json
 import os
+import shutil
 from pathlib import Path
 
 import click
@@ -229,6 +230,8 @@ def export_command(directory, vectors):
     out.mkdir(parents=True, exist_ok=True)
     if os.listdir(out) and not (out / "manifest.json").is_file():
         raise click.ClickException(f"{out} is not empty and holds no corpus")
+    for folder in ("frames", "expected"):  # an earlier export's cases go: the new manifest names all there are
+        shutil.rmtree(out / folder, ignore_errors=True)
     manifest = export(out, Path(vectors))
     by_rule: dict[str, int] = {}
     for case in manifest["cases"]:

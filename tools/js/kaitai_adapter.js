@@ -29,10 +29,9 @@ const KaitaiStream = require("kaitai-struct/KaitaiStream");
 const PROTOCOLS = {
   broadcast: { request: "BroadcastFrame", response: "BroadcastFrame", messageType: ["command_id"],
     direction: (fields) => (fields.command_id === "data_request" ? "request" : "response") },
+  dataproxy: { request: "DataproxyRequest", response: "DataproxyResponse" },
 };
 const NOT_COVERED = {
-  dataproxy: "not mapped yet: enums from dataproxy_common, `contents` fields the decode shape leaves out, and a "
-    + "message type named from the body (measured: 17 of 136 checks pass unmapped)",
   tubemq: "the RPC payload layer (protobuf) is not in the .ksy",
   eventmesh: "the JSON header and body (payload layer) are not in the .ksy",
   "eventmesh-legacy": "the JSON header and body (payload layer) are not in the .ksy",
@@ -63,6 +62,7 @@ function plain(obj, input) {
     if (info.start === undefined) continue; // instances are not part of the decode shape
     let value = obj[camel];
     const name = snake(camel);
+    if ((CONTENTS[obj.constructor.name] || new Set()).has(name)) continue;
     if (info.enumName) {
       value = enumName(obj, info.enumName, value);
     } else if (value instanceof Uint8Array) {
@@ -77,21 +77,50 @@ function plain(obj, input) {
         value = plain(value, input);
       }
     }
+    if (typeof value === "string" && value.includes("\uFFFD")) throw new NotCovered(
+      `checked UTF-8: the generated parser decodes ${name} with replacement characters, it does not reject`);
     out[name] = value;
   }
   return out;
 }
 
-// the enums live on the top-level type: "BroadcastFrame.Command" -> BroadcastFrame.Command[value], lowercased
+class NotCovered extends Error {}
+
+// "BroadcastFrame.Command" or "DataproxyCommon.MsgType": the enum table lives on the top-level type of the
+// spec that declares it (an imported spec's module); its name, lowercased, as the decode shape shows it
 function enumName(obj, dotted, value) {
-  let top = obj;
-  while (top._parent) top = top._parent;
-  const parts = dotted.split(".");
-  let table = top.constructor;
-  for (const part of parts.slice(1)) table = table && table[part];
+  const [top, ...rest] = dotted.split(".");
+  let table = require(path.join(GENERATED, top))[top];
+  for (const part of rest) table = table && table[part];
   const name = table && table[value];
   return typeof name === "string" ? name.toLowerCase() : value;
 }
+
+// The fields the decode shape leaves out, read from the specs: `contents` (fixed bytes, checked, not data).
+// Type name (as the compiler names its class) -> their ids.
+const CONTENTS = (() => {
+  const yaml = require("js-yaml");
+  const out = {};
+  const camel = (id) => id.replace(/(^|_)([a-z0-9])/g, (m, u, c) => c.toUpperCase());
+  const walk = (name, type) => {
+    for (const field of type.seq || []) {
+      if (field.contents !== undefined) (out[camel(name)] = out[camel(name)] || new Set()).add(field.id);
+    }
+    for (const [sub, inner] of Object.entries(type.types || {})) walk(sub, inner);
+  };
+  const visit = (dir) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) visit(full);
+      else if (entry.name.endsWith(".ksy")) {
+        const spec = yaml.load(fs.readFileSync(full, "utf8"));
+        walk(spec.meta.id, spec);
+      }
+    }
+  };
+  visit(process.env.INLONG_SPECS || path.join(ROOT, "specs"));
+  return out;
+})();
 
 // a field read through a `switch-on` (the Python shape names the case's type): the generated code reads it
 // as `_raw_<field>` into a sub-stream, one type per case
@@ -107,7 +136,12 @@ function stops(obj) {
     if (!node || !node._debug) return;
     for (const [camel, info] of Object.entries(node._debug)) {
       if (info.start === undefined) continue; // an instance: read on demand, not where the parser stopped
-      if (info.end === undefined || info.validationError) found.push({ node, info });
+      if (info.end === undefined || info.validationError) {
+        // a bit field read from the byte already in the bit buffer starts and ends past it: that byte is where
+        // (only a bit field reads a number without moving the byte position)
+        const bits = info.end === info.start && ["number", "boolean"].includes(typeof node[camel]);
+        found.push({ node, info: bits ? { ...info, start: info.start - 1 } : info });
+      }
       walk(node[camel]);
     }
   };
@@ -136,6 +170,14 @@ function errorItem(err, obj, io, input, pos, protocol) {
     error: { kind, offset: at, field: "", reason: String(err.message) } };
 }
 
+// the message type: the type a `switch-on` field read (the spec's message field), as the Python codecs name it
+function caseName(obj, fields) {
+  for (const camel of Object.keys(obj._debug)) {
+    if (isCase(obj, camel)) return Object.keys(fields[snake(camel)])[0];
+  }
+  return null;
+}
+
 function decode(input, protocol, direction) {
   const spec = PROTOCOLS[protocol];
   const items = [];
@@ -151,8 +193,15 @@ function decode(input, protocol, direction) {
       items.push(errorItem(err, obj, io, input, pos, protocol));
       break;
     }
-    const fields = plain(obj, input);
-    const messageType = spec.messageType.reduce((v, key) => (v == null ? v : v[key]), fields);
+    let fields;
+    try {
+      fields = plain(obj, input);
+    } catch (err) {
+      if (err instanceof NotCovered) return [{ not_covered: err.message }];
+      throw err;
+    }
+    const messageType = spec.messageType ? spec.messageType.reduce((v, key) => (v == null ? v : v[key]), fields)
+      : caseName(obj, fields);
     items.push({ protocol, offset: pos, length: io.pos, message_type: messageType,
       direction: direction || spec.direction(fields), ...fields });
     pos += io.pos;
