@@ -206,6 +206,36 @@ def _split(location: str) -> tuple[str, str, str]:
     return scheme, head, path or "/"
 
 
+def fs_parameters(scheme: str) -> list[str]:
+    """The keyword arguments pyarrow's filesystem class of a scheme takes, read from its docstring's
+    Parameters section (the Cython classes have no signature to inspect)."""
+    import pyarrow.fs as pafs
+
+    doc = getattr(pafs, _CLASSES[scheme]).__doc__ or ""
+    return re.findall(r"^\s*(\w+) : ", doc, re.M)
+
+
+def check_fs_options(location: str, fs_options: Mapping[str, str] | None, prefix: str = "fs.") -> None:
+    """Refuse, before anything is read, an fs.* option that location's filesystem does not take, with the
+    closest name it does take: a misspelt option must not silently fall back to default credentials."""
+    import difflib
+
+    if not fs_options:
+        return
+    scheme = scheme_of(location)
+    if scheme not in _CLASSES:  # a local path ignores them; filesystem() refuses them for another scheme
+        return
+    known = fs_parameters(scheme)
+    if not known:  # a pyarrow without the docstring: its own TypeError decides (filesystem)
+        return
+    for name in fs_options:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+            hint = f" (did you mean {prefix + close[0]!r}?)" if close else ""
+            raise ValueError(f"{location}: pyarrow.fs.{_CLASSES[scheme]} has no option {prefix + name!r}{hint}; "
+                             f"it takes {', '.join(prefix + k for k in known)}")
+
+
 def filesystem(location: str, fs_options: Mapping[str, str] | None = None):
     """(pyarrow filesystem, path inside it) of a remote URI. Without fs_options the filesystem is
     pyarrow's from_uri (credentials and endpoint from the environment); with them, the scheme's class is

@@ -140,8 +140,8 @@ from inlong_proto.core.errors import DecodeError, FrameTooLargeError, Validation
 from inlong_proto.core.frames import (Frame, Scanner, check_max_frame_size, decode_at, decode_with, starts,
                                       stream_decoder)
 from inlong_proto.core.stream import check_direction, check_mode
-from inlong_proto.core.sources import (BytesSource, FileSource, file_uri, list_files, modification_date,  # noqa: F401
-                                       open_source, scan_windows, split_count)
+from inlong_proto.core.sources import (BytesSource, FileSource, check_fs_options, file_uri,  # noqa: F401
+                                       list_files, modification_date, open_source, scan_windows, split_count)
 from inlong_proto.spark.common import (DumpDecodeError, require_spark, spark_arrow_schema,  # noqa: F401
                                        spark_batch, spark_schema, worker_backend)
 
@@ -820,6 +820,8 @@ class Options:
         # fs.<name>: keyword arguments of the path's pyarrow filesystem (sources.filesystem)
         self.fs_options = {str(k)[len(self.FS_PREFIX):]: v for k, v in options.items()
                            if str(k).lower().startswith(self.FS_PREFIX)}
+        for path in paths:
+            check_fs_options(path, self.fs_options, self.FS_PREFIX)
 
     @classmethod
     def _check_names(cls, options: dict) -> None:
