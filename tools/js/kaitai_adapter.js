@@ -203,7 +203,7 @@ function decode(input, protocol, direction) {
     const messageType = spec.messageType ? spec.messageType.reduce((v, key) => (v == null ? v : v[key]), fields)
       : caseName(obj, fields);
     items.push({ protocol, offset: pos, length: io.pos, message_type: messageType,
-      direction: direction || spec.direction(fields), ...fields });
+      direction: direction || (spec.direction ? spec.direction(fields) : null), ...fields });
     pos += io.pos;
   }
   return items;
