@@ -6,6 +6,7 @@ either endpoint, so it exits with status 0 and no traceback.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 
 import click
@@ -32,7 +33,10 @@ def broadcast():
 @idle_timeout_option(60.0)
 @LOG_RATE
 @LOG_LEVEL
-def serve(host, port, interval, seed, max_history, idle_timeout, log_rate, log_level):
+@click.option("--strict", "strict", type=click.Path(dir_okay=False), default=None,
+              help="Write a conformance report to this file: one JSON line per rule violation of a peer (bytes a "
+                   "conforming decoder rejects: peer, offset, length, kind, field, reason), as it happens.")
+def serve(host, port, interval, seed, max_history, idle_timeout, log_rate, log_level, strict):
     """Produce a random value every INTERVAL seconds; replay history to each client, then push live.
 
     A client must send its request within --idle-timeout seconds; once live it may stay silent. Replays
@@ -41,11 +45,20 @@ def serve(host, port, interval, seed, max_history, idle_timeout, log_rate, log_l
     from inlong_proto.endpoints.broadcast_server import serve as run_server
 
     setup_logging(log_level)
+    report = open(strict, "a", encoding="utf-8") if strict else None  # noqa: SIM115  (closed below)
+
+    def violation(item: dict) -> None:
+        report.write(json.dumps(item, ensure_ascii=False) + "\n")
+        report.flush()
+
     try:
         asyncio.run(run_server(host, port, interval, seed=seed, max_history=max_history or None,
-                               idle_timeout=idle_timeout, log_rate=log_rate))
+                               idle_timeout=idle_timeout, log_rate=log_rate, strict=violation if report else None))
     except KeyboardInterrupt:
         log.info("interrupted, exiting")
+    finally:
+        if report is not None:
+            report.close()
 
 
 @broadcast.command()

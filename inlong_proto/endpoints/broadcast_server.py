@@ -77,7 +77,11 @@ class BroadcastServer(ListeningServer):
                  rng: random.Random | None = None, history: History | None = None,
                  max_history: int | None = DEFAULT_MAX_HISTORY, clock: Callable[[], datetime] = datetime.now,
                  max_garbage: int | None = 65536, max_pending: int | None = DEFAULT_MAX_PENDING,
-                 idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT, log_rate: float | None = DEFAULT_LOG_RATE):
+                 idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT, log_rate: float | None = DEFAULT_LOG_RATE,
+                 strict: Callable[[dict], None] | None = None):
+        """strict: called with each rule violation of a peer (a conformance report, issue 29): the bytes it
+        sent that the corpus's reject rule would have a conforming decoder reject, as {"peer", "offset" (in
+        what that peer sent), "length", "rule", "kind", "error_offset", "field", "reason"}."""
         if interval <= 0:
             raise ValueError(f"interval must be positive, not {interval!r}")
         if idle_timeout is not None and idle_timeout <= 0:
@@ -90,6 +94,7 @@ class BroadcastServer(ListeningServer):
         self.max_garbage, self.max_pending = max_garbage, max_pending
         self.idle_timeout, self.log_rate = idle_timeout, log_rate
         self.link_stats = LinkStats()
+        self.strict = strict
         self._ticker: asyncio.Task[None] | None = None
         self._connections: set[_Connection] = set()
 
@@ -177,6 +182,10 @@ class BroadcastServer(ListeningServer):
         """Handle one decoded frame or malformed span; False closes the connection."""
         link = connection.link
         if frame.error is not None:  # not progress: garbage never keeps a connection open
+            if self.strict is not None:
+                self.strict({"peer": connection.peer, "offset": frame.offset, "length": frame.length,
+                             "rule": "reject", "kind": frame.error.kind, "error_offset": frame.error.offset,
+                             "field": frame.error.field, "reason": frame.error.reason})
             connection.garbage += frame.length
             link.log.warning("ignoring %d malformed bytes at offset %d: %s", frame.length, frame.offset, frame.error)
             if self.max_garbage is not None and connection.garbage >= self.max_garbage:
@@ -222,8 +231,9 @@ class BroadcastServer(ListeningServer):
 
 async def serve(host: str, port: int, interval: float, *, seed: int | None = None,
                 max_history: int | None = DEFAULT_MAX_HISTORY, idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
-                log_rate: float | None = DEFAULT_LOG_RATE) -> None:
-    """Run a server until cancelled (Ctrl-C under asyncio.run); seed makes the values reproducible."""
+                log_rate: float | None = DEFAULT_LOG_RATE, strict: Callable[[dict], None] | None = None) -> None:
+    """Run a server until cancelled (Ctrl-C under asyncio.run); seed makes the values reproducible; strict
+    receives each rule violation of a peer (BroadcastServer)."""
     async with BroadcastServer(host, port, interval, rng=random.Random(seed), max_history=max_history,
-                               idle_timeout=idle_timeout, log_rate=log_rate) as server:
+                               idle_timeout=idle_timeout, log_rate=log_rate, strict=strict) as server:
         await server.serve_forever()

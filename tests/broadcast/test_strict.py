@@ -1,0 +1,74 @@
+"""The broadcast server's --strict conformance report (issue 29, item 5): each rule violation of a peer (bytes a
+conforming decoder rejects, as the corpus's reject rule says) reported with its offset, and the peer served on."""
+from __future__ import annotations
+
+import asyncio
+import json
+
+import inlong_proto
+from inlong_proto.endpoints.broadcast_history import EPOCH
+from inlong_proto.endpoints.broadcast_server import BroadcastServer
+from inlong_proto.generated.codec.broadcast.broadcast_frame import BroadcastFrame, DataRequest
+from peers import HOST, run, until
+
+REQUEST = inlong_proto.encode(BroadcastFrame(body=DataRequest(last_timestamp=EPOCH, last_data=0)))
+MONTH_13 = REQUEST.replace(b"1970-01-", b"1970-13-")
+
+
+def test_strict_reports_each_violation_with_its_offset_and_serves_on():
+    violations: list[dict] = []
+
+    async def body():
+        async with BroadcastServer(HOST, 0, 0.05, strict=violations.append) as server:
+            await until(lambda: len(server.history) >= 1)
+            reader, writer = await asyncio.open_connection(HOST, server.port)
+            writer.write(b"\xa5GARBAG" + MONTH_13 + REQUEST)
+            await writer.drain()
+            answer = await asyncio.wait_for(reader.readexactly(38), 10)  # the valid request is answered
+            assert answer[:4] == b"\x00\x00\x00\x26"
+            await until(lambda: len(violations) >= 1)
+            writer.close()
+            await writer.wait_closed()
+
+    run(body())
+    # garbage and the bad frame are one span a conforming decoder rejects, from offset 0 up to the request
+    assert [(v["offset"], v["length"], v["rule"], v["kind"]) for v in violations] == [(0, 44, "reject", "invalid")]
+    assert violations[0]["peer"].startswith("127.0.0.1")
+    json.dumps(violations)  # a report of plain JSON
+
+
+def test_strict_option_of_the_command_writes_the_report(tmp_path):
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        port = probe.getsockname()[1]
+    report = tmp_path / "violations.jsonl"
+    server = subprocess.Popen([sys.executable, "-m", "inlong_proto", "broadcast", "serve", "--port", str(port),
+                               "--interval", "0.05", "--strict", str(report)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                peer = socket.create_connection((HOST, port), timeout=5)
+                break
+            except OSError:
+                assert time.monotonic() < deadline and server.poll() is None, "the server did not start"
+                time.sleep(0.1)
+        with peer:
+            peer.sendall(MONTH_13 + REQUEST)
+            assert len(peer.recv(38)) > 0  # answered
+            while not (report.is_file() and report.read_text().endswith("\n")):
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+    finally:
+        server.terminate()
+        server.wait(30)
+    [line] = report.read_text().splitlines()
+    item = json.loads(line)
+    assert (item["offset"], item["length"], item["kind"], item["error_offset"]) == (0, 37, "invalid", 14)
+    assert item["field"] == "body.last_timestamp.month"
