@@ -348,9 +348,13 @@ def decode(protocol, direction, mode, with_payload, follow, fields, expression, 
     selection = _Selection(protocol, fields, expression, as_records, with_payload,
                            summary=output_format == "table" and not fields and not as_records)
     output = _output_writer(output_format, selection, as_records, protocol)
+    batched = whole_files.jsonl_applies(files, output_format, follow, fields, expression, as_records, with_payload,
+                                        max_frame_size, protocol)
     for path in files:
-        live = _LiveDecoder(path, protocol, direction, mode, max_frame_size)
         named = path if len(files) > 1 else None
+        if batched and whole_files.write_jsonl(path, protocol, direction, mode, current_stdout, named):
+            continue  # a raw dump's JSON lines from the compiled batches (whole_files: JSON lines)
+        live = _LiveDecoder(path, protocol, direction, mode, max_frame_size)
         read = 0
         try:
             with closing(with_progress(chunks(path, follow), path, follow)) as stream:

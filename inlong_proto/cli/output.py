@@ -31,7 +31,12 @@ _RAW_IN_JSON = re.compile("[\x7f-\x9f]")  # control characters json.dumps(ensure
 def terminal_json(value) -> str:
     """json_text with DEL and the C1 controls (U+009B is CSI to some terminals) escaped as well: JSON lines
     of frame content for a terminal (decode, the clients' received messages), same JSON value."""
-    return _RAW_IN_JSON.sub(lambda found: f"\\u{ord(found.group()):04x}", json_text(value))
+    return terminal_escapes(json_text(value))
+
+
+def terminal_escapes(text: str) -> str:
+    """JSON text with DEL and the C1 controls written as JSON escapes (terminal_json's second step)."""
+    return _RAW_IN_JSON.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def _json_cell(value) -> str:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from typing import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Callable, Iterable, Iterator
 
 from inlong_proto.core.plain import printable
 
@@ -46,6 +47,30 @@ def with_progress(chunks: Iterable[bytes | None], path: str, follow: bool = Fals
     if size is None:
         yield from chunks
         return
+    with _bar(path, size) as (bar, task):
+        for chunk in chunks:
+            yield chunk
+            if chunk:
+                bar.advance(task, len(chunk))
+
+
+def with_progress_at(items: Iterable, path: str, position: Callable[[object], int]) -> Iterator:
+    """items as they come (decode's fast path: Arrow batches), the bar at the furthest position(item) bytes
+    of the file yet, when the file gets one."""
+    size = wanted(path)
+    if size is None:
+        yield from items
+        return
+    with _bar(path, size) as (bar, task):
+        furthest = 0
+        for item in items:
+            yield item
+            furthest = max(furthest, min(position(item), size))
+            bar.update(task, completed=furthest)
+
+
+@contextmanager
+def _bar(path: str, size: int):
     from rich.console import Console
     from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
                                TransferSpeedColumn)
@@ -54,8 +79,4 @@ def with_progress(chunks: Iterable[bytes | None], path: str, follow: bool = Fals
                TimeRemainingColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True,
                   redirect_stdout=sys.stdout.isatty(), redirect_stderr=False) as bar:
-        task = bar.add_task("read", total=size, name=printable(os.path.basename(path)))
-        for chunk in chunks:
-            yield chunk
-            if chunk:
-                bar.advance(task, len(chunk))
+        yield bar, bar.add_task("read", total=size, name=printable(os.path.basename(path)))

@@ -1,0 +1,136 @@
+"""decode -T jsonl from the compiled batches (cli/whole_files.py, JSON lines) against the streaming path: for
+every vector dump and capture (tests/vectors, examples/data), every protocol the batch path takes and every
+mode, the same lines byte for byte and the same exit status."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyarrow")
+
+from click.testing import CliRunner  # noqa: E402
+
+from inlong_proto.cli import whole_files  # noqa: E402
+from inlong_proto.cli.commands import main  # noqa: E402
+from inlong_proto.core import protocols  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+BATCHED = [name for name in protocols.every_name() if whole_files.jsonl_protocol(name)]
+MODES = ("PERMISSIVE", "DROPMALFORMED", "FAILFAST")
+
+
+def dumps(where: Path) -> list[Path]:
+    """The vector files as they are, and each JSON vector's bytes as a dump of its own."""
+    files = sorted([*ROOT.glob("examples/data/*"), *(ROOT / "tests" / "vectors").rglob("*.bin"),
+                    *(ROOT / "tests" / "vectors").rglob("*.pcap"), *(ROOT / "tests" / "vectors").rglob("*.pcapng")])
+    for number, vector in enumerate(sorted((ROOT / "tests" / "vectors").rglob("*.json"))):
+        data = json.loads(vector.read_text())
+        if isinstance(data, dict) and isinstance(data.get("hex"), str):
+            try:
+                raw = bytes.fromhex(data["hex"])
+            except ValueError:
+                continue
+            target = where / f"{number:04d}-{vector.stem}.bin"
+            target.write_bytes(raw)
+            files.append(target)
+    return files
+
+
+def run(args, fast: bool, monkeypatch):
+    monkeypatch.setattr(whole_files, "FAST", fast)
+    result = CliRunner().invoke(main, ["decode", *args])
+    return result.exit_code, result.stdout_bytes if hasattr(result, "stdout_bytes") else result.output
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    return dumps(tmp_path_factory.mktemp("vectors"))
+
+
+@pytest.mark.parametrize("protocol", BATCHED)
+@pytest.mark.parametrize("mode", MODES)
+def test_batched_jsonl_is_the_streaming_jsonl(files, protocol, mode, monkeypatch):
+    taken = []
+    write = whole_files.write_jsonl
+
+    def counted(*args, **kwargs):
+        done = write(*args, **kwargs)
+        taken.append(done)
+        return done
+
+    monkeypatch.setattr(whole_files, "write_jsonl", counted)
+    for path in files:
+        args = ["-p", protocol, "--mode", mode, "-T", "jsonl", str(path)]
+        assert run(args, True, monkeypatch) == run(args, False, monkeypatch), path
+    assert any(taken)  # the batch path wrote some of them
+
+
+@pytest.mark.parametrize("protocol", BATCHED)
+def test_several_files_are_named(files, protocol, monkeypatch):
+    args = ["-p", protocol, "--mode", "DROPMALFORMED", "-T", "jsonl", *map(str, files[:40])]
+    assert run(args, True, monkeypatch) == run(args, False, monkeypatch)
+
+
+def test_bench_capture_dump(tmp_path, monkeypatch):
+    """A dump of the bench's frames (many batches, every DataProxy message type the bench writes)."""
+    from tools.bench.native_capture import dataproxy_frames
+
+    dump = tmp_path / "dp.bin"
+    dump.write_bytes(b"".join(frame for side, frame in dataproxy_frames(3000) if side == "client"))
+    for mode in MODES:
+        args = ["-p", "dataproxy", "--mode", mode, "-T", "jsonl", str(dump)]
+        fast = run(args, True, monkeypatch)
+        assert fast[0] == 0 and fast[1].count(b"\n") >= 3000
+        assert fast == run(args, False, monkeypatch)
+
+
+def test_csv_text_cells_are_csv_cell():
+    """The vectorised CSV text (whole_files.safe_text) is output.csv_cell row by row: controls, formula
+    starts, non-ASCII, empty and null values, sliced arrays, both string widths, bytes (UTF-8 or not)."""
+    import random
+
+    import pyarrow as pa
+
+    from inlong_proto.cli.output import csv_cell
+    from inlong_proto.core.plain import render_bytes
+
+    pick = random.Random(7)
+    alphabet = ["a", "=", "+", "-", "@", "\t", "\r", "\n", "\x00", "\x7f", "\x1b", "é", "\u202e", "\x85", " ", "'",
+                "\\", "~", "1", "{"]
+    values = [None, "", "=1", "\t=x", "-5"] + ["".join(pick.choice(alphabet) for _ in range(pick.randrange(6)))
+                                               for _ in range(3000)]
+    for kind in (pa.string(), pa.large_string()):
+        column = pa.array(values, kind)
+        for part in (column, column.slice(7, 500)):
+            expected = [None if value is None else csv_cell(value) for value in part.to_pylist()]
+            assert whole_files.safe_text(part).to_pylist() == expected
+    raw = [None if value is None else value.encode() for value in values]
+    for data in (raw, raw + [b"\xff\xfe", b"=\xff"]):
+        batch = pa.RecordBatch.from_arrays([pa.array(data, pa.binary())], ["b"])
+        schema = pa.schema([pa.field("b", pa.string())])
+        expected = [None if value is None else csv_cell(render_bytes(value)) for value in data]
+        assert whole_files.csv_batch(batch, schema).column(0).to_pylist() == expected
+
+
+def test_progress_at_passes_items_through(monkeypatch, capsys):
+    """cli.progress.with_progress_at (the fast path's bar): every item comes through, bar or no bar."""
+    from inlong_proto.cli import progress
+
+    assert list(progress.with_progress_at(iter(range(5)), "-", lambda item: item)) == list(range(5))
+    monkeypatch.setattr(progress, "wanted", lambda path, follow=False: 10)
+    assert list(progress.with_progress_at(iter(range(5)), "x.bin", lambda item: item * 4)) == list(range(5))
+
+
+def test_controls_in_text_are_escaped_alike(tmp_path, monkeypatch):
+    """DEL and C1 controls in frame text (terminal_json escapes them), several files named per line."""
+    data = (ROOT / "examples" / "data" / "dataproxy.bin").read_bytes()
+    assert b"order" in data
+    dump = tmp_path / "controls.bin"
+    dump.write_bytes(data.replace(b"order", b"\x7f\xc2\x85rd"))  # same length: DEL, U+0085, "rd"
+    for files in ([dump], [dump, ROOT / "examples" / "data" / "dataproxy.bin"]):
+        args = ["-p", "dataproxy", "-T", "jsonl", *map(str, files)]
+        fast = run(args, True, monkeypatch)
+        assert fast[0] == 0 and b"\\u007f\\u0085rd" in fast[1]
+        assert fast == run(args, False, monkeypatch)
