@@ -144,6 +144,7 @@ from inlong_proto.core.sources import (BytesSource, FileSource, check_fs_options
                                        list_files, modification_date, open_source, scan_windows, split_count)
 from inlong_proto.spark.common import (DumpDecodeError, require_spark, spark_arrow_schema,  # noqa: F401
                                        spark_batch, spark_schema, worker_backend)
+from inlong_proto.spark.errors import hide_tracebacks, one_line_errors
 
 try:
     from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
@@ -856,14 +857,16 @@ class InlongReader(DataSourceReader):
         self.columns, self.names = columns, names
 
     def partitions(self):
-        files = list_files(self.options.paths, self.options.fs_options)
-        captures = {path for path, size in files if size and is_capture_file(path, self.options.fs_options)}
-        tasks = plan(files, self.options.split_size, captures) or [[]]  # no file with bytes: one task, no rows
+        with one_line_errors(ReadLimitError):  # spark.errors: "inlong: <one line>"
+            files = list_files(self.options.paths, self.options.fs_options)
+            captures = {path for path, size in files if size and is_capture_file(path, self.options.fs_options)}
+            tasks = plan(files, self.options.split_size, captures) or [[]]  # no file with bytes: one task, no rows
         return [InlongPartition(task) for task in tasks]
 
     def read(self, partition):
-        for batch in read_partition(self.options, partition.pieces):
-            yield batch if self.columns is None else batch.select(self.columns).rename_columns(self.names)
+        with one_line_errors(ReadLimitError):
+            for batch in read_partition(self.options, partition.pieces):
+                yield batch if self.columns is None else batch.select(self.columns).rename_columns(self.names)
 
 
 class InlongDataSource(DataSource):
@@ -907,11 +910,13 @@ class InlongDataSource(DataSource):
         return FORMAT
 
     def schema(self):
-        return reader_schema(Options(self.options))
+        with one_line_errors():  # spark.errors: "inlong: <one line>"
+            return reader_schema(Options(self.options))
 
     def reader(self, schema):
-        options = Options(self.options)
-        columns = selected_columns(schema, reader_schema(options))
+        with one_line_errors():
+            options = Options(self.options)
+            columns = selected_columns(schema, reader_schema(options))
         return InlongReader(options, columns, schema.fieldNames())
 
     def streamReader(self, schema):
@@ -970,9 +975,13 @@ def read_partition(options: Options, pieces, rows: int = BATCH_ROWS):
 
 
 @cache
-def register(spark) -> None:
+def register(spark, tracebacks: bool = False) -> None:
     """Make spark.read.format("inlong") available in this session (and log the backend its tasks run on,
-    warning where it is not the driver's: spark.common.worker_backend)."""
+    warning where it is not the driver's: spark.common.worker_backend). Unless tracebacks, or the session has
+    a value for it, set spark.sql.execution.pyspark.udf.hideTraceback.enabled, so that an error of the
+    format reads ``... inlong: <one line>`` rather than a Python worker's traceback (spark.errors)."""
     require_spark()
     spark.dataSource.register(InlongDataSource)
+    if not tracebacks:
+        hide_tracebacks(spark)
     worker_backend(spark)
