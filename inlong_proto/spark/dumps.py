@@ -207,6 +207,9 @@ def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str |
       - eventmesh and eventmesh-legacy: ``package_length`` INT, ``package`` STRUCT<header_length: INT,
         header: STRING, body: BINARY>
       - tubemq: ``serial_no`` INT, ``list_size`` INT, ``blocks`` ARRAY<STRUCT<block_len: INT, data: BINARY>>
+      - eventmesh-frame (EventMesh 2026's EventMeshFrame): ``msg_type`` STRING, ``flags`` SMALLINT, ``seq`` INT,
+        ``key_count`` INT, ``data_len`` INT, ``attributes`` ARRAY<STRUCT<name_len: INT, name: STRING,
+        value_len: INT, value: STRING>> (in wire order), ``data`` BINARY
       - eventmesh-http and eventmesh-grpc (HTTP streams, not frames of one layout): the keys of their
         items' JSON, from each module's COLUMNS, e.g. ``kind`` (request/response; frame/message/call),
         ``method``, ``status``, ``headers`` ARRAY<STRUCT<name, value>>, ``grpc_path``,

@@ -891,8 +891,8 @@ class InlongDataSource(DataSource):
       captured; null for a file no protocol recognises, whose bytes are the file)
     - one STRUCT per protocol holding its frame columns (read_dumps'), null unless the row is a frame of
       that protocol: ``broadcast`` STRUCT, ``dataproxy`` STRUCT, ``eventmesh`` STRUCT,
-      ``eventmesh_grpc`` STRUCT, ``eventmesh_http`` STRUCT, ``eventmesh_legacy`` STRUCT (a hyphen is no
-      column name), ``tubemq`` STRUCT
+      ``eventmesh_frame`` STRUCT, ``eventmesh_grpc`` STRUCT, ``eventmesh_http`` STRUCT,
+      ``eventmesh_legacy`` STRUCT (a hyphen is no column name), ``tubemq`` STRUCT
     - ``capture`` STRUCT<flow: BIGINT, client: STRING, client_port: INT, server: STRING,
       server_port: INT, sender: STRING, time: TIMESTAMP, packet_offset: BIGINT>: null for a dump; for
       a frame of a pcap / pcapng file its TCP flow, which end sent it, the capture time of the packet
