@@ -134,3 +134,12 @@ def test_controls_in_text_are_escaped_alike(tmp_path, monkeypatch):
         fast = run(args, True, monkeypatch)
         assert fast[0] == 0 and b"\\u007f\\u0085rd" in fast[1]
         assert fast == run(args, False, monkeypatch)
+
+
+@pytest.mark.parametrize("direction", ["request", "response"])
+@pytest.mark.parametrize("protocol", BATCHED)
+def test_direction_is_kept_alike(direction, protocol, monkeypatch):
+    files = [*ROOT.glob("examples/data/*.bin"), *(ROOT / "tests" / "vectors" / "capture").glob("*.bin")]
+    for path in files:
+        args = ["-p", protocol, "-d", direction, "--mode", "PERMISSIVE", "-T", "jsonl", str(path)]
+        assert run(args, True, monkeypatch) == run(args, False, monkeypatch), path

@@ -135,7 +135,7 @@ class CsvOut:
         import pyarrow.csv as pcsv
 
         self.schema = csv_schema(schema)
-        self.writer = pcsv.CSVWriter(sink, self.schema)
+        self.writer = pcsv.CSVWriter(sink, self.schema, write_options=pcsv.WriteOptions(batch_size=8192))
 
     def write(self, batch) -> None:
         self.writer.write_batch(csv_batch(batch, self.schema))
@@ -279,7 +279,7 @@ def _formula(column):
 # ------------------------------------------------------------------ JSON lines from the batches
 # -T jsonl takes the batches too where they hold all of an item's JSON: raw dumps (not captures, whose items
 # carry flow numbers and nanosecond times the batches do not) of a protocol named with -p whose frames are
-# generated messages with no payload layer (dataproxy, broadcast, eventmesh-frame, eventmesh-legacy). An item's
+# generated messages with no payload layer (dataproxy and broadcast; not TubeMQ's or EventMesh's). An item's
 # JSON is rebuilt from its row by the frame type's FIELDS, as core.plain.to_plain builds it from the message.
 # A file holding an error span (its JSON names the error's kind, which the batches do not) is decoded by the
 # streaming path instead, as is a file over JSONL_WHOLE bytes (its JSON text is held until its end is known
@@ -311,6 +311,7 @@ def write_jsonl(path: str, protocol: str, direction: str | None, mode: str, stre
         return False
     from inlong_proto.capture.container import is_capture
     from inlong_proto.cli.output import terminal_escapes
+    from inlong_proto.core.errors import InlongProtoError
     from inlong_proto.core.sources import file_uri, open_source
     from inlong_proto.spark.source import piece_batches
 
@@ -327,16 +328,16 @@ def write_jsonl(path: str, protocol: str, direction: str | None, mode: str, stre
         items, texts = _items(protocol), []
         batches = piece_batches(src, file_uri(path), protocol, direction,
                                 "DROPMALFORMED" if dropped else "PERMISSIVE", src.size, 0)
-        for batch in with_progress_at(batches, path, _position):
-            if batch.column("error").null_count != batch.num_rows:
-                return False
-            try:
+        try:
+            for batch in with_progress_at(batches, path, _position):
+                if batch.column("error").null_count != batch.num_rows:
+                    return False
                 lines = [encode({"file": named, **item} if named is not None else item) for item in items(batch)]
-            except _NotCovered:
-                return False
-            if lines:  # as output.terminal_json writes each line (Arrow's text holds no lone surrogate)
-                text = "\n".join(lines) + "\n"
-                texts.append(text if text.isascii() and "\x7f" not in text else terminal_escapes(text))
+                if lines:  # as output.terminal_json writes each line (Arrow's text holds no lone surrogate)
+                    text = "\n".join(lines) + "\n"
+                    texts.append(text if text.isascii() and "\x7f" not in text else terminal_escapes(text))
+        except (_NotCovered, InlongProtoError):  # the streaming path says what it makes of the file
+            return False
     for text in texts:
         stream.write(text)
         stream.flush()
@@ -352,7 +353,9 @@ def _items(protocol: str):
         message_columns = [name for name in batch.schema.names if name not in meta and name != arrow.CAPTURE_COLUMN]
         for row in batch.to_pylist():
             held = {name for name in message_columns if row[name] is not None}
-            plain = next(convert for names, convert in frame_types if held <= names)
+            plain = next((convert for names, convert in frame_types if held <= names), None)
+            if plain is None:
+                raise _NotCovered("a row of no one frame type")
             yield {"protocol": row["protocol"], "offset": row["offset"], "length": row["length"],
                    "message_type": row["message_type"], "direction": row["direction"], **plain(row)}
 
