@@ -59,6 +59,7 @@ bench: setup
 	$(PY) tools/bench/native.py
 	$(PY) tools/bench/native_encode.py
 	$(PY) tools/bench/native_spark.py
+	$(PY) tools/bench/auto_spark.py
 	$(PY) tools/bench/native_capture.py
 	$(PY) tools/bench/recovery.py
 	$(PY) tools/bench/hostile.py
@@ -70,6 +71,7 @@ bench: setup
 bench-spark: setup
 	$(PY) tools/bench/spark.py
 	$(PY) tools/bench/ingest.py
+	$(PY) tools/bench/auto_spark.py
 
 # A 4 GiB dump through spark.read.format("inlong"): peak RSS of the JVM and Python workers (needs 4 GiB of disk).
 bench-memory: setup

@@ -43,8 +43,20 @@ closed and its 4-tuple remembered (MAX_CLOSED) for its stray packets, SYN-only c
 packet that opened one more; a 4-tuple forgotten and seen again is a new 4-tuple (replayed apart if handed
 over). The whole capture also goes to the pure path when
 * FAILFAST mode meets an error (a frame's, or a handed-over 4-tuple's): the pure path raises it where it would;
-* protocol is "auto", a stream protocol (eventmesh-http, eventmesh-grpc), or one whose direction has
-  several frame layouts; the extension is not built, or INLONG_PROTO_BACKEND=python.
+* protocol is a stream protocol (eventmesh-http, eventmesh-grpc), or one whose direction has several frame
+  layouts; the extension is not built, or INLONG_PROTO_BACKEND=python.
+
+Protocol "auto" (rows of arrow.auto_schema): each connection is classified by core/detect's one rule
+(detect.classify) on the heads the pure CaptureDecoder classifies on: each side's bytes delivered by the
+packet at which the client has sent DETECT_BYTES bytes or the server 4x that, else at the connection's finish,
+at most DETECT_BYTES of each; then the connections of each protocol are framed as above by that protocol's
+compiled scanner and their rows put into the protocol's struct (arrow.auto_of). The order is the named one:
+CaptureDecoder("auto") releases a flow's frames once it is classified, in the order of the packets that
+completed them. The whole capture goes to the pure path besides when
+* a connection classifies as a stream protocol, as "unknown", or as one with several frame layouts;
+* the walker hands any 4-tuple over (its replay would key frames that waited for classification late);
+* more rows than capture.MAX_HELD_FRAMES fall in one flow's wait for classification (the pure path may
+  release some out of order then).
 
 Memory: the fast path holds the whole file (the caller's bytes), every direction's stream bytes and index,
 and the batches of one capture before the first is yielded: it is for files read whole (read_dumps' UDTF,
@@ -112,6 +124,18 @@ def capture_batches(data, protocol: str, mode: str = "FAILFAST", path: str = "",
     yield from table.to_batches(max_chunksize=batch_rows)
 
 
+def compiled_batches(data, protocol: str, mode: str = "FAILFAST", path: str = "", *, batch_rows: int = BATCH_ROWS,
+                     report: dict | None = None):
+    """capture_batches' batches when the compiled path takes the capture (a list), else None: the caller
+    then reads it its own way (the chunked Spark reader's CaptureDecoder)."""
+    mode = check_mode(mode)
+    name = CaptureDecoder(protocol, mode).protocol
+    report = report if report is not None else {}
+    table = _compiled(data, name, mode, path, report)
+    report["path"] = "python" if table is None else "compiled"
+    return None if table is None else table.to_batches(max_chunksize=batch_rows)
+
+
 def _pure_batches(data, protocol: str, mode: str, path: str, batch_rows: int) -> Iterator:
     schema_protocol = None if protocol == "auto" else protocol
     chunk = []
@@ -135,7 +159,9 @@ def _eligible(protocol: str, report: dict) -> bool:
     if native.backend() != "native":
         report["reason"] = "the compiled capture walker is not built (or INLONG_PROTO_BACKEND=python)"
         return False
-    if protocol == "auto" or protocol in protocols.STREAM_PROTOCOLS:
+    if protocol == "auto":
+        return True
+    if protocol in protocols.STREAM_PROTOCOLS:
         report["reason"] = f"protocol {protocol!r} is not ordered by the fast path"
         return False
     proto = protocols.get(protocol)
@@ -169,9 +195,11 @@ def _compiled(data, protocol: str, mode: str, path: str, report: dict):
     packets, conns, endpoints = walked[:3]
     conns = np.frombuffer(conns, dtype=np.int64).reshape(-1, 5)
     finish_key = np.where(conns[:, 1] >= 0, conns[:, 1], packets + conns[:, 2])
-    proto = protocols.get(protocol)
     ends = [_endpoint(endpoints[38 * i:38 * i + 19]) + _endpoint(endpoints[38 * i + 19:38 * i + 38])
             for i in range(len(conns))]
+    if protocol == "auto":
+        return _compiled_auto(walked, packets, conns, ends, finish_key, mode, path, report)
+    proto = protocols.get(protocol)
     parts = []  # (table, order keys, order subkeys, rank within a key)
     for d, direction in enumerate(DIRECTIONS):
         stream, index = walked[3 + 2 * d], walked[4 + 2 * d]
@@ -199,6 +227,108 @@ def _compiled(data, protocol: str, mode: str, path: str, report: dict):
     order = np.lexsort(tuple(np.concatenate([part[i] for part in parts]) for i in (3, 2, 1)))
     table = pa.concat_tables([part[0] for part in parts])
     if not (order[1:] > order[:-1]).all():  # rows of different directions or connections interleave
+        table = table.take(pa.array(order))
+    return table
+
+
+def _compiled_auto(walked, packets: int, conns, ends: list, finish_key, mode: str, path: str, report: dict):
+    """protocol "auto": each connection classified as CaptureDecoder("auto") classifies it, the connections of
+    each framed protocol framed by its compiled scanner, the rows in auto_schema and in CaptureDecoder's
+    order; None (the pure path) where the module doc says."""
+    import numpy as np
+    import pyarrow as pa
+
+    if any(walked[7]) or walked[8]:
+        report["reason"] = "the walker handed a 4-tuple over (protocol auto replays none)"
+        return None
+    n = len(conns)
+    sides = []  # per direction: (stream, sizes, bases, index rows, each row's connection, each row's end)
+    for d in range(len(DIRECTIONS)):
+        stream, index = walked[3 + 2 * d], walked[4 + 2 * d]
+        sizes = conns[:, 3 + d]
+        bases = np.cumsum(sizes) - sizes
+        rows = np.frombuffer(index, dtype=np.int64).reshape(-1, 4)
+        owner = np.searchsorted(bases, rows[:, 0], side="right") - 1
+        row_end = np.append(rows[1:, 0], len(stream)) if len(rows) else rows[:, 0]
+        sides.append((stream, sizes, bases, rows, owner, row_end))
+    # the packet at which each connection is classified: the client's DETECT_BYTES, or the server's 4x that
+    never = np.iinfo(np.int64).max
+    decided = np.full(n, never, dtype=np.int64)
+    first = np.full(n, never, dtype=np.int64)  # its first data packet: where its frames start to wait
+    for d, limit in enumerate((capture.DETECT_BYTES, 4 * capture.DETECT_BYTES)):
+        stream, sizes, bases, rows, owner, row_end = sides[d]
+        if not len(rows):
+            continue
+        np.minimum.at(first, owner, rows[:, 1])
+        hit = np.flatnonzero(row_end - bases[owner] >= limit)
+        conn_of, at = np.unique(owner[hit], return_index=True)
+        np.minimum.at(decided, conn_of, rows[hit[at], 1])
+    heads = []
+    for d in range(len(DIRECTIONS)):
+        stream, sizes, bases, rows, owner, row_end = sides[d]
+        delivered = np.where(decided == never, sizes, 0)
+        if len(rows):
+            early = rows[:, 1] <= decided[owner]
+            np.maximum.at(delivered, owner[early], row_end[early] - bases[owner[early]])
+        take = np.minimum(delivered, capture.DETECT_BYTES)
+        heads.append([stream[b:b + t] for b, t in zip(bases.tolist(), take.tolist())])
+    named = [capture.classify(heads[0][i], heads[1][i], ends[i][3]) if first[i] != never else None
+             for i in range(n)]
+    groups: dict[str, list[int]] = {}
+    for i, name in enumerate(named):
+        if name is not None:
+            groups.setdefault(name, []).append(i)
+    parts = []
+    for name, members in groups.items():
+        if name == capture.UNKNOWN or not _eligible(name, report):
+            report["reason"] = f"a flow classified as {name!r} (the pure path frames it)"
+            return None
+        members = np.array(members, dtype=np.int64)
+        proto = protocols.get(name)
+        for d, direction in enumerate(DIRECTIONS):
+            stream, sizes, bases, rows, owner, row_end = sides[d]
+            if not len(rows):
+                continue
+            if len(members) == n:
+                sub_stream, sub_sizes, sub_bases, sub_rows, number = stream, sizes, bases, rows, np.arange(n)
+            else:
+                sub_sizes = sizes[members]
+                if not sub_sizes.any():
+                    continue
+                sub_bases = np.cumsum(sub_sizes) - sub_sizes
+                view = memoryview(stream)
+                sub_stream = b"".join(view[b:b + s] for b, s in zip(bases[members].tolist(), sub_sizes.tolist()))
+                local = np.full(n, -1, dtype=np.int64)
+                local[members] = np.arange(len(members))
+                mine = local[owner] >= 0
+                sub_rows = rows[mine].copy()
+                sub_rows[:, 0] += sub_bases[local[owner[mine]]] - bases[owner[mine]]
+                number = members
+            found = _side_rows(sub_stream, sub_sizes, sub_bases, sub_rows, name, path,
+                               _framer_direction(proto, direction), mode, finish_key[number], d, report)
+            if found is None:
+                return None
+            for table, local_number, offsets, key, sub in found:
+                origin = sub_rows[np.searchsorted(sub_rows[:, 0], offsets, side="right") - 1]
+                table = table.append_column(arrow.capture_field(),
+                                            _capture(conns, ends, number[local_number], d, origin))
+                table = pa.Table.from_batches([arrow.auto_of(batch, name) for batch in table.to_batches()],
+                                              arrow.auto_schema())
+                parts.append((table, key, sub, offsets))
+    if not parts:
+        return arrow.auto_schema().empty_table()
+    keys = np.concatenate([part[1] for part in parts])
+    if len(keys) > capture.MAX_HELD_FRAMES:  # the most rows that can wait on one flow's classification
+        ordered = np.sort(keys)
+        waiting = np.flatnonzero(first != never)
+        stop = np.minimum(decided, finish_key)[waiting]
+        held = np.searchsorted(ordered, stop, side="right") - np.searchsorted(ordered, first[waiting])
+        if len(held) and held.max() > capture.MAX_HELD_FRAMES:
+            report["reason"] = "more rows than MAX_HELD_FRAMES wait on a flow's classification"
+            return None
+    order = np.lexsort(tuple(np.concatenate([part[i] for part in parts]) for i in (3, 2, 1)))
+    table = pa.concat_tables([part[0] for part in parts])
+    if not (order[1:] > order[:-1]).all():
         table = table.take(pa.array(order))
     return table
 

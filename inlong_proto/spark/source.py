@@ -760,6 +760,12 @@ def _capture_batches(src, guard: FileGuard, rows: int):
         yield from guard.charged(native_path.capture_batches(src.read(0, src.size), protocol, mode, path,
                                                              batch_rows=rows), dump=False)
         return
+    if protocol == AUTO and src.size <= CAPTURE_WHOLE and frame_size is None and native.backend() == "native":
+        # the walker classifies each flow as CaptureDecoder("auto") does; None: a flow it leaves to the pure path
+        batches = native_path.compiled_batches(src.read(0, src.size), AUTO, mode, path, batch_rows=rows)
+        if batches is not None:
+            yield from guard.charged(batches, dump=False)
+            return
     decoder = CaptureDecoder(protocol if protocol != AUTO else "auto", mode, keep_flows=False,
                              max_frame_size=frame_size)
 

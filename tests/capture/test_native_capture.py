@@ -372,8 +372,8 @@ def test_an_empty_capture():
     check(pcap_file([]), "dataproxy", "FAILFAST", path="compiled")
 
 
-def test_auto_and_stream_protocols_take_the_pure_path():
-    data = (VECTORS / "dataproxy_lo.pcap").read_bytes()
+def test_auto_over_a_stream_protocol_and_stream_protocols_take_the_pure_path():
+    data = (VECTORS / "eventmesh_grpc_lo.pcap").read_bytes()  # auto over framed flows: test_native_capture_auto
     from inlong_proto.spark.source import auto_batch
 
     report: dict = {}
