@@ -60,8 +60,8 @@ completed them. The whole capture goes to the pure path besides when
 
 Memory: the fast path holds the whole file (the caller's bytes), every direction's stream bytes and index,
 and the batches of one capture before the first is yielded: it is for files read whole (read_dumps' UDTF,
-users of iter_capture_frames). The bounded-memory chunked Spark reader (spark_source.capture_batches)
-stays on the pure CaptureDecoder.
+users of iter_capture_frames, and spark_source.capture_batches for a capture of at most CAPTURE_WHOLE bytes);
+larger captures stay on the bounded-memory chunked CaptureDecoder.
 """
 from __future__ import annotations
 
@@ -109,7 +109,7 @@ def capture_batches(data, protocol: str, mode: str = "FAILFAST", path: str = "",
                     report: dict | None = None) -> Iterator:
     """pyarrow.RecordBatches of frame_schema(protocol) for a whole capture file: the rows of
     iter_capture_frames(data, protocol, mode), in order, at most batch_rows a batch (protocol "auto": the
-    rows of spark_source.auto_batch, from the pure path). report, if given, is
+    rows of arrow.auto_batch over them, in auto_schema). report, if given, is
     filled with "path" ("compiled" or "python"), when the pure path ran "reason", and "replayed": how many
     4-tuples the walker handed over to a CaptureDecoder of their own."""
     mode = check_mode(mode)
