@@ -2,6 +2,7 @@
 the capture column (flow, sender, packet time and offset), and account for every reassembled byte."""
 import shutil
 from collections import Counter
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -30,7 +31,12 @@ def expected(path: Path, protocol: str, mode: str = "PERMISSIVE") -> list[dict]:
     items = list(iter_capture_frames(path.read_bytes(), protocol, mode))
     batch = arrow.frames_to_batch(file_uri(path), [item.frame for item in items], protocol,
                                   [arrow.capture_value(item) for item in items])
-    return sorted(batch.cast(spark_arrow_schema(protocol)).to_pylist(), key=order)
+    rows = batch.cast(spark_arrow_schema(protocol)).to_pylist()
+    modified = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).date()
+    for row in rows:  # the readers' date column (issue 26): the UTC date of the packet, else of the file's mtime
+        time = (row["capture"] or {}).get("time")
+        row["date"] = time.astimezone(timezone.utc).date() if time is not None else modified
+    return sorted(rows, key=order)
 
 
 def table(frame) -> list[dict]:
