@@ -16,7 +16,6 @@ def ingest(spark, source: str, table: str, checkpoint: str, *, once: bool = True
     """Start the stream of every file under source into a Parquet table at `table`, partitioned by
     protocol and date, with its checkpoint at `checkpoint`; returns the StreamingQuery. once: read what is
     complete now and stop (Trigger.AvailableNow); else a micro-batch every `every`."""
-    from inlong_proto.spark.job import without_empty_structs
     from inlong_proto.spark.source import Options, register
 
     register(spark)
@@ -27,7 +26,7 @@ def ingest(spark, source: str, table: str, checkpoint: str, *, once: bool = True
     checked = StreamOptions({**options, "path": source}, Options)  # fails here, with the option named, not in a task
     parse_duration(every, "every")
     reader = spark.readStream.format(FORMAT).schema(stream_schema(checked.protocol, checked.corrupt_record))
-    frames = without_empty_structs(reader.options(**options).load(source))
+    frames = reader.options(**options).load(source)
     writer = (frames.writeStream.format("parquet").partitionBy("protocol", DATE)
               .option("checkpointLocation", str(_absolute(checkpoint))).option("path", str(_absolute(table)))
               .queryName(f"inlong-ingest-{abs(hash((source, str(table)))) % 10**6}"))

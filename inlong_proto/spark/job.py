@@ -53,8 +53,8 @@ def parse(spark, source: str, output: str, *, protocol: str = "auto", direction:
     dates = spark.createDataFrame(sorted(capture_dates(files).items()), "path string, date string")
     zone = spark.conf.get("spark.sql.session.timeZone")
     packet_date = F.date_format(F.to_utc_timestamp(F.col("capture.time"), zone), "yyyy-MM-dd")  # UTC date
-    table = without_empty_structs(frames.join(F.broadcast(dates), "path", "left")
-                                  .withColumn("date", F.coalesce(packet_date, F.col("date"))))
+    table = (frames.join(F.broadcast(dates), "path", "left")
+             .withColumn("date", F.coalesce(packet_date, F.col("date"))))
     (table.write.mode("overwrite").partitionBy("protocol", "date").format(output_format)
      .save(str(Path(output).resolve())))
     written = spark.read.format(output_format).load(str(Path(output).resolve()))
@@ -64,33 +64,6 @@ def parse(spark, source: str, output: str, *, protocol: str = "auto", direction:
                     F.sum("length").alias("bytes"))
                .orderBy("protocol", "message_type"))
     return [tuple(row) for row in summary.collect()]
-
-
-def without_empty_structs(frame):
-    """The frame without struct fields that have no fields (message types with an empty layout, such as
-    DataProxy's MsgType 1 reply): Parquet cannot store them, and they carry no value."""
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import StructType
-
-    def empty_paths(struct: StructType, prefix: str) -> list[str]:
-        found = []
-        for field in struct.fields:
-            if isinstance(field.dataType, StructType):
-                if not field.dataType.fields:
-                    found.append(prefix + field.name)
-                else:
-                    found += empty_paths(field.dataType, prefix + field.name + ".")
-        return found
-
-    for column in frame.schema.fields:
-        if isinstance(column.dataType, StructType):
-            if not column.dataType.fields:
-                frame = frame.drop(column.name)
-                continue
-            inner = empty_paths(column.dataType, "")
-            if inner:
-                frame = frame.withColumn(column.name, F.col(column.name).dropFields(*inner))
-    return frame
 
 
 def run(source: str, output: str, *, cores: int | None = None, console=None, **options) -> list[tuple]:
