@@ -12,7 +12,9 @@ inlong_proto/generated is the top-level generated/ folder in a clone, and real f
 
 The plugin finds every frame only when Wireshark's TCP dissector hands it the streams in order: out-of-order
 segments (reordering, retransmissions) are reassembled only with `tcp.reassemble_out_of_order`, off by
-default in Wireshark 4.0, and only while subdissectors may ask for reassembly at all. `install` writes
+default in Wireshark 4.0, and only while subdissectors may ask for reassembly at all. A server on a port
+Wireshark gives to another protocol (irc on 57000, enip on 44818, ...: ephemeral ports a test or a relay may
+get) is found only when the heuristics run before the port table (`tcp.try_heuristic_first`). `install` writes
 those settings (TCP_PREFERENCES) into the profile's `preferences` file, editing or adding just those lines.
 """
 from __future__ import annotations
@@ -33,8 +35,8 @@ PLUGIN_NAME = "inlong_proto.lua"
 _SHIPPED = ("*.lua", "*.proto")  # what install copies: the plugin and the .proto files it reads, if any
 
 # Wireshark's TCP preferences the plugin relies on (name -> value as the preferences file spells it), each
-# with why. Wireshark 4.0's defaults are those of `tshark -G defaultprefs`; only reassemble_out_of_order
-# differs from its default, the others are written so that a profile that turned them off works again.
+# with why. Wireshark 4.0's defaults are those of `tshark -G defaultprefs`; reassemble_out_of_order and
+# try_heuristic_first differ from their defaults, the others are written so that a profile that turned them off works again.
 TCP_PREFERENCES = {
     "tcp.desegment_tcp_streams": ("TRUE", "frames cut across segments are joined (dissect_tcp_pdus asks for it)"),
     "tcp.reassemble_out_of_order": ("TRUE", "reordered and retransmitted segments are put back in order before "
@@ -42,6 +44,9 @@ TCP_PREFERENCES = {
                                             "are lost)"),
     "tcp.analyze_sequence_numbers": ("TRUE", "out-of-order reassembly needs the sequence analysis"),
     "tcp.check_checksum": ("FALSE", "a bad checksum (offloaded on loopback captures) would stop reassembly"),
+    "tcp.try_heuristic_first": ("TRUE", "a flow on a port Wireshark gives to another protocol (irc 57000, enip "
+                                        "44818, ...) is still found by the plugin's heuristics (off by default: "
+                                        "that dissector takes it; the plugin's checks are strict enough to go first)"),
 }
 _PREFERENCES_NOTE = "# inlong-proto wireshark install: TCP settings its dissectors need (docs/how-to/wireshark.md)"
 

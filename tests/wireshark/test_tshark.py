@@ -219,6 +219,7 @@ def _written() -> dict[str, bytes]:
     for protocol in FRAMES:  # random segment sizes, reordered segments and a retransmission (issue 27)
         out[f"{protocol}_reordered.pcap"] = pcap_file(reordered_talk(protocol, ports[protocol], client_port=45000))
     out["other_ports.pcap"] = _other_ports()
+    out["taken_ports.pcap"] = _taken_ports()
     return out
 
 
@@ -243,6 +244,21 @@ def _other_ports() -> bytes:
     packets = []
     for number, (client, server) in enumerate(streams.values()):
         packets += talk(client, server, 47000 + number, client_port=41000 + number, t0=T0 + number * 10**6 // 2)
+    return pcap_file(sorted(packets), nano=True)
+
+
+# Ports in the ephemeral range that Wireshark 4.0's port table gives to other dissectors (tshark -G decodes):
+# a relay or a test server may get one (CI's demo capture once had its TubeMQ master on such a port).
+TAKEN_PORTS = (57000, 44818, 44321, 48898, 34980, 48049, 44322)
+
+
+def _taken_ports() -> bytes:
+    """Every plugin protocol's server on a port Wireshark gives to another dissector (TAKEN_PORTS)."""
+    packets = []
+    streams = [pair for protocol, pair in STREAMS.items() if protocol in LUA_PROTOCOL]
+    for number, (client, server) in enumerate(streams):
+        packets += talk(client, server, TAKEN_PORTS[number], client_port=41100 + number,
+                        t0=T0 + number * 10**6 // 2)
     return pcap_file(sorted(packets), nano=True)
 
 
@@ -690,6 +706,22 @@ def test_heuristics_claim_only_their_own_flows(written, pdml, declared):
                    if i.frame.protocol in LUA_PROTOCOL)
     assert Counter(pdu.protocol for p in packets for pdu in p.pdus) == mine
     assert set(mine) == set(PLUGIN_PROTOCOLS)
+
+
+def test_heuristics_go_before_ports_taken_by_other_dissectors(written, pdml, plugin, tmp_path):
+    """A server on a port Wireshark gives to another protocol (irc, enip, ...) is found with the preferences
+    `wireshark install` sets, and lost without them (so the capture does test tcp.try_heuristic_first)."""
+    path = written["taken_ports.pcap"]
+    frames = decoded(path)
+    mine = Counter(LUA_PROTOCOL[i.frame.protocol] for items in frames.values() for i in items
+                   if i.frame.protocol in LUA_PROTOCOL)
+    assert set(mine) == set(PLUGIN_PROTOCOLS)
+    packets = pdml(path)
+    assert not _errors(packets)
+    assert Counter(pdu.protocol for p in packets for pdu in p.pdus) == mine
+    env = fresh_env(tmp_path / "bare")
+    bare = parse_pdml(tshark(plugin, env, "-r", str(path), "-T", "pdml"))
+    assert sum(len(p.pdus) for p in bare) < sum(mine.values())
 
 
 @pytest.mark.skipif(importlib.util.find_spec("grpc") is None, reason="grpcio (the grpc extra) is not installed")
