@@ -6,12 +6,12 @@ either endpoint, so it exits with status 0 and no traceback.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 
 import click
 
-from inlong_proto.endpoints.common import HOST, LOG_LEVEL, LOG_RATE, idle_timeout_option, setup_logging
+from inlong_proto.endpoints.common import (HOST, LOG_LEVEL, LOG_RATE, idle_timeout_option, setup_logging,
+                                          strict_option, strict_report)
 
 log = logging.getLogger(__name__)
 
@@ -33,9 +33,7 @@ def broadcast():
 @idle_timeout_option(60.0)
 @LOG_RATE
 @LOG_LEVEL
-@click.option("--strict", "strict", type=click.Path(dir_okay=False), default=None,
-              help="Write a conformance report to this file: one JSON line per rule violation of a peer (bytes a "
-                   "conforming decoder rejects: peer, offset, length, kind, field, reason), as it happens.")
+@strict_option("broadcast")
 def serve(host, port, interval, seed, max_history, idle_timeout, log_rate, log_level, strict):
     """Produce a random value every INTERVAL seconds; replay history to each client, then push live.
 
@@ -45,20 +43,12 @@ def serve(host, port, interval, seed, max_history, idle_timeout, log_rate, log_l
     from inlong_proto.endpoints.broadcast_server import serve as run_server
 
     setup_logging(log_level)
-    report = open(strict, "a", encoding="utf-8") if strict else None  # noqa: SIM115  (closed below)
-
-    def violation(item: dict) -> None:
-        report.write(json.dumps(item, ensure_ascii=False) + "\n")
-        report.flush()
-
-    try:
-        asyncio.run(run_server(host, port, interval, seed=seed, max_history=max_history or None,
-                               idle_timeout=idle_timeout, log_rate=log_rate, strict=violation if report else None))
-    except KeyboardInterrupt:
-        log.info("interrupted, exiting")
-    finally:
-        if report is not None:
-            report.close()
+    with strict_report("broadcast", strict) as report:
+        try:
+            asyncio.run(run_server(host, port, interval, seed=seed, max_history=max_history or None,
+                                   idle_timeout=idle_timeout, log_rate=log_rate, strict=report))
+        except KeyboardInterrupt:
+            log.info("interrupted, exiting")
 
 
 @broadcast.command()

@@ -28,6 +28,7 @@ from datetime import datetime
 
 from inlong_proto.endpoints.common import (DEFAULT_LOG_RATE, DEFAULT_MAX_PENDING, Link, LinkStats, ListeningServer,
                                            connection_scope)
+from inlong_proto.core.conformance import Report
 from inlong_proto.core.frames import Frame, StreamDecoder, encode
 from inlong_proto.generated.codec.broadcast.broadcast_frame import BroadcastFrame, DataRequest, DataResponse, Status
 from inlong_proto.endpoints.broadcast_history import History, Replay, format_timestamp
@@ -55,6 +56,7 @@ class _Connection:
     link: Link
     live: bool = False
     garbage: int = 0  # malformed bytes received so far
+    received: int = 0  # bytes received so far (a finding's offset in what this peer sent)
 
     @property
     def peer(self) -> str:
@@ -78,10 +80,9 @@ class BroadcastServer(ListeningServer):
                  max_history: int | None = DEFAULT_MAX_HISTORY, clock: Callable[[], datetime] = datetime.now,
                  max_garbage: int | None = 65536, max_pending: int | None = DEFAULT_MAX_PENDING,
                  idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT, log_rate: float | None = DEFAULT_LOG_RATE,
-                 strict: Callable[[dict], None] | None = None):
-        """strict: called with each rule violation of a peer (a conformance report, issue 29): the bytes it
-        sent that the corpus's reject rule would have a conforming decoder reject, as {"peer", "offset" (in
-        what that peer sent), "length", "rule", "kind", "error_offset", "field", "reason"}."""
+                 strict: Report | None = None):
+        """strict: the conformance report (core.conformance) of the rules of specs/broadcast/conformance.yaml
+        a client breaks; answers stay the same."""
         if interval <= 0:
             raise ValueError(f"interval must be positive, not {interval!r}")
         if idle_timeout is not None and idle_timeout <= 0:
@@ -161,12 +162,16 @@ class BroadcastServer(ListeningServer):
                 await self._converse(reader, connection)
         finally:
             self._connections.discard(connection)
+            if self.strict is not None and link.expired and not connection.live:
+                self.strict("broadcast.request-first", peer=connection.peer, offset=connection.received,
+                            got=f"no whole request within {self.idle_timeout:g} s")
 
     async def _converse(self, reader: asyncio.StreamReader, connection: _Connection) -> None:
         link = connection.link
         decoder = StreamDecoder("broadcast", direction="request", mode="PERMISSIVE")
         while not link.closing:
             data = await reader.read(READ_SIZE)
+            connection.received += len(data)
             for frame in decoder.feed(data) if data else decoder.close():
                 if not await self._on_frame(connection, frame):
                     return
@@ -183,9 +188,8 @@ class BroadcastServer(ListeningServer):
         link = connection.link
         if frame.error is not None:  # not progress: garbage never keeps a connection open
             if self.strict is not None:
-                self.strict({"peer": connection.peer, "offset": frame.offset, "length": frame.length,
-                             "rule": "reject", "kind": frame.error.kind, "error_offset": frame.error.offset,
-                             "field": frame.error.field, "reason": frame.error.reason})
+                self.strict("broadcast.request-frame", peer=connection.peer, offset=frame.offset,
+                            length=frame.length, got=f"{frame.error.kind}: {frame.error}")
             connection.garbage += frame.length
             link.log.warning("ignoring %d malformed bytes at offset %d: %s", frame.length, frame.offset, frame.error)
             if self.max_garbage is not None and connection.garbage >= self.max_garbage:
@@ -231,7 +235,7 @@ class BroadcastServer(ListeningServer):
 
 async def serve(host: str, port: int, interval: float, *, seed: int | None = None,
                 max_history: int | None = DEFAULT_MAX_HISTORY, idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
-                log_rate: float | None = DEFAULT_LOG_RATE, strict: Callable[[dict], None] | None = None) -> None:
+                log_rate: float | None = DEFAULT_LOG_RATE, strict: Report | None = None) -> None:
     """Run a server until cancelled (Ctrl-C under asyncio.run); seed makes the values reproducible; strict
     receives each rule violation of a peer (BroadcastServer)."""
     async with BroadcastServer(host, port, interval, rng=random.Random(seed), max_history=max_history,

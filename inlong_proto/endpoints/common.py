@@ -65,6 +65,32 @@ LOG_RATE = click.option("--log-rate", type=click.FloatRange(min=0), default=DEFA
                              "counted and reported as one 'suppressed N log line(s)' line. 0: no limit.")
 
 
+def strict_option(protocol: str):
+    """`--strict FILE`: the peer checks what the other side sends against specs/<protocol>/conformance.yaml
+    (core.conformance) and reports each finding; the command opens the report with strict_report."""
+    return click.option("--strict", "strict", type=click.Path(dir_okay=False), default=None,
+                        help=f"Check every frame the other side sends against the rules of "
+                             f"specs/{protocol}/conformance.yaml: one JSON line per finding (rule, peer, offset, "
+                             f"expected, got, spec) appended to this file as it happens, and a summary table "
+                             f"on stderr at exit. Answers stay upstream's.")
+
+
+@contextlib.contextmanager
+def strict_report(protocol: str, path: str | None):
+    """The Report a --strict command passes to its peer (None without --strict), summarised at exit."""
+    from inlong_proto.core.conformance import Report
+
+    if path is None:
+        yield None
+        return
+    with open(path, "a", encoding="utf-8") as out:
+        report = Report(protocol, out)
+        try:
+            yield report
+        finally:
+            report.summary()
+
+
 class _PrintableFormatter(logging.Formatter):
     """Log lines carry peers' text (topics, urls, their errors): escaped as inspect escapes frame content, so a
     peer can neither drive the terminal nor forge a line. A traceback (our own code's) is appended as is."""
@@ -273,6 +299,7 @@ class Link:
         self.idle_timeout, self.max_pending = idle_timeout, max_pending
         self.stats = stats if stats is not None else LinkStats()
         self.dropped = False
+        self.expired = False  # closed by the deadline (a strict peer reports what the peer failed to send)
         self._timer: asyncio.Timeout | None = None
         if max_pending is not None:  # drain() must pause writers well before the cap drops the client
             transport = writer.transport
@@ -363,6 +390,7 @@ async def connection_scope(handlers: set, link: Link, close: Callable[[], None] 
             yield link
     except TimeoutError as exc:  # before OSError, which it is
         if timer is not None and timer.expired():
+            link.expired = True
             link.stats.closed_idle += 1
             log.always(logging.WARNING, "idle: no progress (a whole frame, or reading what was sent) for %gs, "
                        "closing the connection", link.idle_timeout)

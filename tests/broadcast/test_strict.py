@@ -1,11 +1,12 @@
-"""The broadcast server's --strict conformance report (issue 29, item 5): each rule violation of a peer (bytes a
-conforming decoder rejects, as the corpus's reject rule says) reported with its offset, and the peer served on."""
+"""The broadcast server's --strict conformance report (issue 29, item 3): each rule of
+specs/broadcast/conformance.yaml a client breaks is reported with its offset, and the client served on."""
 from __future__ import annotations
 
 import asyncio
 import json
 
 import inlong_proto
+from inlong_proto.core.conformance import Report
 from inlong_proto.endpoints.broadcast_history import EPOCH
 from inlong_proto.endpoints.broadcast_server import BroadcastServer
 from inlong_proto.generated.codec.broadcast.broadcast_frame import BroadcastFrame, DataRequest
@@ -16,25 +17,42 @@ MONTH_13 = REQUEST.replace(b"1970-01-", b"1970-13-")
 
 
 def test_strict_reports_each_violation_with_its_offset_and_serves_on():
-    violations: list[dict] = []
+    report = Report("broadcast")
 
     async def body():
-        async with BroadcastServer(HOST, 0, 0.05, strict=violations.append) as server:
+        async with BroadcastServer(HOST, 0, 0.05, strict=report) as server:
             await until(lambda: len(server.history) >= 1)
             reader, writer = await asyncio.open_connection(HOST, server.port)
             writer.write(b"\xa5GARBAG" + MONTH_13 + REQUEST)
             await writer.drain()
             answer = await asyncio.wait_for(reader.readexactly(38), 10)  # the valid request is answered
             assert answer[:4] == b"\x00\x00\x00\x26"
-            await until(lambda: len(violations) >= 1)
+            await until(lambda: len(report.findings) >= 1)
             writer.close()
             await writer.wait_closed()
 
     run(body())
     # garbage and the bad frame are one span a conforming decoder rejects, from offset 0 up to the request
-    assert [(v["offset"], v["length"], v["rule"], v["kind"]) for v in violations] == [(0, 44, "reject", "invalid")]
-    assert violations[0]["peer"].startswith("127.0.0.1")
-    json.dumps(violations)  # a report of plain JSON
+    assert [(f.offset, f.length, f.rule) for f in report.findings] == [(0, 44, "broadcast.request-frame")]
+    assert report.findings[0].peer.startswith("127.0.0.1") and report.findings[0].got.startswith("invalid: ")
+    json.dumps([f.to_dict() for f in report.findings])  # a report of plain JSON
+
+
+def test_strict_reports_a_client_that_never_sends_its_request():
+    report = Report("broadcast")
+
+    async def body():
+        async with BroadcastServer(HOST, 0, 0.05, idle_timeout=0.3, strict=report) as server:
+            reader, writer = await asyncio.open_connection(HOST, server.port)
+            writer.write(REQUEST[:10])  # a request begun, never finished
+            await writer.drain()
+            assert await asyncio.wait_for(reader.read(), 10) == b""  # closed by the deadline
+            writer.close()
+            await until(lambda: len(report.findings) >= 1)
+
+    run(body())
+    [finding] = report.findings
+    assert (finding.rule, finding.offset, finding.length) == ("broadcast.request-first", 10, None)
 
 
 def test_strict_option_of_the_command_writes_the_report(tmp_path):
@@ -70,5 +88,6 @@ def test_strict_option_of_the_command_writes_the_report(tmp_path):
         server.wait(30)
     [line] = report.read_text().splitlines()
     item = json.loads(line)
-    assert (item["offset"], item["length"], item["kind"], item["error_offset"]) == (0, 37, "invalid", 14)
-    assert item["field"] == "body.last_timestamp.month"
+    assert (item["rule"], item["offset"], item["length"]) == ("broadcast.request-frame", 0, 37)
+    assert item["got"] == "invalid: offset 14 in body.last_timestamp.month: " + item["got"].split(": ", 3)[-1]
+    assert item["spec"] == "specs/broadcast/broadcast_frame.ksy#data_request"
