@@ -253,13 +253,17 @@ def http_serve(host, port, record, record_sent, record_pushes, record_push_repli
               help="Port to listen on; 0 picks a free one (logged at start).")
 @click.option("--rate-limit", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Events per second a topic takes before publish answers 429 (default: no limit).")
+@click.option("--dump-frames", type=click.Path(dir_okay=False), default=None,
+              help="At exit, write every event accepted (the topic log) to this file as concatenated "
+                   "EventMeshFrames (read it with decode -p eventmesh-frame).")
 @LOG_LEVEL
-def uni_serve(host, port, rate_limit, log_level):
+def uni_serve(host, port, rate_limit, dump_frames, log_level):
     """Answer the new runtime's uni HTTP API (CloudEvents JSON, SSE) in memory.
 
-    publish (202; 413 over 1 MiB, 429 over --rate-limit), subscribe, unsubscribe, ack, poll and the SSE
-    stream at /events/stream; events are kept as EventMeshFrames. Other routes answer 501. Runs until Ctrl-C,
-    then prints one JSON line of counters.
+    publish (202; 413 over 1 MiB, 429 over --rate-limit), publish-batch, subscribe, unsubscribe, ack, poll,
+    the SSE stream at /events/stream, request/reply and the lite routes (publish-bytes and poll-bytes carry
+    EventMeshFrames); events are kept as EventMeshFrames. The agent and session routes answer 503 (none
+    configured). Runs until Ctrl-C, then prints one JSON line of counters.
     """
     from inlong_proto.endpoints.eventmesh_uni_server import UniServer
 
@@ -269,7 +273,144 @@ def uni_serve(host, port, rate_limit, log_level):
         asyncio.run(server.serve_forever())
     except KeyboardInterrupt:
         log.info("interrupted, exiting")
+    if dump_frames is not None:
+        log.info("%d frames written to %s", server.dump_frames(dump_frames), dump_frames)
     _echo_json(server.stats)
+
+
+@eventmesh.group("uni-client")
+@HOST
+@click.option("--port", type=click.IntRange(1, 65535), required=True, help="Server port.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
+              help="Seconds to connect and to wait for each answer; poll and stream: for all --count events.")
+@LOG_LEVEL
+@click.pass_context
+def uni_client(ctx, host, port, timeout, log_level):
+    """Publish to, poll, or follow the SSE stream of, a uni HTTP runtime (uni-serve); print a JSON summary last.
+
+    Exits 1 when a call failed or was refused, or fewer than --count events came before --timeout.
+    """
+    setup_logging(log_level)
+    ctx.obj = {"host": host, "port": port, "timeout": timeout}
+
+
+def _run_uni(options: dict, main) -> None:
+    """Run main(client, summary), then print the summary last; exit 1 unless it says ok."""
+    from inlong_proto.endpoints.eventmesh_uni_client import UniClient, UniHttpError
+
+    client = UniClient(options["host"], options["port"], timeout=options["timeout"])
+    summary = {"ok": False}
+
+    async def run():
+        try:
+            await main(client, summary)
+        except (ConnectionError, UniHttpError) as exc:
+            summary["error"] = str(exc)
+        finally:
+            await client.close()
+
+    try:
+        asyncio.run(run())
+    except KeyboardInterrupt:
+        summary["interrupted"] = True
+        log.info("interrupted, exiting")
+    summary["answers"] = {str(status): n for status, n in sorted(client.answers.items())}
+    _echo_json(summary)
+    if not summary["ok"]:
+        sys.exit(1)
+
+
+UNI_TOPIC = click.option("--topic", default="inlong-proto-demo", show_default=True, help="Topic.")
+UNI_CLIENT_ID = click.option("--client-id", default="inlong-proto", show_default=True,
+                             help="The subscriber's clientId.")
+UNI_COUNT = click.option("--count", type=click.IntRange(min=1), default=1, show_default=True,
+                         help="Events to publish, or to wait for.")
+
+
+@uni_client.command("publish")
+@UNI_TOPIC
+@UNI_COUNT
+@click.option("--data", default="hello", show_default=True, help="Each event's text data (' <n>' appended).")
+@click.option("--id-prefix", default="e-", show_default=True, help="Event ids are this prefix and 1..count.")
+@click.option("--batch", is_flag=True, help="Send all events in one POST /events/publish-batch.")
+@click.pass_obj
+def uni_client_publish(options, topic, count, data, id_prefix, batch):
+    """Publish --count structured CloudEvents (202 each, or one 202 for the batch)."""
+    from inlong_proto.endpoints.eventmesh_uni_client import cloud_event
+
+    events = [cloud_event(f"{id_prefix}{n}", f"{data} {n}") for n in range(1, count + 1)]
+
+    async def main(client, summary):
+        if batch:
+            await client.publish_batch(topic, events)
+        else:
+            for event in events:
+                await client.publish(topic, event)
+        summary.update(ok=True, published=len(events))
+
+    _run_uni(options, main)
+
+
+def _delivered(client, summary: dict, delivery: dict):
+    """Print one delivery as a JSON line and ack it."""
+    _echo_json(delivery)
+    summary["received"] += 1
+    return client.ack(delivery["deliveryId"])
+
+
+@uni_client.command("poll")
+@UNI_TOPIC
+@UNI_CLIENT_ID
+@UNI_COUNT
+@click.option("--mode", type=click.Choice(["CLUSTERING", "BROADCASTING"]), default="CLUSTERING", show_default=True)
+@click.pass_obj
+def uni_client_poll(options, topic, client_id, count, mode):
+    """Subscribe, then long-poll until --count deliveries came (each printed as a JSON line and acked)."""
+
+    async def main(client, summary):
+        summary["received"] = 0
+        await client.subscribe(client_id, topic, mode)
+        log.info("subscribed %s to %s", client_id, topic)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + options["timeout"]
+        while summary["received"] < count and loop.time() < deadline:
+            wait_ms = max(1, int((deadline - loop.time()) * 1000))
+            for delivery in await client.poll(client_id, count - summary["received"], min(wait_ms, 1000)):
+                await _delivered(client, summary, delivery)
+        summary["ok"] = summary["received"] >= count
+
+    _run_uni(options, main)
+
+
+@uni_client.command("stream")
+@UNI_TOPIC
+@UNI_CLIENT_ID
+@UNI_COUNT
+@click.option("--mode", type=click.Choice(["CLUSTERING", "BROADCASTING"]), default="CLUSTERING", show_default=True)
+@click.pass_obj
+def uni_client_stream(options, topic, client_id, count, mode):
+    """Subscribe, then follow GET /events/stream (SSE) until --count deliveries came (each printed and acked)."""
+
+    async def main(client, summary):
+        summary["received"] = 0
+        await client.subscribe(client_id, topic, mode)
+        log.info("subscribed %s to %s", client_id, topic)
+
+        async def follow():
+            async for item in client.follow(client_id):
+                if item.message_type == "SSE_DELIVERY":
+                    value = item.to_dict()["sse"]["value"]
+                    await _delivered(client, summary, value)
+                    if summary["received"] >= count:
+                        return
+
+        try:
+            await asyncio.wait_for(follow(), options["timeout"])
+        except asyncio.TimeoutError:
+            log.info("%d of %d events before the timeout", summary["received"], count)
+        summary["ok"] = summary["received"] >= count
+
+    _run_uni(options, main)
 
 
 @eventmesh.group("http-client")

@@ -1,6 +1,7 @@
 """The uni HTTP reference endpoint (eventmesh uni-serve): answers as UniHttpServer does, stores events as
 EventMeshFrames, streams deliveries as SSE; its traffic read back by the decoder."""
 import asyncio
+import base64
 import json
 
 from inlong_proto.core.frames import decode
@@ -53,7 +54,7 @@ def test_publish_subscribe_poll_ack_and_the_refusals():
                 request("GET", "/nowhere"),
             )
             statuses = [a.status for a in answers]
-            assert statuses == [200, 202, 405, 400, 400, 202, 429, 200, 501, 404]
+            assert statuses == [200, 202, 405, 400, 400, 202, 429, 200, 200, 404]
             polled = json.loads(answers[7].body)
             assert polled[0]["event"]["id"] == "e-1" and polled[0]["event"]["data"] == {"a": 1}
             [ack, again] = await exchange(server.port,
@@ -63,7 +64,7 @@ def test_publish_subscribe_poll_ack_and_the_refusals():
             big = request("POST", "/events/publish?topic=orders", b"x" * ((1 << 20) + 1))
             [too_big] = await exchange(server.port, big)
             assert too_big.status == 413
-            topic, frame = server.stored[0]
+            topic, frame = server.log[0]
             message = decode(frame, "eventmesh-frame").message
             assert topic == "orders" and message.msg_type.name == "event"
             assert [a.name for a in message.attributes][:4] == ["specversion", "id", "source", "type"]
@@ -120,3 +121,53 @@ def test_cli_uni_serve_answers_and_prints_its_counters():
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=30)
     assert proc.returncode == 0 and json.loads(out.strip().splitlines()[-1])["published"] == 1
+
+
+def test_batch_request_reply_and_lite_bytes_answer_as_the_route_table_says():
+    from inlong_proto.eventmesh import frame as frames
+    from inlong_proto.core.frames import encode
+
+    chunk = encode(frames.chunk_frame("s-1", 1, "partial"))
+
+    async def main():
+        server = UniServer(rate_limit=3)
+        await server.start()
+        try:
+            batch = [{**CE, "id": f"b-{n}"} for n in range(2)]
+            answers = await exchange(
+                server.port,
+                request("POST", "/events/publish-batch?topic=orders", batch),
+                request("POST", "/events/publish-batch?topic=orders", {"not": "an array"}),
+                request("POST", "/events/publish-batch?topic=orders", [{"id": "x"}]),
+                request("POST", "/events/publish-batch?topic=orders", batch),  # one token left: 429
+                request("POST", "/events/lite/publish-bytes?topic=p&lite=l", chunk),
+                request("POST", "/events/lite/publish-bytes?topic=p&lite=l"),
+                request("GET", "/events/lite/poll-bytes?topic=p&lite=l&timeoutMs=0"),
+                request("POST", "/agent/register", {"agentId": "a"}),
+                request("GET", "/events/stream"),
+                request("POST", "/events/request?topic=rpc&timeoutMs=50", CE),
+            )
+            assert [a.status for a in answers] == [202, 400, 500, 429, 202, 400, 200, 503, 400, 504]
+            assert [base64.b64decode(v) for v in json.loads(answers[6].body)] == [chunk]
+            assert [t for t, _ in server.log] == ["orders"] * 3 + ["p/l", "rpc"]
+
+            await exchange(server.port, request("POST", "/events/subscribe",
+                                                {"clientId": "responder", "topic": "rpc", "mode": "CLUSTERING"}))
+            waiting = asyncio.ensure_future(exchange(server.port, request("POST", "/events/request?topic=rpc", CE)))
+            while not server.buffers["responder"]:
+                await asyncio.sleep(0.01)
+            [polled] = await exchange(server.port, request("GET", "/events/poll?clientId=responder"))
+            [delivery] = json.loads(polled.body)
+            correlation = delivery["event"]["emcorrelationid"]
+            reply = {**CE, "id": "answer", "data": {"ok": True}}
+            [replied, late] = await exchange(
+                server.port, request("POST", "/events/reply", {"correlationId": correlation, "event": reply}),
+                request("POST", "/events/reply", {"correlationId": correlation, "event": reply}))
+            assert (replied.status, late.status) == (200, 404)
+            [answer] = await waiting
+            assert answer.status == 200 and dict(answer.headers)["Content-type"] == "application/cloudevents+json"
+            assert json.loads(answer.body)["id"] == "answer" and json.loads(answer.body)["data"] == {"ok": True}
+        finally:
+            await server.stop()
+
+    asyncio.run(main())
