@@ -20,6 +20,14 @@ from enum import IntEnum
 from inlong_proto.core.errors import EncodeError
 
 
+def utf8_or_none(data: bytes) -> str | None:
+    """The bytes as UTF-8 text, or None when they are not valid UTF-8 (never silently replaced)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def render_bytes(data: bytes) -> str | dict:
     """Bytes as text when they are valid UTF-8, else as {"hex": ...} (JSON cannot hold raw bytes; the
     object form keeps the way back unambiguous, so `encode` reads what `decode` prints)."""

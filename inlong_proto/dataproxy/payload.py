@@ -21,7 +21,7 @@ import cramjam
 
 from inlong_proto.core.errors import DecodeError, EncodeError, TruncatedError, ValidationError
 from inlong_proto.core.frames import Frame, encode
-from inlong_proto.core.plain import to_plain
+from inlong_proto.core.plain import to_plain, utf8_or_none
 from inlong_proto.generated.codec.dataproxy import dataproxy_common as common
 from inlong_proto.generated.codec.dataproxy import dataproxy_payload as layouts
 from inlong_proto.generated.codec.dataproxy import dataproxy_request as request_codec
@@ -175,10 +175,7 @@ class Record:
     @property
     def text(self) -> str | None:
         """The data as UTF-8 text, or None when it is not valid UTF-8 (never silently replaced)."""
-        try:
-            return self.data.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
+        return utf8_or_none(self.data)
 
     def to_dict(self) -> dict:
         return {"index": self.index, "group_id": self.group_id, "stream_id": self.stream_id,

@@ -13,6 +13,7 @@ import base64
 from dataclasses import dataclass, field
 
 from inlong_proto.core.errors import EncodeError
+from inlong_proto.core.plain import utf8_or_none
 from inlong_proto.generated.codec.eventmesh.eventmesh_wire_frame import Attribute, EventmeshWireFrame, MsgType
 
 # the frame types whose data is UTF-8 text (upstream's str(data) on toStreamRequest / toChunk)
@@ -47,10 +48,7 @@ class FramePayload:
     @property
     def text(self) -> str | None:
         """The data as text: a stream frame's prompt or chunk, or an EVENT's data when it is valid UTF-8."""
-        try:
-            return self.data.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
+        return utf8_or_none(self.data)
 
     # every key to_dict can give (decode -e / -Y check paths against it)
     JSON_KEYS = ("msg_type", "seq", "done", "has_error", "has_meta", "attributes", "data", "data_base64",

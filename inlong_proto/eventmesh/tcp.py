@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from inlong_proto.core.errors import EncodeError, ValidationError
+from inlong_proto.core.plain import render_bytes
 from inlong_proto.generated.codec.eventmesh import tcp_frame as _frame
 from inlong_proto.generated.codec.eventmesh import tcp_frame_legacy as _legacy
 from inlong_proto.generated.eventmesh import commands as _commands
@@ -218,19 +219,12 @@ class TcpMessage:
         if self.body is not None:
             out["body"] = self.body if isinstance(self.body, str) else self.body.to_json()
         elif self.raw_body:
-            out["ignored_body"] = _render(self.raw_body)
+            out["ignored_body"] = render_bytes(self.raw_body)
         if self.error_echo:
             out["error_echo"] = True
         if self.warnings:
             out["warnings"] = list(self.warnings)
         return out
-
-
-def _render(data: bytes):
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return {"hex": data.hex()}
 
 
 def decode_package(package: Package, direction: str | None = None, *, length_form: str = "current") -> TcpMessage:
