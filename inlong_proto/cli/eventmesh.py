@@ -397,12 +397,12 @@ def uni_client_stream(options, topic, client_id, count, mode):
         log.info("subscribed %s to %s", client_id, topic)
 
         async def follow():
-            async for item in client.follow(client_id):
-                if item.message_type == "SSE_DELIVERY":
-                    value = item.to_dict()["sse"]["value"]
-                    await _delivered(client, summary, value)
-                    if summary["received"] >= count:
-                        return
+            async with contextlib.aclosing(client.follow(client_id)) as items:
+                async for item in items:
+                    if item.message_type == "SSE_DELIVERY":
+                        await _delivered(client, summary, item.to_dict()["sse"]["value"])
+                        if summary["received"] >= count:
+                            return
 
         try:
             await asyncio.wait_for(follow(), options["timeout"])

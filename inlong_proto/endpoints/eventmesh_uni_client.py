@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from urllib.parse import quote
@@ -153,20 +154,25 @@ class UniClient:
 
     async def follow(self, client_id: str) -> AsyncIterator:
         """GET /events/stream on a connection of its own: each SSE event (eventmesh.uni.SseEvent) as it arrives,
-        until the runtime ends the stream (the SSE_END item is the last) or the caller stops iterating."""
+        until the runtime ends the stream (the SSE_END item is the last) or the caller closes the iterator (use
+        contextlib.aclosing): then the client ends its side and reads the stream's end before closing."""
         reader, writer = await asyncio.wait_for(asyncio.open_connection(self.host, self.port), self.timeout)
         decoder = HttpStreamDecoder("response")
         try:
             writer.write(self._head("GET", "/events/stream" + _query(clientId=client_id), None, 0))
             await writer.drain()
-            while True:
-                data = await reader.read(READ_SIZE)
-                for item in decoder.feed(data) if data else decoder.close():
+            while data := await reader.read(READ_SIZE):
+                for item in decoder.feed(data):
                     if isinstance(item, HttpResponse) and item.status != 200:
                         raise UniHttpError("GET /events/stream", item)
                     yield item
-                if not data:
-                    return
+            for item in decoder.close():
+                yield item
         finally:
+            with contextlib.suppress(OSError, asyncio.TimeoutError):
+                if writer.can_write_eof() and not reader.at_eof():
+                    writer.write_eof()
+                    async with asyncio.timeout(self.timeout):
+                        while await reader.read(READ_SIZE):
+                            pass
             writer.close()
-

@@ -419,7 +419,8 @@ class UniServer:
 
     async def _stream(self, reader, writer, client: str) -> None:
         """GET /events/stream: chunked text/event-stream, one `data:` line per delivery (SseConnection), until
-        the client goes or the server stops."""
+        the client ends its side or the server stops; then the last chunk ends the answer (upstream's loop runs
+        until a write fails, so its streams end cut)."""
         writer.write(b"HTTP/1.1 200 OK\r\nDate: " + _date() + b"\r\nContent-type: text/event-stream\r\n"
                      b"Cache-control: no-cache\r\nTransfer-encoding: chunked\r\n\r\n")
         await writer.drain()
@@ -436,12 +437,10 @@ class UniServer:
                 await writer.drain()
                 arrival.clear()
                 await asyncio.wait([gone, asyncio.ensure_future(arrival.wait())], return_when=asyncio.FIRST_COMPLETED)
-            if self._stopping:
-                writer.write(b"0\r\n\r\n")
-                await writer.drain()
+            writer.write(b"0\r\n\r\n")
+            await writer.drain()
         finally:
             gone.cancel()
-
 
 def _date() -> bytes:
     return time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime()).encode()
