@@ -4,13 +4,13 @@ Every message sent (DataProxy data requests, TubeMQ sendMessageP2B, EventMesh TC
 publish calls) is paired with
 its answer on its connection (pairing.Auditor, readers.py says how each protocol matches), and counted per
 system, group or topic, stream and time window (table.AuditTable), with deliveries to consumers beside.
-walk.audit_chunks runs a capture through it; docs/how-to/audit.md maps the columns to InLong Audit's.
+walk.audit_chunks runs a capture through it, walk.audit_dump a raw dump of one protocol; docs/how-to/audit.md maps the columns to InLong Audit's.
 
 This floor sits over the protocol packages and capture/, under spark/ (inlong_proto.spark.audit).
 """
 from inlong_proto.audit.pairing import AuditedMessage, Auditor, Delivered
 from inlong_proto.audit.table import COLUMNS, DIFF_COLUMNS, AuditTable, diff, parse_window
-from inlong_proto.audit.walk import audit_capture, audit_chunks
+from inlong_proto.audit.walk import audit_capture, audit_chunks, audit_dump
 
 __all__ = ["AuditTable", "AuditedMessage", "Auditor", "COLUMNS", "DIFF_COLUMNS", "Delivered", "audit_capture",
-           "audit_chunks", "diff", "parse_window"]
+           "audit_chunks", "audit_dump", "diff", "parse_window"]

@@ -13,8 +13,10 @@ for duplicates (at most max_seen, least recently seen forgotten first), never by
 
 Outcomes: "ok", "failed" (error says what: an errCode, an exception class, a code), "unanswered" (reason:
 the connection closed, the capture ended, the timeout passed, the open-request limit), "not_asked" (the
-request asked for no answer: DataProxy isAck=false). A message whose id was already seen from the same
-client (group, stream and id alike) is a duplicate: a re-send. Every copy keeps its own outcome.
+request asked for no answer: DataProxy isAck=false), "unknown" (the source may hold one direction only, a
+raw dump, and held no answer at all: Auditor(may_lack_answers=True)). A message whose id (Sent.identity) was
+already seen from the same client (group, stream and id alike) is a duplicate: a re-send. Every copy keeps
+its own outcome.
 """
 from __future__ import annotations
 
@@ -23,11 +25,12 @@ from dataclasses import dataclass
 
 from inlong_proto.audit.readers import Answer, Delivery, Done, Pull, Sent, events
 
-__all__ = ["AuditedMessage", "Auditor", "Delivered", "MAX_OPEN", "MAX_SEEN", "OUTCOMES"]
+__all__ = ["AuditedMessage", "Auditor", "Delivered", "MAX_OPEN", "MAX_SEEN", "NO_ANSWERS", "OUTCOMES"]
 
 MAX_OPEN = 1 << 20  # requests waiting for their answers, all connections together
 MAX_SEEN = 1 << 20  # message ids remembered for duplicates
-OUTCOMES = ("ok", "failed", "unanswered", "not_asked")
+OUTCOMES = ("ok", "failed", "unanswered", "not_asked", "unknown")
+NO_ANSWERS = "the source holds no answers (one direction only): not known whether it was answered"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,21 +85,24 @@ class Auditor:
     """feed() CaptureFrames (or (frame, direction, time_ns, flow) through feed_frame), get AuditedMessage and
     Delivered items back. timeout: seconds of capture time after which an open request is unanswered (None:
     it waits for its connection or the capture to end). keep_requests: each AuditedMessage carries its request
-    Frame (what replay re-sends); open requests then hold their frames."""
+    Frame (what replay re-sends); open requests then hold their frames. may_lack_answers: the source may hold
+    the requests only (a raw dump of one direction): as long as no answer at all was seen, a request left
+    open is "unknown" (error NO_ANSWERS), never "unanswered"."""
 
     def __init__(self, *, timeout: float | None = None, max_open: int = MAX_OPEN, max_seen: int = MAX_SEEN,
-                 keep_requests: bool = False):
+                 keep_requests: bool = False, may_lack_answers: bool = False):
         if timeout is not None and timeout <= 0:
             raise ValueError(f"timeout must be positive, not {timeout!r}")
         if max_open < 1 or max_seen < 1:
             raise ValueError("max_open and max_seen must be at least 1")
         self.timeout_ns = None if timeout is None else int(timeout * 1e9)
         self.max_open, self.max_seen, self.keep_requests = max_open, max_seen, keep_requests
+        self.may_lack_answers = may_lack_answers
         self._conns: dict[object, dict[tuple, deque]] = {}  # connection -> key -> open requests, oldest first
         self._order: deque[_Open] = deque()  # every open request, in arrival order (done ones lazily dropped)
         self._open = 0
         self._seen: OrderedDict[tuple, None] = OrderedDict()
-        self.stats = {"frames": 0, "unmatched_answers": 0, "timed_out": 0, "given_up": 0}
+        self.stats = {"frames": 0, "answers": 0, "unmatched_answers": 0, "timed_out": 0, "given_up": 0}
 
     def feed(self, item) -> list:
         """A capture.CaptureFrame."""
@@ -111,6 +117,7 @@ class Auditor:
         conn = self._conns.get(flow)
         for event in events(frame, direction):
             if isinstance(event, Answer):
+                self.stats["answers"] += 1
                 out += self._answer(conn, event, time_ns)
                 continue
             if isinstance(event, Delivery):
@@ -174,14 +181,26 @@ class Auditor:
         client = getattr(flow, "client", None)
         duplicate = self._duplicate(done.sent, client)
         start = time_ns if time_ns is None or done.latency_s is None else time_ns - int(done.latency_s * 1e9)
-        outcome = "unanswered" if done.ok is None else "ok" if done.ok else "failed"
-        return _message(done.sent, start, getattr(flow, "number", None), client, duplicate, outcome, done.error,
+        error = done.error
+        if done.ok is None:
+            outcome, error = self._left_open(error)
+        else:
+            self.stats["answers"] += 1
+            outcome = "ok" if done.ok else "failed"
+        return _message(done.sent, start, getattr(flow, "number", None), client, duplicate, outcome, error,
                         done.latency_s, frame if self.keep_requests else None)
 
+    def _left_open(self, reason: str) -> tuple[str, str]:
+        """The outcome of a request whose answer did not come, and why."""
+        if self.may_lack_answers and not self.stats["answers"]:
+            return "unknown", NO_ANSWERS
+        return "unanswered", reason
+
     def _duplicate(self, event: Sent, client) -> bool:
-        if event.message_id is None:
+        identity = event.identity
+        if identity is None:
             return False
-        key = (event.system, client, event.group, event.stream, event.message_id)
+        key = (event.system, client, event.group, event.stream, identity)
         if key in self._seen:
             self._seen.move_to_end(key)
             return True
@@ -224,7 +243,8 @@ class Auditor:
         event = opened.event
         if isinstance(event, Pull):
             return []
-        return [_message(event, opened.time_ns, opened.flow, opened.client, opened.duplicate, "unanswered", reason,
+        outcome, reason = self._left_open(reason)
+        return [_message(event, opened.time_ns, opened.flow, opened.client, opened.duplicate, outcome, reason,
                          request=opened.frame)]
 
     def _expire(self, now_ns: int | None) -> list:

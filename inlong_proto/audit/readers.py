@@ -12,8 +12,9 @@ upstream client matches it (docs/how-to/audit.md):
   (errors 150/151, which are answered). errCode missing or 0 is success (DecodeObject.handleAttr).
   Heartbeats (MsgType 1, 8) are not messages.
 * TubeMQ: by serial number per connection (as rpc.CallPairer pairs). sendMessageP2B is one message of its
-  topic; an exception answer or SendMessageResponseB2P.success false is a failure. getMessagesC2B is a pull:
-  the messages of its answer are deliveries of the pull's topic.
+  topic; an exception answer or SendMessageResponseB2P.success false is a failure. A re-send repeats the
+  message's data and flag (there is no producer message id). getMessagesC2B is a pull: the messages of its
+  answer are deliveries of the pull's topic.
 * EventMesh TCP (facts 3.x): ASYNC_MESSAGE_TO_SERVER, BROADCAST_MESSAGE_TO_SERVER and REQUEST_TO_SERVER by
   header seq, answered by their _ACK (or RESPONSE_TO_CLIENT, or the command echoed with code 1); code 0 is
   success. Pushes (*_TO_CLIENT) are deliveries.
@@ -28,17 +29,18 @@ upstream client matches it (docs/how-to/audit.md):
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from inlong_proto.core.errors import DecodeError
 from inlong_proto.core.plain import lenient_text
-from inlong_proto.dataproxy.payload import ErrCode, MsgType, attr_value, parse_attrs, payload
+from inlong_proto.dataproxy.payload import ErrCode, MsgType, attr_value, infer_direction, parse_attrs, payload
 from inlong_proto.eventmesh.convert import event_from_tcp
 from inlong_proto.eventmesh.http import RequestCode
 from inlong_proto.eventmesh.tcp import Command
 from inlong_proto.tubemq.rpc import messages_of
 
-__all__ = ["Answer", "Delivery", "Done", "Pull", "Sent", "events"]
+__all__ = ["Answer", "Delivery", "Done", "Pull", "Sent", "dump_direction", "events"]
 
 SEND_METHOD = "sendMessageP2B"
 PULL_METHOD = "getMessagesC2B"
@@ -62,10 +64,16 @@ class Sent:
     group: str
     stream: str
     key: tuple | None
-    message_id: str | None  # what a re-send repeats (duplicates); None when the protocol carries none
+    message_id: str | None  # the id the sender gave it; None when the protocol carries none
     records: int
     size: int  # the records' data bytes (InLong Audit's size)
     frame_bytes: int
+    resent_as: object = None  # what a re-send repeats, when not message_id (TubeMQ: its data); duplicates
+
+    @property
+    def identity(self):
+        """What two copies of one message share (None: copies cannot be told apart from new messages)."""
+        return self.message_id if self.resent_as is None else self.resent_as
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +123,16 @@ def events(frame, direction: str | None) -> list:
     if reader is None or frame.error is not None or direction not in ("request", "response"):
         return []
     return reader(frame, direction)
+
+
+def dump_direction(frame) -> str | None:
+    """Which way a frame of a raw dump went: its own direction, or, for DataProxy bytes that fit both layouts
+    (text MsgTypes, heartbeats), the likelier one (dataproxy.payload.infer_direction: a body, dpIp, errCode)."""
+    if frame.direction is not None or frame.error is not None:
+        return frame.direction
+    if frame.protocol == "dataproxy":
+        return infer_direction(frame.message)
+    return None
 
 
 # ------------------------------------------------------------------------------------------- DataProxy
@@ -173,7 +191,7 @@ def _tubemq(frame, direction: str) -> list:
         if rpc.method == SEND_METHOD and business is not None:
             data = messages_of(rpc)
             return [Sent("tubemq", business.topicName, "", key, None, len(data),
-                         sum(len(item.payload) for item in data), frame.length)]
+                         sum(len(item.payload) for item in data), frame.length, _resent_as(business))]
         if rpc.method == PULL_METHOD and business is not None:
             return [Pull("tubemq", business.topicName, "", key)]
         return []  # any other call: its answer is not a message's (pairing counts it as unmatched)
@@ -185,6 +203,13 @@ def _tubemq(frame, direction: str) -> list:
         return [Answer(key, False, f"{business.errCode} {lenient_text(getattr(business, 'errMsg', '') or '')}".strip())]
     data = messages_of(rpc)
     return [Answer(key, True, None, len(data), sum(len(item.payload) for item in data))]
+
+
+def _resent_as(business) -> tuple:
+    """A TubeMQ message carries no producer id: a re-send repeats its data (attributes and payload, with the
+    minute $msgTime$ the producer stamped) and flag, whatever partition it goes to. A 16-byte digest of them
+    is kept, so equal data sent twice on purpose also counts as a re-send (docs/how-to/audit.md)."""
+    return ("data", business.flag, hashlib.blake2b(business.data, digest_size=16).digest())
 
 
 # ------------------------------------------------------------------------------------------- EventMesh TCP

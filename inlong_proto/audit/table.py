@@ -2,9 +2,9 @@
 differences between two tables (two capture points of one pipeline). Sans-IO.
 
 A row holds what InLong Audit counts per group, stream and minute (docs/how-to/audit.md): messages and
-records sent, their data bytes (size), how many were acknowledged, failed, left unanswered or sent without
-asking for an answer, duplicates (re-sends), deliveries to consumers, and the acknowledgement latency
-(delay) as p50 / p95 / max in milliseconds. Memory: one row per key and window, each with the latencies of
+records sent, their data bytes (size), how many were acknowledged, failed, left unanswered, sent without
+asking for an answer or of unknown outcome (a dump of the requests only), duplicates (re-sends), deliveries
+to consumers, and the acknowledgement latency (delay) as p50 / p95 / max in milliseconds. Memory: one row per key and window, each with the latencies of
 its answered messages.
 """
 from __future__ import annotations
@@ -19,9 +19,9 @@ __all__ = ["AuditTable", "COLUMNS", "DIFF_COLUMNS", "KEYS", "diff", "parse_windo
 
 KEYS = ("group", "stream")  # what --by may name (system and the window are always part of the key)
 COLUMNS = ("system", "group", "stream", "window_start", "messages", "records", "bytes", "acked_ok", "records_ok",
-           "failed", "top_error", "unanswered", "not_asked", "duplicates", "delivered", "p50_ms", "p95_ms",
+           "failed", "top_error", "unanswered", "not_asked", "unknown", "duplicates", "delivered", "p50_ms", "p95_ms",
            "max_ms")
-COUNTS = ("messages", "records", "bytes", "acked_ok", "records_ok", "failed", "unanswered", "not_asked",
+COUNTS = ("messages", "records", "bytes", "acked_ok", "records_ok", "failed", "unanswered", "not_asked", "unknown",
           "duplicates", "delivered")
 DIFF_COLUMNS = ("system", "group", "stream", "window_start", "column", "a", "b", "b_minus_a")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -101,6 +101,8 @@ class AuditTable:
             row["errors"][item.error or "unknown"] += 1
         elif item.outcome == "unanswered":
             row["unanswered"] += 1
+        elif item.outcome == "unknown":
+            row["unknown"] += 1
         else:
             row["not_asked"] += 1
         if item.latency_s is not None:

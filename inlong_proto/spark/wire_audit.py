@@ -115,6 +115,7 @@ def audit(df, *, window: str | float = "1m", by: tuple[str, ...] = KEYS, timeout
         count_when(outcome == "failed").alias("failed"),
         count_when(outcome == "unanswered").alias("unanswered"),
         count_when(outcome == "not_asked").alias("not_asked"),
+        count_when(outcome == "unknown").alias("unknown"),
         count_when(sent & F.col("duplicate")).alias("duplicates"),
         sum_when(F.col("kind") == "delivered", "records").alias("delivered"),
         # nearest-rank, as the command's table (an exact rank at this accuracy for up to a million values)

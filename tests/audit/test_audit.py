@@ -198,9 +198,10 @@ def test_replay_items_from_a_dump_and_fresh_ids():
                                        is_ack=False)
     text_request = builders.text_request([b"c"], group_id="g", stream_id="s2", data_time_ms=1, message_id=7)
     dump = inlong_proto.encode(bin_request) + inlong_proto.encode(text_request)
-    items = replay_items(dump)
-    assert [(i.outcome, i.group, i.stream, i.records) for i in items] == [(None, "g", "s", 2), (None, "g", "s2", 1)]
-    fresh = [renumber(item.message, n) for n, item in enumerate(items, 100)]
+    items = replay_items(dump)  # a dump of the requests only: what became of them is unknown
+    assert [(i.outcome, i.group, i.stream, i.records) for i in items] == [("not_asked", "g", "s", 2),
+                                                                         ("unknown", "g", "s2", 1)]
+    fresh = [renumber(item.request.message, n) for n, item in enumerate(items, 100)]
     assert fresh[0].body.unique_id == 100 and "isAck" not in fresh[0].body.attr
     assert attr_value(parse_attrs(fresh[1].body.attr), "messageId") == "101"
     assert fresh[0].body.body == bin_request.body.body  # the records as captured
@@ -264,8 +265,12 @@ def test_cli_usage_and_data_errors(tmp_path):
     assert runner.invoke(main, ["audit", "--by", "flavour", str(capture)]).exit_code == 2
     dump = tmp_path / "requests.bin"
     dump.write_bytes(Path(__file__).parent.parent.parent.joinpath("examples", "data", "dataproxy.bin").read_bytes())
-    refused = runner.invoke(main, ["audit", str(dump)])
-    assert refused.exit_code == 1 and "not a capture" in refused.output
+    one_sided = runner.invoke(main, ["audit", "-T", "csv", str(dump)])
+    assert one_sided.exit_code == 0 and "7 message(s) of unknown outcome" in one_sided.output
+    garbage = tmp_path / "garbage.bin"
+    garbage.write_bytes(b"\x00" * 64)
+    refused = runner.invoke(main, ["audit", str(garbage)])
+    assert refused.exit_code == 1 and "name the dump's protocol with -p" in refused.output
     out = runner.invoke(main, ["audit", "-T", "csv", "--by", "topic", "--timeout", "0.5", str(capture)])
     assert out.exit_code == 0, out.output
     lines = [line for line in out.output.strip().splitlines() if not line.startswith("note: ")]
@@ -324,4 +329,5 @@ def test_damaged_captures_never_break_the_audit_and_every_message_has_one_outcom
             damaged[rng.randrange(24, len(damaged))] = rng.randrange(256)
         for row in _table(audit_capture(bytes(damaged))):
             assert row["messages"] == row["acked_ok"] + row["failed"] + row["unanswered"] + row["not_asked"]
+            assert row["unknown"] == 0  # (a capture holds both directions)
             assert row["records_ok"] <= row["records"] and row["duplicates"] <= row["messages"]

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from inlong_proto.audit import AuditTable, audit_capture
 from inlong_proto.audit.replay import replay_items
 from inlong_proto.cli import main
-from inlong_proto.endpoints.dataproxy_replay import replay
+from inlong_proto.endpoints.replayer import replay
 from inlong_proto.endpoints.dataproxy_sender import send
 from inlong_proto.endpoints.dataproxy_server import DataProxyServer
 from inlong_proto.endpoints.tap import Tap
