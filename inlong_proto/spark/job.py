@@ -9,21 +9,11 @@ progress bar of Spark's tasks around `parse`.
 """
 from __future__ import annotations
 
-import datetime as dt
-import os
 import threading
 import uuid
 from pathlib import Path
 
 FORMATS = ("parquet", "json", "delta")
-
-
-def capture_dates(files: list[tuple[str, int]]) -> dict[str, str]:
-    """file URI -> the ISO date of the file's modification time (UTC)."""
-    from inlong_proto.spark.source import file_uri
-
-    return {file_uri(path): dt.datetime.fromtimestamp(os.stat(path).st_mtime, dt.timezone.utc).date().isoformat()
-            for path, _ in files}
 
 
 def parse(spark, source: str, output: str, *, protocol: str = "auto", direction: str | None = None,
@@ -49,12 +39,7 @@ def parse(spark, source: str, output: str, *, protocol: str = "auto", direction:
               .option("splitSize", split_size))
     if direction:
         reader = reader.option("direction", direction)
-    frames = reader.load([path for path, _ in files]).drop("date")  # the reader's date: the same rule, as DATE
-    dates = spark.createDataFrame(sorted(capture_dates(files).items()), "path string, date string")
-    zone = spark.conf.get("spark.sql.session.timeZone")
-    packet_date = F.date_format(F.to_utc_timestamp(F.col("capture.time"), zone), "yyyy-MM-dd")  # UTC date
-    table = (frames.join(F.broadcast(dates), "path", "left")
-             .withColumn("date", F.coalesce(packet_date, F.col("date"))))
+    table = reader.load([path for path, _ in files])  # its date column is the rule above, for local and bucket paths
     (table.write.mode("overwrite").partitionBy("protocol", "date").format(output_format)
      .save(str(Path(output).resolve())))
     written = spark.read.format(output_format).load(str(Path(output).resolve()))
