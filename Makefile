@@ -61,6 +61,7 @@ bench: setup
 	$(PY) tools/bench/native_spark.py
 	$(PY) tools/bench/auto_spark.py
 	$(PY) tools/bench/native_capture.py
+	$(PY) tools/bench/audit.py
 	$(PY) tools/bench/recovery.py
 	$(PY) tools/bench/hostile.py
 	$(PY) tools/bench/spark.py

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 
 from inlong_proto.core.errors import DecodeError
 from inlong_proto.core.plain import lenient_text
-from inlong_proto.dataproxy.payload import ErrCode, MsgType, attr_value, infer_direction, parse_attrs, payload
+from inlong_proto.dataproxy.payload import (ErrCode, MsgType, attr_value, infer_direction, parse_attrs, payload,
+                                            response_status)
 from inlong_proto.eventmesh.convert import event_from_tcp
 from inlong_proto.eventmesh.http import RequestCode
 from inlong_proto.eventmesh.tcp import Command
@@ -145,24 +146,25 @@ def _dataproxy(frame, direction: str) -> list:
     base = MsgType(frame.message.base_type)
     if base not in _DATA_TYPES:
         return []
-    if direction == "response":
+    if direction == "response":  # (its attributes read as payload.response reads them, without the rest)
+        inner = frame.message.body
+        unique_id = getattr(inner, "unique_id", None) if base == MsgType.bin_multi_body else None
+        attrs = parse_attrs(getattr(inner, "attr", "") or "", strict=False)
+        key = _dp_key(base, unique_id, attr_value(attrs, "messageId"))
         try:
-            read = payload(frame, "response")
-            code, message = read.error_code, read.error_message
+            code, message = response_status(attrs)
         except DecodeError as exc:  # an errCode that is not a number: the SDK fails the call
-            return [Answer(_dp_key(base, getattr(frame.message.body, "unique_id", None), None), False,
-                           f"unreadable answer: {exc.reason}")]
-        key = _dp_key(base, read.unique_id, read.message_id)
+            return [Answer(key, False, f"unreadable answer: {exc.reason}")]
         if code in (0, None):
             return [Answer(key, True, None)]
         name = code.name if isinstance(code, ErrCode) else "unknown"
         return [Answer(key, False, f"{int(code)} {name}" + (f": {message}" if message else ""))]
     inner = frame.message.body
-    attrs = parse_attrs(getattr(inner, "attr", "") or "", strict=False)
     try:
         read = payload(frame, "request")
+        attrs = read.attrs
     except DecodeError:  # the server answers such a request with an error (or closes): still a message sent
-        read = None
+        read, attrs = None, parse_attrs(getattr(inner, "attr", "") or "", strict=False)
     group = (read.group_id if read is not None else attr_value(attrs, "groupId")) or ""
     stream = (read.stream_id if read is not None else attr_value(attrs, "streamId")) or ""
     if read is not None and read.records:
