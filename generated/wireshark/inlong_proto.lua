@@ -5,6 +5,9 @@
 --          or copy this file into the personal Lua plugins folder (inlong-proto wireshark install).
 -- Filters: broadcast, dataproxy, tubemq, eventmesh; every field is <protocol>.<path of the field in the
 --          spec>, e.g. dataproxy.total_len, tubemq.blocks.block_len, broadcast.data_response.data.
+-- uni HTTP: eventmesh_uni (a postdissector over HTTP: each message on a route of EventMesh's uni API gets
+--          eventmesh_uni.route, .method, .body_kind, .query.<name>, .status, .answer); EventMeshFrame
+--          (eventmesh_frame) has no port: Decode As a TCP or UDP port.
 -- Ports:   DataProxy 46801, TubeMQ 8715 and 8123, EventMesh TCP 10000; every protocol is also found by a
 --          TCP heuristic (magic bytes, plausible lengths), so other ports work too.
 -- TubeMQ:  the blocks' data is joined and its varint-delimited messages are handed to Wireshark's
@@ -2283,12 +2286,29 @@ local function register(P)
     item:add_proto_expert_info(P.ef_error, P.name .. ": dissector error: " .. tostring(err))
     return tvb:len()
   end
+  -- a buffer of whole frames (a UDP payload, an HTTP body): each frame in turn, the last one whatever is left
+  local function frames(tvb, pinfo, tree)
+    local off = 0
+    while off < tvb:len() do
+      local n = get_len(tvb, pinfo, off)
+      if n == nil or n <= 0 or off + n > tvb:len() then n = tvb:len() - off end
+      dissect_one(tvb:range(off, n):tvb(), pinfo, tree)
+      off = off + n
+    end
+    return tvb:len()
+  end
+  P.frames = frames
   local function dissector(tvb, pinfo, tree)
+    if pinfo.port_type ~= 2 then return frames(tvb, pinfo, tree) end  -- 2: PT_TCP; else a datagram
     return dissect_tcp_pdus(tvb, tree, P.min_header, get_len, dissect_one, true)
   end
   P.proto.dissector = dissector
   local tcp = DissectorTable.get("tcp.port")
   for port, _ in pairs(P.ports) do tcp:add(port, P.proto) end
+  -- Decode As: every protocol on any TCP port; one without a port of its own (EventMeshFrame, which travels
+  -- inside other protocols' payloads) on UDP too, each datagram read as whole frames
+  tcp:add_for_decode_as(P.proto)
+  if next(P.ports) == nil then DissectorTable.get("udp.port"):add_for_decode_as(P.proto) end
   -- Heuristic (P.claim, from the spec's header checks, see header_evidence in tools/ksygen/wireshark.py):
   -- "header" (a magic, or fields the spec pins down: TubeMQ, EventMesh, Broadcast) claims a segment that
   -- starts with a header the spec accepts (and the magic, where there is one) and whose first frame, when
@@ -2332,6 +2352,168 @@ local function register(P)
     return true
   end
   P.proto:register_heuristic("tcp", heuristic)
+end
+
+
+-- ===== Apache EventMesh uni HTTP API (specs/eventmesh/uni_http.yaml; tools/ksygen/wireshark.py UNI_LUA) =====
+-- A postdissector over Wireshark's HTTP: a request whose path is on a route (the longest prefix, as the JDK
+-- HttpServer's contexts match; the query takes no part) gets an item naming the route, the method it takes,
+-- its body kind and its query parameters (URL-decoded, the first pair of a name wins), with expert info where
+-- the runtime refuses it (405 another method, 400 a required parameter missing); an answer gets the route of
+-- the request it answers and what the route table says that status carries. A /events/lite/publish-bytes
+-- body is read as EventMeshFrames; CloudEvents JSON bodies go to the json dissector. The legacy /eventmesh/*
+-- bridge is left to the legacy API's reading, as the decoder does.
+local P_eventmesh_uni = Proto("eventmesh_uni", "Apache EventMesh uni HTTP API")
+do
+local proto = P_eventmesh_uni
+local ROUTES = {  -- longest prefix first
+  {prefix = "/events/lite/publish-bytes", id = false, name = "UNI_LITE_PUBLISH_BYTES", path = "/events/lite/publish-bytes", method = "POST", body = "eventmesh-frame", query = {{"topic", true}, {"lite", true}}, answers = {[202] = "ack", [400] = "error", [405] = "error", [500] = "error", [501] = "error"}},
+  {prefix = "/events/lite/poll-bytes", id = false, name = "UNI_LITE_POLL_BYTES", path = "/events/lite/poll-bytes", method = "GET", body = "none", query = {{"topic", true}, {"lite", true}, {"max", false}, {"timeoutMs", false}}, answers = {[200] = "frames-base64", [400] = "error", [405] = "error", [500] = "error", [501] = "error"}},
+  {prefix = "/events/publish-batch", id = false, name = "UNI_PUBLISH_BATCH", path = "/events/publish-batch", method = "POST", body = "cloudevent-array", query = {{"topic", true}}, answers = {[202] = "ack", [400] = "error", [405] = "error", [429] = "error", [500] = "error"}},
+  {prefix = "/events/lite/publish", id = false, name = "UNI_LITE_PUBLISH", path = "/events/lite/publish", method = "POST", body = "cloudevent", query = {{"topic", true}, {"lite", true}}, answers = {[202] = "ack", [400] = "error", [405] = "error", [500] = "error", [501] = "error"}},
+  {prefix = "/events/unsubscribe", id = false, name = "UNI_UNSUBSCRIBE", path = "/events/unsubscribe", method = "POST", body = "json", query = {}, answers = {[200] = "{removed}", [400] = "error", [405] = "error"}},
+  {prefix = "/events/lite/create", id = false, name = "UNI_LITE_CREATE", path = "/events/lite/create", method = "POST", body = "none", query = {{"topic", true}, {"lite", true}, {"queueCount", false}}, answers = {[200] = "ack", [400] = "error", [405] = "error", [500] = "error", [501] = "error"}},
+  {prefix = "/session/subscribe", id = true, name = "UNI_SESSION_SUBSCRIBE", path = "/session/subscribe/{id}", method = "GET", body = "none", query = {}, answers = {[200] = "sse-stream-chunks", [400] = "error", [405] = "error", [409] = "error", [501] = "error", [503] = "error"}},
+  {prefix = "/session/recommend", id = false, name = "UNI_SESSION_RECOMMEND", path = "/session/recommend", method = "GET", body = "none", query = {{"clientId", false}, {"limit", false}}, answers = {[200] = "{instanceUrl}", [405] = "error"}},
+  {prefix = "/events/subscribe", id = false, name = "UNI_SUBSCRIBE", path = "/events/subscribe", method = "POST", body = "json", query = {}, answers = {[200] = "{subscriptionId, instanceUrl}", [400] = "error", [405] = "error"}},
+  {prefix = "/events/lite/poll", id = false, name = "UNI_LITE_POLL", path = "/events/lite/poll", method = "GET", body = "none", query = {{"topic", true}, {"lite", true}, {"max", false}, {"timeoutMs", false}}, answers = {[200] = "cloudevent-array", [400] = "error", [405] = "error", [500] = "error", [501] = "error"}},
+  {prefix = "/agent/unregister", id = false, name = "UNI_AGENT_UNREGISTER", path = "/agent/unregister", method = "POST", body = "json", query = {}, answers = {[200] = "ack", [400] = "error", [405] = "error", [503] = "error"}},
+  {prefix = "/session/publish", id = true, name = "UNI_SESSION_PUBLISH", path = "/session/publish/{id}", method = "POST", body = "stream-chunk", query = {}, answers = {[201] = "ack", [400] = "error", [405] = "error", [500] = "error", [501] = "error", [503] = "error"}},
+  {prefix = "/agent/heartbeat", id = false, name = "UNI_AGENT_HEARTBEAT", path = "/agent/heartbeat", method = "POST", body = "json", query = {}, answers = {[200] = "ack", [400] = "error", [404] = "ack", [405] = "error", [503] = "error"}},
+  {prefix = "/session/stream", id = true, name = "UNI_SESSION_STREAM", path = "/session/stream/{id}", method = "POST", body = "json", query = {}, answers = {[200] = "sse-stream-chunks", [400] = "error", [404] = "error", [405] = "error", [500] = "error", [501] = "error", [503] = "error"}},
+  {prefix = "/events/publish", id = false, name = "UNI_PUBLISH", path = "/events/publish", method = "POST", body = "cloudevent", query = {{"topic", true}}, answers = {[202] = "ack", [400] = "error", [405] = "error", [413] = "error", [429] = "error", [500] = "error"}},
+  {prefix = "/events/request", id = false, name = "UNI_REQUEST", path = "/events/request", method = "POST", body = "cloudevent", query = {{"topic", false}, {"timeoutMs", false}}, answers = {[200] = "cloudevent", [405] = "error", [504] = "error"}},
+  {prefix = "/agent/register", id = false, name = "UNI_AGENT_REGISTER", path = "/agent/register", method = "POST", body = "json", query = {}, answers = {[200] = "{parent, clientParent}", [400] = "error", [405] = "error", [500] = "error", [503] = "error"}},
+  {prefix = "/session/close", id = true, name = "UNI_SESSION_CLOSE", path = "/session/close/{id}", method = "POST", body = "none", query = {}, answers = {[200] = "ack", [400] = "error", [404] = "ack", [405] = "error", [503] = "error"}},
+  {prefix = "/events/stream", id = false, name = "UNI_STREAM", path = "/events/stream", method = "GET", body = "none", query = {{"clientId", true}}, answers = {[200] = "sse-deliveries", [400] = "error", [405] = "error"}},
+  {prefix = "/events/reply", id = false, name = "UNI_REPLY", path = "/events/reply", method = "POST", body = "json", query = {}, answers = {[200] = "ack", [404] = "ack", [405] = "error", [500] = "error"}},
+  {prefix = "/session/open", id = false, name = "UNI_SESSION_OPEN", path = "/session/open", method = "POST", body = "json", query = {}, answers = {[200] = "{sessionId, agentId, instanceUrl}", [400] = "error", [405] = "error", [429] = "error", [503] = "error"}},
+  {prefix = "/events/poll", id = false, name = "UNI_POLL", path = "/events/poll", method = "GET", body = "none", query = {{"clientId", true}, {"max", false}, {"timeoutMs", false}}, answers = {[200] = "deliveries", [400] = "error", [405] = "error"}},
+  {prefix = "/agent/ready", id = false, name = "UNI_AGENT_READY", path = "/agent/ready", method = "POST", body = "json", query = {}, answers = {[200] = "ack", [400] = "error", [404] = "ack", [405] = "error", [503] = "error"}},
+  {prefix = "/events/ack", id = false, name = "UNI_ACK", path = "/events/ack", method = "POST", body = "json", query = {}, answers = {[200] = "ack", [400] = "error", [404] = "error", [405] = "error"}},
+}
+local F = {
+  route = ProtoField.string("eventmesh_uni.route", "route", "The route's name (specs/eventmesh/uni_http.yaml)"),
+  path = ProtoField.string("eventmesh_uni.path", "path", "The route's path: a prefix, {id} a path parameter"),
+  method = ProtoField.string("eventmesh_uni.method", "method", "The method the route takes (another: 405)"),
+  body = ProtoField.string("eventmesh_uni.body_kind", "body_kind", "What the route's request body is"),
+  path_id = ProtoField.string("eventmesh_uni.path_id", "path_id", "The {id} path parameter"),
+  status = ProtoField.uint16("eventmesh_uni.status", "status", base.DEC, nil, nil, "The answer's HTTP status"),
+  answer = ProtoField.string("eventmesh_uni.answer", "answer", "What the route answers with this status"),
+  ["query.clientId"] = ProtoField.string("eventmesh_uni.query.clientId", "clientId", "Query parameter clientId, URL-decoded"),
+  ["query.limit"] = ProtoField.string("eventmesh_uni.query.limit", "limit", "Query parameter limit, URL-decoded"),
+  ["query.lite"] = ProtoField.string("eventmesh_uni.query.lite", "lite", "Query parameter lite, URL-decoded"),
+  ["query.max"] = ProtoField.string("eventmesh_uni.query.max", "max", "Query parameter max, URL-decoded"),
+  ["query.queueCount"] = ProtoField.string("eventmesh_uni.query.queueCount", "queueCount", "Query parameter queueCount, URL-decoded"),
+  ["query.timeoutMs"] = ProtoField.string("eventmesh_uni.query.timeoutMs", "timeoutMs", "Query parameter timeoutMs, URL-decoded"),
+  ["query.topic"] = ProtoField.string("eventmesh_uni.query.topic", "topic", "Query parameter topic, URL-decoded"),
+}
+local list = {}
+for _, f in pairs(F) do list[#list + 1] = f end
+table.sort(list, function(a, b) return tostring(a) < tostring(b) end)
+proto.fields = list
+local ef_refused = ProtoExpert.new("eventmesh_uni.refused", "The uni runtime refuses this request",
+  expert.group.PROTOCOL, expert.severity.WARN)
+local ef_unlisted = ProtoExpert.new("eventmesh_uni.unlisted", "A status the route table does not list",
+  expert.group.PROTOCOL, expert.severity.WARN)
+proto.experts = {ef_refused, ef_unlisted}
+
+local f_method = Field.new("http.request.method")
+local f_uri = Field.new("http.request.uri")
+local f_code = Field.new("http.response.code")
+local f_for = Field.new("http.response_for.uri")
+local f_body = Field.new("http.file_data")
+
+for _, media in ipairs({"application/cloudevents+json", "application/cloudevents-batch+json"}) do
+  if json ~= nil then DissectorTable.get("media_type"):add(media, json) end
+end
+
+local function route_of(path)
+  for _, r in ipairs(ROUTES) do
+    if path:sub(1, #r.prefix) == r.prefix then return r end
+  end
+  return nil
+end
+
+local function query_params(target)
+  local out = {}
+  local query = target:match("%?(.*)$")
+  if query == nil then return out end
+  for pair in (query .. "&"):gmatch("([^&]*)&") do
+    local name, value = pair:match("^([^=]+)=(.*)$")
+    if name ~= nil and out[name] == nil then
+      value = value:gsub("%+", " ")
+      out[name] = value:gsub("%%(%x%x)", function(h) return string.char(tonumber(h, 16)) end)
+    end
+  end
+  return out
+end
+
+-- the route's item on an HTTP message: its target (path and query) names the route; a request's refusals
+local function route_item(tree, range, target, request)
+  local path = target:match("^[^?]*")
+  local r = route_of(path)
+  if r == nil then return nil, nil end
+  local item = tree:add(proto, range)
+  item:append_text(", " .. r.name .. " (" .. r.method .. " " .. r.path .. ")")
+  item:add(F.route, range, r.name)
+  item:add(F.path, range, r.path)
+  item:add(F.method, range, r.method)
+  item:add(F.body, range, r.body)
+  if r.id then
+    local id = path:sub(#r.prefix + 1, #r.prefix + 1) == "/" and path:sub(#r.prefix + 2) or ""
+    item:add(F.path_id, range, id)
+    if id == "" and request then
+      item:add_proto_expert_info(ef_refused, "no id after the route's path: the runtime answers 400")
+    end
+  end
+  local params = query_params(target)
+  for _, q in ipairs(r.query) do
+    local value = params[q[1]]
+    if value ~= nil then
+      item:add(F["query." .. q[1]], range, value)
+    elseif q[2] and request then
+      item:add_proto_expert_info(ef_refused, "query parameter " .. q[1] .. " is missing: the runtime answers 400")
+    end
+  end
+  return r, item
+end
+
+function proto.dissector(tvb, pinfo, tree)
+  local methods, uris, bodies = {f_method()}, {f_uri()}, {f_body()}
+  for i, uri in ipairs(uris) do
+    local r, item = route_item(tree, uri.range, tostring(uri.value), true)
+    if r ~= nil then
+      local method = methods[i] ~= nil and tostring(methods[i].value) or "?"
+      if method ~= r.method then
+        item:add_proto_expert_info(ef_refused, r.path .. " takes " .. r.method .. ", not " .. method ..
+          ": the runtime answers 405")
+      end
+      if r.body == "eventmesh-frame" and #uris == 1 and bodies[1] ~= nil and PROTOS.eventmesh_frame ~= nil then
+        PROTOS.eventmesh_frame.frames(bodies[1].range:tvb(), pinfo, item)
+      end
+      pinfo.cols.info:append(" [" .. r.name .. "]")
+    end
+  end
+  local codes, answered = {f_code()}, {f_for()}
+  for i, code in ipairs(codes) do
+    if answered[i] ~= nil then
+      local target = tostring(answered[i].value):gsub("^%a[%w+.-]*://[^/]*", "")
+      local r, item = route_item(tree, code.range, target, false)
+      if r ~= nil then
+        item:add(F.status, code.range, code.value)
+        local shape = r.answers[code.value]
+        if shape ~= nil then
+          item:add(F.answer, code.range, shape)
+        else
+          item:add_proto_expert_info(ef_unlisted, r.name .. " does not answer " .. code.value .. " (route table)")
+        end
+        pinfo.cols.info:append(" [" .. r.name .. " " .. code.value .. "]")
+      end
+    end
+  end
+end
+register_postdissector(proto)
 end
 
 register(PROTOS["broadcast"])

@@ -51,8 +51,8 @@ def _tcpdump(path: Path, port: int):
     if shutil.which("tcpdump") is None:
         yield None
         return
-    process = subprocess.Popen(["tcpdump", "-i", "lo", "--immediate-mode", "-B", "32768", "-U", "-s", "0", "-Z", "root", "-w",
-                                str(path), f"tcp port {port}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(["tcpdump", "-i", "lo", "--immediate-mode", "-B", "32768", "-U", "-s", "0", "-Z", "root",
+                                "-w", str(path), f"tcp port {port}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     if b"listening on" not in process.stderr.readline():
         process.wait()
         yield None

@@ -610,9 +610,36 @@ class Generator:
         for proto in self.protos.values():
             out += self.proto_lua(proto)
         out.append(PAYLOAD_LUA.replace("@TUBEMQ_METHODS@", methods))
+        out += self.uni_lua()
         for proto in self.protos.values():
             out += self.register_lua(proto)
         return "\n".join(out).rstrip() + "\n"
+
+    def uni_lua(self) -> list[str]:
+        """The uni HTTP API's routes (specs/eventmesh/uni_http.yaml) as the eventmesh_uni postdissector's table."""
+        path = self.specs / "eventmesh" / "uni_http.yaml"
+        if not path.is_file():
+            return []
+        table = yaml.safe_load(path.read_text())
+        # the legacy /eventmesh/* bridge is left to the legacy API's reading, as the decoder does
+        routes = sorted((r for r in table["routes"] if not r.get("legacy")),
+                        key=lambda r: -len(r["path"].split("{", 1)[0]))
+        params = sorted({q["name"] for r in routes for q in r.get("query", ())})
+        rows = []
+        for r in routes:
+            prefix = r["path"].split("{", 1)[0]
+            query = ", ".join(f"{{{lua_str(q['name'])}, {'true' if q.get('required') else 'false'}}}"
+                              for q in r.get("query", ()))
+            shapes = {status: kind if isinstance(kind, str) else "{" + ", ".join(kind["keys"]) + "}"
+                      for status, kind in r["answers"].items()}
+            answers = ", ".join(f"[{status}] = {lua_str(shape)}" for status, shape in sorted(shapes.items()))
+            rows.append(f"  {{prefix = {lua_str(prefix.rstrip('/') if '{' in r['path'] else prefix)}, "
+                        f"id = {'true' if '{' in r['path'] else 'false'}, name = {lua_str(r['name'])}, "
+                        f"path = {lua_str(r['path'])}, method = {lua_str(r['method'])}, body = {lua_str(r['body'])}, "
+                        f"query = {{{query}}}, answers = {{{answers}}}}},")
+        fields = [f'  ["query.{name}"] = ProtoField.string("eventmesh_uni.query.{name}", "{name}", '
+                  f'"Query parameter {name}, URL-decoded"),' for name in params]
+        return [UNI_LUA.replace("@ROUTES@", "\n".join(rows)).replace("@QUERY_FIELDS@", "\n".join(fields))]
 
     def tubemq_methods(self) -> str:
         path = self.specs / "tubemq" / "methods.yaml"
@@ -737,6 +764,9 @@ HEADER = """\
 --          or copy this file into the personal Lua plugins folder (inlong-proto wireshark install).
 -- Filters: broadcast, dataproxy, tubemq, eventmesh; every field is <protocol>.<path of the field in the
 --          spec>, e.g. dataproxy.total_len, tubemq.blocks.block_len, broadcast.data_response.data.
+-- uni HTTP: eventmesh_uni (a postdissector over HTTP: each message on a route of EventMesh's uni API gets
+--          eventmesh_uni.route, .method, .body_kind, .query.<name>, .status, .answer); EventMeshFrame
+--          (eventmesh_frame) has no port: Decode As a TCP or UDP port.
 -- Ports:   DataProxy 46801, TubeMQ 8715 and 8123, EventMesh TCP 10000; every protocol is also found by a
 --          TCP heuristic (magic bytes, plausible lengths), so other ports work too.
 -- TubeMQ:  the blocks' data is joined and its varint-delimited messages are handed to Wireshark's
@@ -1196,12 +1226,29 @@ local function register(P)
     item:add_proto_expert_info(P.ef_error, P.name .. ": dissector error: " .. tostring(err))
     return tvb:len()
   end
+  -- a buffer of whole frames (a UDP payload, an HTTP body): each frame in turn, the last one whatever is left
+  local function frames(tvb, pinfo, tree)
+    local off = 0
+    while off < tvb:len() do
+      local n = get_len(tvb, pinfo, off)
+      if n == nil or n <= 0 or off + n > tvb:len() then n = tvb:len() - off end
+      dissect_one(tvb:range(off, n):tvb(), pinfo, tree)
+      off = off + n
+    end
+    return tvb:len()
+  end
+  P.frames = frames
   local function dissector(tvb, pinfo, tree)
+    if pinfo.port_type ~= 2 then return frames(tvb, pinfo, tree) end  -- 2: PT_TCP; else a datagram
     return dissect_tcp_pdus(tvb, tree, P.min_header, get_len, dissect_one, true)
   end
   P.proto.dissector = dissector
   local tcp = DissectorTable.get("tcp.port")
   for port, _ in pairs(P.ports) do tcp:add(port, P.proto) end
+  -- Decode As: every protocol on any TCP port; one without a port of its own (EventMeshFrame, which travels
+  -- inside other protocols' payloads) on UDP too, each datagram read as whole frames
+  tcp:add_for_decode_as(P.proto)
+  if next(P.ports) == nil then DissectorTable.get("udp.port"):add_for_decode_as(P.proto) end
   -- Heuristic (P.claim, from the spec's header checks, see header_evidence in tools/ksygen/wireshark.py):
   -- "header" (a magic, or fields the spec pins down: TubeMQ, EventMesh, Broadcast) claims a segment that
   -- starts with a header the spec accepts (and the magic, where there is one) and whose first frame, when
@@ -1245,5 +1292,139 @@ local function register(P)
     return true
   end
   P.proto:register_heuristic("tcp", heuristic)
+end
+"""
+
+UNI_LUA = r"""
+-- ===== Apache EventMesh uni HTTP API (specs/eventmesh/uni_http.yaml; tools/ksygen/wireshark.py UNI_LUA) =====
+-- A postdissector over Wireshark's HTTP: a request whose path is on a route (the longest prefix, as the JDK
+-- HttpServer's contexts match; the query takes no part) gets an item naming the route, the method it takes,
+-- its body kind and its query parameters (URL-decoded, the first pair of a name wins), with expert info where
+-- the runtime refuses it (405 another method, 400 a required parameter missing); an answer gets the route of
+-- the request it answers and what the route table says that status carries. A /events/lite/publish-bytes
+-- body is read as EventMeshFrames; CloudEvents JSON bodies go to the json dissector. The legacy /eventmesh/*
+-- bridge is left to the legacy API's reading, as the decoder does.
+local P_eventmesh_uni = Proto("eventmesh_uni", "Apache EventMesh uni HTTP API")
+do
+local proto = P_eventmesh_uni
+local ROUTES = {  -- longest prefix first
+@ROUTES@
+}
+local F = {
+  route = ProtoField.string("eventmesh_uni.route", "route", "The route's name (specs/eventmesh/uni_http.yaml)"),
+  path = ProtoField.string("eventmesh_uni.path", "path", "The route's path: a prefix, {id} a path parameter"),
+  method = ProtoField.string("eventmesh_uni.method", "method", "The method the route takes (another: 405)"),
+  body = ProtoField.string("eventmesh_uni.body_kind", "body_kind", "What the route's request body is"),
+  path_id = ProtoField.string("eventmesh_uni.path_id", "path_id", "The {id} path parameter"),
+  status = ProtoField.uint16("eventmesh_uni.status", "status", base.DEC, nil, nil, "The answer's HTTP status"),
+  answer = ProtoField.string("eventmesh_uni.answer", "answer", "What the route answers with this status"),
+@QUERY_FIELDS@
+}
+local list = {}
+for _, f in pairs(F) do list[#list + 1] = f end
+table.sort(list, function(a, b) return tostring(a) < tostring(b) end)
+proto.fields = list
+local ef_refused = ProtoExpert.new("eventmesh_uni.refused", "The uni runtime refuses this request",
+  expert.group.PROTOCOL, expert.severity.WARN)
+local ef_unlisted = ProtoExpert.new("eventmesh_uni.unlisted", "A status the route table does not list",
+  expert.group.PROTOCOL, expert.severity.WARN)
+proto.experts = {ef_refused, ef_unlisted}
+
+local f_method = Field.new("http.request.method")
+local f_uri = Field.new("http.request.uri")
+local f_code = Field.new("http.response.code")
+local f_for = Field.new("http.response_for.uri")
+local f_body = Field.new("http.file_data")
+
+for _, media in ipairs({"application/cloudevents+json", "application/cloudevents-batch+json"}) do
+  if json ~= nil then DissectorTable.get("media_type"):add(media, json) end
+end
+
+local function route_of(path)
+  for _, r in ipairs(ROUTES) do
+    if path:sub(1, #r.prefix) == r.prefix then return r end
+  end
+  return nil
+end
+
+local function query_params(target)
+  local out = {}
+  local query = target:match("%?(.*)$")
+  if query == nil then return out end
+  for pair in (query .. "&"):gmatch("([^&]*)&") do
+    local name, value = pair:match("^([^=]+)=(.*)$")
+    if name ~= nil and out[name] == nil then
+      value = value:gsub("%+", " ")
+      out[name] = value:gsub("%%(%x%x)", function(h) return string.char(tonumber(h, 16)) end)
+    end
+  end
+  return out
+end
+
+-- the route's item on an HTTP message: its target (path and query) names the route; a request's refusals
+local function route_item(tree, range, target, request)
+  local path = target:match("^[^?]*")
+  local r = route_of(path)
+  if r == nil then return nil, nil end
+  local item = tree:add(proto, range)
+  item:append_text(", " .. r.name .. " (" .. r.method .. " " .. r.path .. ")")
+  item:add(F.route, range, r.name)
+  item:add(F.path, range, r.path)
+  item:add(F.method, range, r.method)
+  item:add(F.body, range, r.body)
+  if r.id then
+    local id = path:sub(#r.prefix + 1, #r.prefix + 1) == "/" and path:sub(#r.prefix + 2) or ""
+    item:add(F.path_id, range, id)
+    if id == "" and request then
+      item:add_proto_expert_info(ef_refused, "no id after the route's path: the runtime answers 400")
+    end
+  end
+  local params = query_params(target)
+  for _, q in ipairs(r.query) do
+    local value = params[q[1]]
+    if value ~= nil then
+      item:add(F["query." .. q[1]], range, value)
+    elseif q[2] and request then
+      item:add_proto_expert_info(ef_refused, "query parameter " .. q[1] .. " is missing: the runtime answers 400")
+    end
+  end
+  return r, item
+end
+
+function proto.dissector(tvb, pinfo, tree)
+  local methods, uris, bodies = {f_method()}, {f_uri()}, {f_body()}
+  for i, uri in ipairs(uris) do
+    local r, item = route_item(tree, uri.range, tostring(uri.value), true)
+    if r ~= nil then
+      local method = methods[i] ~= nil and tostring(methods[i].value) or "?"
+      if method ~= r.method then
+        item:add_proto_expert_info(ef_refused, r.path .. " takes " .. r.method .. ", not " .. method ..
+          ": the runtime answers 405")
+      end
+      if r.body == "eventmesh-frame" and #uris == 1 and bodies[1] ~= nil and PROTOS.eventmesh_frame ~= nil then
+        PROTOS.eventmesh_frame.frames(bodies[1].range:tvb(), pinfo, item)
+      end
+      pinfo.cols.info:append(" [" .. r.name .. "]")
+    end
+  end
+  local codes, answered = {f_code()}, {f_for()}
+  for i, code in ipairs(codes) do
+    if answered[i] ~= nil then
+      local target = tostring(answered[i].value):gsub("^%a[%w+.-]*://[^/]*", "")
+      local r, item = route_item(tree, code.range, target, false)
+      if r ~= nil then
+        item:add(F.status, code.range, code.value)
+        local shape = r.answers[code.value]
+        if shape ~= nil then
+          item:add(F.answer, code.range, shape)
+        else
+          item:add_proto_expert_info(ef_unlisted, r.name .. " does not answer " .. code.value .. " (route table)")
+        end
+        pinfo.cols.info:append(" [" .. r.name .. " " .. code.value .. "]")
+      end
+    end
+  end
+end
+register_postdissector(proto)
 end
 """
