@@ -12,7 +12,9 @@ Every frame is built by `inlong_proto.eventmesh.tcp` and encoded by `inlong_prot
 what arrives is read by the runtime's StreamDecoder; `record` receives every byte read from the
 socket and `record_sent` every byte written, so both are raw dumps. A frame that does not decode
 ends the connection (as the SDK's decoder closes the channel), and every call waiting for a reply
-then raises ConnectionError.
+then raises ConnectionError. With `strict` (a core.conformance Report) each rule of
+specs/eventmesh/conformance.yaml the server breaks is reported, at the offset of the frame in what the
+server sent.
 """
 from __future__ import annotations
 
@@ -26,9 +28,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
+from inlong_proto.core.conformance import Report
 from inlong_proto.core.errors import DecodeError, EncodeError
-from inlong_proto.core.frames import StreamDecoder, encode
+from inlong_proto.core.frames import Frame, StreamDecoder, encode
 from inlong_proto.eventmesh import tcp
+from inlong_proto.eventmesh.strict import frame_rule
 from inlong_proto.eventmesh.tcp import (CloudEvent, Command, EventMeshMessage, RedirectInfo, SubscriptionMode,
                                         SubscriptionType, TcpMessage, UserAgent)
 
@@ -120,6 +124,7 @@ class EventMeshClient:
     timeout: seconds to wait for the connection and for each reply. auto_ack: acknowledge pushes as
     they arrive (the SDK's behaviour). on_message(TcpMessage) / on_redirect(RedirectInfo): callbacks.
     max_queued: pushed messages kept for receive() (older ones are dropped with a warning).
+    strict: the conformance report of the rules the server breaks (module doc).
     """
 
     def __init__(self, host: str, port: int, *, user_agent: UserAgent | None = None,
@@ -127,8 +132,9 @@ class EventMeshClient:
                  heartbeat_interval: float | None = HEARTBEAT_INTERVAL, timeout: float = 10.0, auto_ack: bool = True,
                  on_message: Callable[[TcpMessage], None] | None = None,
                  on_redirect: Callable[[RedirectInfo], None] | None = None, max_queued: int = 10000,
-                 seed: int | None = None):
+                 seed: int | None = None, strict: Report | None = None):
         self.host, self.port = host, port
+        self.strict = strict
         self.user_agent = user_agent if user_agent is not None else make_user_agent()
         self.record, self.record_sent = record, record_sent
         self.heartbeat_interval, self.timeout, self.auto_ack = heartbeat_interval, timeout, auto_ack
@@ -379,6 +385,7 @@ class EventMeshClient:
 
     async def _receive(self) -> None:
         decoder = StreamDecoder(PROTOCOL, direction="response", mode="FAILFAST")
+        decoded = 0  # bytes of the server's whole frames so far (where a bad frame starts)
         reason = None
         try:
             while True:
@@ -393,10 +400,13 @@ class EventMeshClient:
                     handle.flush()
                 try:
                     for frame in decoder.feed(data) if data else decoder.close():
-                        self._dispatch(frame.payload)
+                        decoded = frame.offset + frame.length
+                        self._dispatch(frame)
                     if data:
                         decoder.feed(b"")  # raises an error found after the frames just handled
                 except DecodeError as exc:
+                    if self.strict is not None:
+                        self.strict(frame_rule(exc), peer=f"{self.host}:{self.port}", offset=decoded, got=str(exc))
                     reason = f"received bytes that do not decode, closing the connection: {exc}"
                     return
                 if not data:
@@ -426,7 +436,8 @@ class EventMeshClient:
         if self._messages is not None:
             self._messages.put_nowait(None)
 
-    def _dispatch(self, message: TcpMessage) -> None:
+    def _dispatch(self, frame: Frame) -> None:
+        message: TcpMessage = frame.payload
         command, seq = message.command, message.header.seq
         self.report.received[command.name] += 1
         log.debug("received %s seq=%s code=%s", command.name, seq, message.header.code)
@@ -461,6 +472,9 @@ class EventMeshClient:
         else:
             self.report.unexpected += 1
             log.warning("a %s (seq %s) that answers nothing sent", command.name, seq)
+            if self.strict is not None:
+                self.strict("eventmesh.tcp-reply-seq", peer=f"{self.host}:{self.port}", offset=frame.offset,
+                            length=frame.length, got=f"{command.name} seq={seq}, which no request waits for")
 
     def _on_push(self, message: TcpMessage) -> None:
         self.report.messages += 1

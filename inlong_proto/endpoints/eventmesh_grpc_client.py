@@ -8,7 +8,9 @@ message_event / subscription_event / heartbeat_event) to the three services of e
 
 Answers are read with grpc.response_of; a statuscode other than "0" is counted in ``report`` (and raised as
 EventMeshGrpcError where the call has nothing else to return). ``capture``: the channel goes through a
-recording relay (capture.tap.Tap) and close() writes the conversation to that pcap file.
+recording relay (capture.tap.Tap) and close() writes the conversation to that pcap file. ``strict`` (a
+core.conformance Report): each answer of the runtime that breaks a rule of specs/eventmesh/conformance.yaml is
+reported, its offset the number of the message on its call (gRPC hides the bytes).
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from typing import Iterable
 
 import grpc
 
+from inlong_proto.core.conformance import Report
 from inlong_proto.endpoints.tap import Tap
 from inlong_proto.generated.protobuf.eventmesh import eventmesh_cloudevents_pb2 as ce_pb2
 from inlong_proto.generated.protobuf.eventmesh import eventmesh_service_pb2_grpc as service_grpc
@@ -88,8 +91,9 @@ def is_response(proto) -> bool:
 class EventMeshGrpcClient:
     def __init__(self, host: str = "127.0.0.1", port: int = 10205, *, group: str = "inlong-proto",
                  timeout: float = 10.0, capture: str | os.PathLike | None = None,
-                 identity: dict[str, str] | None = None):
+                 identity: dict[str, str] | None = None, strict: Report | None = None):
         self.host, self.port, self.group, self.timeout, self.capture = host, port, group, timeout, capture
+        self.strict = strict
         self.identity = identity or client_extensions(env="env", idc="idc", ip="127.0.0.1", pid=os.getpid(),
                                                       sys="inlong-proto", username="inlong-proto",
                                                       passwd="inlong-proto")
@@ -151,7 +155,15 @@ class EventMeshGrpcClient:
             self.report.answered[f"grpc {exc.code().name}"] += 1
             raise EventMeshGrpcError(f"{name}: {exc.code().name} {exc.details() or ''}".rstrip()) from None
 
-    def _read(self, name: str, proto) -> Response:
+    def _read(self, name: str, proto, number: int = 0) -> Response:
+        """The runtime's answer (message `number` of its call)."""
+        attributes = proto.attributes
+        if self.strict is not None and (Key.STATUS_CODE not in attributes or Key.RESPONSE_MESSAGE not in attributes
+                                        or attributes[Key.STATUS_CODE].ce_string not in meshgrpc.STATUS):
+            got = {key: str(attributes[key]).strip() for key in (Key.STATUS_CODE, Key.RESPONSE_MESSAGE)
+                   if key in attributes}
+            self.strict("eventmesh.grpc-answer", peer=f"{self.host}:{self.port}", offset=number,
+                        got=f"{name} answered with {got or 'neither attribute'}")
         response = response_of(proto)
         self.report.answered[_status_name(response)] += 1
         if not response.ok:
@@ -271,6 +283,7 @@ class SubscriptionStream:
     def __init__(self, client: EventMeshGrpcClient, call, max_queued: int = 1000):
         self.client, self.call = client, call
         self.ended: Response | None = None  # the runtime's last word (30 resubscribe, 8 stopping)
+        self.received = 0  # messages read from the call
         self._queue: asyncio.Queue = asyncio.Queue(max_queued)
         self._pump: asyncio.Task | None = None
 
@@ -282,6 +295,7 @@ class SubscriptionStream:
         if proto is grpc.aio.EOF:
             raise EventMeshGrpcError("the server ended the stream" + (
                 f" ({self.ended.code}: {self.ended.message})" if self.ended else ""), self.ended)
+        self.received += 1
         return proto
 
     async def _run_pump(self) -> None:
@@ -290,7 +304,7 @@ class SubscriptionStream:
             while True:
                 proto = await self._read()
                 if is_response(proto):
-                    response = client._read("subscribeStream", proto)
+                    response = client._read("subscribeStream", proto, self.received - 1)
                     if not response.ok:
                         self.ended = response
                     continue

@@ -43,6 +43,13 @@ end.
 real gRPC port on a free loopback port behind it; stop() writes every relayed connection to that pcap file
 (gRPC hides the bytes, so this is how its traffic is recorded). The relay keeps every byte in memory until
 then: meant for demos and tests, not long runs.
+
+``strict`` (a core.conformance Report): each rule of specs/eventmesh/conformance.yaml a client breaks is
+reported; gRPC hides the bytes, so a finding's offset is the number of the offending message on its call (0
+for a unary request). An unknown method and a request that is no protobuf message of its method are seen by
+an interceptor (unary requests; a subscribeStream message that does not parse is grpcio's to refuse), and
+answered as grpcio answers them (UNIMPLEMENTED "Method not found!", INTERNAL "Exception deserializing
+request!"). Answers stay the same.
 """
 from __future__ import annotations
 
@@ -59,6 +66,7 @@ import grpc
 
 from inlong_proto.endpoints.tap import Tap
 from inlong_proto.endpoints.common import DEFAULT_LOG_RATE, LOG_BUDGET, LogBudget, PeerLog
+from inlong_proto.core.conformance import Report
 from inlong_proto.core.errors import EncodeError, ValidationError
 from inlong_proto.generated.protobuf.eventmesh import eventmesh_cloudevents_pb2 as ce_pb2
 from inlong_proto.generated.protobuf.eventmesh import eventmesh_service_pb2_grpc as service_grpc
@@ -88,11 +96,23 @@ REQUEST_REPLY_ERR, RESUBSCRIBE, STOPPING, OVERLOAD = "22", "30", "8", "1"
 
 
 class Refusal(Exception):
-    """A request the runtime answers with a non-zero statuscode."""
+    """A request the runtime answers with a non-zero statuscode, and the rule of
+    specs/eventmesh/conformance.yaml it broke, when one says so."""
 
-    def __init__(self, code: str, message: str):
+    def __init__(self, code: str, message: str, rule: str | None = None):
         super().__init__(message)
-        self.code, self.message = code, message
+        self.code, self.message, self.rule = code, message, rule
+
+
+SPEC_VERSIONS = ("1.0", "0.3")
+
+
+def cloud_event_problems(proto) -> list[str]:
+    """The attributes the CloudEvents specification requires that a CloudEvent lacks."""
+    problems = [f"{name} is empty" for name in ("id", "source", "spec_version", "type") if not getattr(proto, name)]
+    if proto.spec_version and proto.spec_version not in SPEC_VERSIONS:
+        problems.append(f"spec_version {proto.spec_version!r} is neither 1.0 nor 0.3")
+    return problems
 
 
 def header_problems(event: Event) -> list[str]:
@@ -113,46 +133,47 @@ def read_event(proto) -> Event:
 def check_header(event: Event) -> None:
     problems = header_problems(event)
     if problems:
-        raise Refusal(HEADER_ERR, "; ".join(problems))
+        raise Refusal(HEADER_ERR, "; ".join(problems), "eventmesh.grpc-identity")
 
 
 def check_publish(event: Event) -> None:
     check_header(event)
     problems = publish_problems(event)
     if problems:
-        raise Refusal(BODY_ERR, "; ".join(problems))
+        raise Refusal(BODY_ERR, "; ".join(problems), "eventmesh.grpc-publish")
 
 
-def _json_array(event: Event, what: str) -> list:
+def _json_array(event: Event, what: str, rule: str) -> list:
     data = event.data
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8")
         except UnicodeDecodeError:
-            raise Refusal(BODY_ERR, f"{what} data is not UTF-8") from None
+            raise Refusal(BODY_ERR, f"{what} data is not UTF-8", rule) from None
     try:
         value = json.loads(data or "")
     except ValueError as exc:
-        raise Refusal(BODY_ERR, f"{what} data is not JSON: {exc}") from None
+        raise Refusal(BODY_ERR, f"{what} data is not JSON: {exc}", rule) from None
     if not isinstance(value, list):
-        raise Refusal(BODY_ERR, f"{what} data is not a JSON array")
+        raise Refusal(BODY_ERR, f"{what} data is not a JSON array", rule)
     return value
 
 
 def subscription_items(event: Event, *, need_items: bool = True) -> dict[str, tuple[str, str]]:
     """topic -> (mode, type) of a subscription's text_data (the runtime rejects UNRECOGNIZED enum names)."""
+    rule = "eventmesh.grpc-subscription"
     if not event.ext(Key.CONSUMER_GROUP):
-        raise Refusal(BODY_ERR, "consumergroup is empty")
+        raise Refusal(BODY_ERR, "consumergroup is empty", rule)
     items: dict[str, tuple[str, str]] = {}
-    for number, item in enumerate(_json_array(event, "subscription")):
+    for number, item in enumerate(_json_array(event, "subscription", rule)):
         if not isinstance(item, dict) or not isinstance(item.get("topic"), str) or not item["topic"]:
-            raise Refusal(BODY_ERR, f"subscription item {number} has no topic")
+            raise Refusal(BODY_ERR, f"subscription item {number} has no topic", rule)
         mode, kind = item.get("mode", "CLUSTERING"), item.get("type", "ASYNC")
         if mode not in SUBSCRIPTION_MODES or kind not in SUBSCRIPTION_TYPES:
-            raise Refusal(BODY_ERR, f"subscription item {number}: mode {mode!r} / type {kind!r} not recognised")
+            raise Refusal(BODY_ERR, f"subscription item {number}: mode {mode!r} / type {kind!r} not recognised", rule)
         items[item["topic"]] = (mode, kind)
     if need_items and not items:
-        raise Refusal(BODY_ERR, "no subscription item")
+        raise Refusal(BODY_ERR, "no subscription item", rule)
     return items
 
 
@@ -170,6 +191,7 @@ class Subscriber:
     max_queued: int
     last_seen: float
     items: dict[str, tuple[str, str]] = field(default_factory=dict)
+    received: int = 1  # messages read on its stream (the subscription is message 0)
     queue: deque = field(default_factory=deque)  # ("event" | "ack" | "end", proto)
     wakeup: asyncio.Event = field(default_factory=asyncio.Event)
     queued: int = 0  # "event" entries in queue
@@ -239,7 +261,8 @@ class EventMeshGrpcServer:
     """``async with EventMeshGrpcServer(port=0) as server: ... server.port``; serve_forever() until stop().
 
     webhook_allow: "host:port" webhook targets pushed to without the handshake; log_budget: the LogBudget
-    the peers' log lines also draw on (the process's unless given).
+    the peers' log lines also draw on (the process's unless given); strict: the conformance report of the
+    rules a client breaks (module doc).
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, capture: str | os.PathLike | None = None,
@@ -249,9 +272,11 @@ class EventMeshGrpcServer:
                  retry_delay: float = DEFAULT_RETRY_DELAY, max_pending_pushes: int = DEFAULT_MAX_PENDING_PUSHES,
                  log_rate: float | None = DEFAULT_LOG_RATE, webhook_allow=(),
                  webhook_origin: str = DEFAULT_WEBHOOK_ORIGIN, verdict_ttl: float = DEFAULT_VERDICT_TTL,
-                 max_subscriptions: int = DEFAULT_MAX_SUBSCRIPTIONS, log_budget: LogBudget | None = None):
+                 max_subscriptions: int = DEFAULT_MAX_SUBSCRIPTIONS, log_budget: LogBudget | None = None,
+                 strict: Report | None = None):
         if max_queued < 1:
             raise ValueError("max_queued must be at least 1")
+        self.strict = strict
         self.host, self.requested_port, self.capture = host, port, capture
         self.max_queued, self.idle_timeout = max_queued, idle_timeout
         self.reply_timeout, self.push_timeout = reply_timeout, push_timeout
@@ -293,7 +318,8 @@ class EventMeshGrpcServer:
         if self.idle_timeout is not None:  # closes silent, preface-only and call-less connections alike
             idle_ms = max(1, int(self.idle_timeout * 1000))
             options += [("grpc.max_connection_idle_ms", idle_ms), ("grpc.server_handshake_timeout_ms", idle_ms)]
-        server = grpc.aio.server(options=options, maximum_concurrent_rpcs=self.max_calls)
+        interceptors = [] if self.strict is None else [_StrictInterceptor(self)]
+        server = grpc.aio.server(options=options, maximum_concurrent_rpcs=self.max_calls, interceptors=interceptors)
         service_grpc.add_PublisherServiceServicer_to_server(_Publisher(self), server)
         service_grpc.add_ConsumerServiceServicer_to_server(_Consumer(self), server)
         service_grpc.add_HeartbeatServiceServicer_to_server(_Heartbeat(self), server)
@@ -389,6 +415,23 @@ class EventMeshGrpcServer:
             self._logs.move_to_end(peer)
         return found
 
+    def report(self, rule: str, context, got: str, number: int = 0) -> None:
+        """A strict finding about message `number` of the call."""
+        if self.strict is not None:
+            self.strict(rule, peer=context.peer() or "?", offset=number, got=got)
+
+    def refused(self, context, refusal: Refusal, number: int = 0) -> None:
+        """Report the rule a refused request broke, when one says so."""
+        if refusal.rule is not None:
+            self.report(refusal.rule, context, f"statuscode {refusal.code}: {refusal.message}", number)
+
+    def check_event(self, proto, context, number: int = 0) -> None:
+        """Report a CloudEvent without the attributes the CloudEvents specification requires."""
+        if self.strict is not None:
+            problems = cloud_event_problems(proto)
+            if problems:
+                self.report("eventmesh.grpc-cloudevent", context, "; ".join(problems), number)
+
     def answer(self, code: str, message: str | None = None):
         self.stats.answered[meshgrpc.STATUS[code].name] += 1
         return response_event(code, message)
@@ -459,6 +502,9 @@ class EventMeshGrpcServer:
             limit = self._now() - self.idle_timeout
             for sub in list(self.subscribers):
                 if sub.last_seen < limit and sub.ended is None:
+                    if self.strict is not None and sub.kind == "stream":
+                        self.strict("eventmesh.grpc-stream-heartbeat", peer=sub.peer, offset=sub.received,
+                                    got=f"nothing on the stream and no heartbeat for {self.idle_timeout:g} s")
                     self.stats.closed_idle += 1
                     log.warning("%s (%s %s): nothing on its stream and no heartbeat for %gs, expiring it",
                                 sub.peer, sub.kind, sub.group, self.idle_timeout)
@@ -513,7 +559,7 @@ class EventMeshGrpcServer:
         plog.debug("reply for %s", keys[0] if keys else "?")
         return reply
 
-    def take_reply(self, proto, plog: PeerLog) -> None:
+    def take_reply(self, proto, plog: PeerLog, context, number: int) -> None:
         attributes = proto.attributes
         for key in (Key.SEQ_NUM, Key.UNIQUE_ID):
             value = attributes[key].ce_string if key in attributes else ""
@@ -524,8 +570,60 @@ class EventMeshGrpcServer:
                 del answer.attributes[Key.SUB_MESSAGE_TYPE]
                 future.set_result(answer)
                 return
-        plog.info("a reply matches no waiting request (seqnum %r)",
-                  attributes[Key.SEQ_NUM].ce_string if Key.SEQ_NUM in attributes else "")
+        seqnum = attributes[Key.SEQ_NUM].ce_string if Key.SEQ_NUM in attributes else ""
+        plog.info("a reply matches no waiting request (seqnum %r)", seqnum)
+        self.report("eventmesh.grpc-reply", context, f"a subscription_reply with seqnum {seqnum!r}, which no "
+                                                     f"requestReply waits for", number)
+
+
+class _Unparsed:
+    """A request message that is not the method's protobuf message (strict mode's lenient deserializer)."""
+
+    def __init__(self, error: Exception):
+        self.error = error
+
+
+class _StrictInterceptor(grpc.aio.ServerInterceptor):
+    """The calls strict mode checks before a servicer sees them: the method is one of the .proto's, each
+    unary request parses, each CloudEvent has the attributes CloudEvents requires. Answers are grpcio's own."""
+
+    def __init__(self, server: EventMeshGrpcServer):
+        self.server = server
+
+    async def intercept_service(self, continuation, handler_call_details):
+        handler = await continuation(handler_call_details)
+        method = handler_call_details.method
+        if handler is None:
+            return grpc.stream_stream_rpc_method_handler(self._unknown(method))
+        if handler.request_streaming or handler.unary_unary is None:
+            return handler
+        parse = handler.request_deserializer
+
+        def lenient(data: bytes):
+            try:
+                return parse(data)
+            except Exception as exc:  # whatever the protobuf runtime raises for bytes it cannot parse
+                return _Unparsed(exc)
+
+        return handler._replace(request_deserializer=lenient, unary_unary=self._checked(handler.unary_unary))
+
+    def _unknown(self, method: str):
+        async def refuse(request_iterator, context):
+            self.server.report("eventmesh.grpc-method", context, f"a call of {method}")
+            await context.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
+
+        return refuse
+
+    def _checked(self, behaviour):
+        async def checked(request, context):
+            if isinstance(request, _Unparsed):
+                self.server.report("eventmesh.grpc-message", context, f"no protobuf message: {request.error}")
+                await context.abort(grpc.StatusCode.INTERNAL, "Exception deserializing request!")
+            for event in request.events if isinstance(request, ce_pb2.CloudEventBatch) else (request,):
+                self.server.check_event(event, context)
+            return await behaviour(request, context)
+
+        return checked
 
 
 # ---------------------------------------------------------------------------------------------- services
@@ -544,6 +642,7 @@ class _Publisher(service_grpc.PublisherServiceServicer):
         try:
             await self._publish_one(request, plog)
         except Refusal as exc:
+            server.refused(context, exc)
             plog.warning("publish refused (%s): %s", exc.code, exc.message)
             return server.answer(exc.code, exc.message)
         return server.answer(SUCCESS, f"publish to {request.attributes[Key.SUBJECT].ce_string} accepted")
@@ -553,6 +652,7 @@ class _Publisher(service_grpc.PublisherServiceServicer):
         try:
             await self._publish_one(request, plog)
         except Refusal as exc:
+            server.refused(context, exc)
             plog.warning("one-way event dropped (%s): %s", exc.code, exc.message)
         return _empty()
 
@@ -565,7 +665,7 @@ class _Publisher(service_grpc.PublisherServiceServicer):
                 event = read_event(proto)
                 check_publish(event)
             except Refusal as exc:
-                raise Refusal(exc.code, f"event {number}: {exc.message}") from None
+                raise Refusal(exc.code, f"event {number}: {exc.message}", exc.rule) from None
             checked.append((proto, event))
         return checked
 
@@ -574,6 +674,7 @@ class _Publisher(service_grpc.PublisherServiceServicer):
         try:
             checked = self._check_batch(request)
         except Refusal as exc:
+            server.refused(context, exc)
             plog.warning("batch refused (%s): %s", exc.code, exc.message)
             return server.answer(exc.code, exc.message)
         for proto, event in checked:
@@ -585,6 +686,7 @@ class _Publisher(service_grpc.PublisherServiceServicer):
         try:
             checked = self._check_batch(request)
         except Refusal as exc:
+            server.refused(context, exc)
             plog.warning("one-way batch dropped (%s): %s", exc.code, exc.message)
             return _empty()
         for proto, event in checked:
@@ -598,6 +700,7 @@ class _Publisher(service_grpc.PublisherServiceServicer):
             check_publish(event)
             reply = await server.request_reply(request, event, plog)
         except Refusal as exc:
+            server.refused(context, exc)
             plog.warning("requestReply failed (%s): %s", exc.code, exc.message)
             return server.answer(exc.code, exc.message)
         server.stats.answered["reply"] += 1
@@ -622,8 +725,9 @@ class _Consumer(service_grpc.ConsumerServiceServicer):
             items = subscription_items(event)
             url = event.ext(Key.URL)
             if split_url(url) is None:
-                raise Refusal(BODY_ERR, f"url {url!r} is not an http:// webhook")
+                raise Refusal(BODY_ERR, f"url {url!r} is not an http:// webhook", "eventmesh.grpc-subscription")
         except Refusal as exc:
+            server.refused(context, exc)
             plog.warning("subscribe refused (%s): %s", exc.code, exc.message)
             return server.answer(exc.code, exc.message)
         group, owner = event.ext(Key.CONSUMER_GROUP), _client(context.peer() or "?")
@@ -650,6 +754,7 @@ class _Consumer(service_grpc.ConsumerServiceServicer):
             check_header(event)
             items = subscription_items(event)
         except Refusal as exc:
+            server.refused(context, exc)
             plog.warning("unsubscribe refused (%s): %s", exc.code, exc.message)
             return server.answer(exc.code, exc.message)
         url, group = event.ext(Key.URL), event.ext(Key.CONSUMER_GROUP)
@@ -678,12 +783,14 @@ class _Consumer(service_grpc.ConsumerServiceServicer):
         if first is grpc.aio.EOF:
             return
         owner = _client(context.peer() or "?")
+        server.check_event(first, context)
         try:
             event = read_event(first)
             check_header(event)
             items = subscription_items(event)
             server.admit(owner, None, items)
         except Refusal as exc:
+            server.refused(context, exc)
             plog.warning("subscribeStream refused (%s): %s", exc.code, exc.message)
             server.stats.answered[meshgrpc.STATUS[exc.code].name] += 1
             await context.write(stream_response_event(first, exc.code, exc.message))
@@ -726,15 +833,18 @@ class _Consumer(service_grpc.ConsumerServiceServicer):
                 if proto is grpc.aio.EOF:
                     sub.end("eof")
                     return
+                number, sub.received = sub.received, sub.received + 1
                 sub.last_seen = server._now()
+                server.check_event(proto, context, number)
                 kind = proto.attributes.get(Key.SUB_MESSAGE_TYPE)
                 if kind is not None and kind.ce_string == SUBSCRIPTION_REPLY:
-                    server.take_reply(proto, plog)
+                    server.take_reply(proto, plog, context, number)
                     continue
                 try:
                     more = subscription_items(read_event(proto))
                     server.admit(sub.owner, sub, more)
                 except Refusal as exc:
+                    server.refused(context, exc, number)
                     plog.warning("stream message refused (%s): %s", exc.code, exc.message)
                     server.stats.answered[meshgrpc.STATUS[exc.code].name] += 1
                     sub.control("ack", stream_response_event(proto, exc.code, exc.message))
@@ -758,18 +868,20 @@ class _Heartbeat(service_grpc.HeartbeatServiceServicer):
         try:
             event = read_event(request)
             check_header(event)
+            rule = "eventmesh.grpc-heartbeat"
             client_type = event.extensions.get(Key.CLIENT_TYPE)
             if isinstance(client_type, bool) or client_type not in (CLIENT_TYPE_PUB, CLIENT_TYPE_SUB):
-                raise Refusal(BODY_ERR, "clienttype must be ce_integer 1 (PUB) or 2 (SUB)")
+                raise Refusal(BODY_ERR, "clienttype must be ce_integer 1 (PUB) or 2 (SUB)", rule)
             group_key = Key.PRODUCER_GROUP if client_type == CLIENT_TYPE_PUB else Key.CONSUMER_GROUP
             if not event.ext(group_key):
-                raise Refusal(BODY_ERR, f"{group_key} is empty")
+                raise Refusal(BODY_ERR, f"{group_key} is empty", rule)
             topics = []
-            for number, item in enumerate(_json_array(event, "heartbeat")):
+            for number, item in enumerate(_json_array(event, "heartbeat", rule)):
                 if not isinstance(item, dict) or not isinstance(item.get("topic"), str) or not item["topic"]:
-                    raise Refusal(BODY_ERR, f"heartbeat item {number} has no topic")
+                    raise Refusal(BODY_ERR, f"heartbeat item {number} has no topic", rule)
                 topics.append(item["topic"])
         except Refusal as exc:
+            server.refused(context, exc)
             plog.warning("heartbeat refused (%s): %s", exc.code, exc.message)
             return server.answer(exc.code, exc.message)
         if client_type == CLIENT_TYPE_SUB:

@@ -12,6 +12,9 @@ out.
 Recording: the client's `record` / `record_sent` files get the exact bytes of every answer read / request
 written, the receiver's `record_pushes` / `record_push_replies` those of every push read / answer written:
 each file is one direction of HTTP, a dump `inlong-proto decode -p eventmesh-http` reads.
+
+With `strict` (a core.conformance Report) the client reports each answer of the runtime that breaks a rule of
+specs/eventmesh/conformance.yaml, at its offset in what the runtime sent on the connection.
 """
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ from typing import BinaryIO
 import h11
 
 from inlong_proto.endpoints.common import Link, RawStream, connection_scope, finish_handlers
+from inlong_proto.core.conformance import Report
 from inlong_proto.core.errors import DecodeError
 from inlong_proto.eventmesh import http
 from inlong_proto.eventmesh.http import (ClientConfig, ClientRetCode, HttpRequest, HttpResponse, HttpStreamDecoder,
@@ -47,7 +51,8 @@ class EventMeshHttpError(Exception):
         self.answer = answer
         ret = answer.ret
         self.ret_code = None if ret is None else ret.ret_code
-        what = f"retCode {self.ret_code}: {ret.ret_msg}" if ret is not None else f"HTTP {answer.status}"
+        what = (f"retCode {self.ret_code}: {ret.ret_msg}" if answer.kind == "runtime" and ret is not None
+                else f"HTTP {answer.status} ({answer.kind} answer)")  # a webhook-style reply has no retMsg
         super().__init__(f"{answer.message_type} {what}")
 
 
@@ -99,12 +104,14 @@ def _append(handle: BinaryIO | None, data: bytes) -> None:
 
 class EventMeshHttpClient:
     """Requests to one runtime, one at a time on a keep-alive connection (opened again when the runtime
-    closes it). timeout: seconds to connect and to wait for each answer."""
+    closes it). timeout: seconds to connect and to wait for each answer. strict: the conformance report of
+    the rules the runtime's answers break (module doc)."""
 
     def __init__(self, host: str, port: int, *, config: ClientConfig | None = None,
                  record: str | os.PathLike | None = None, record_sent: str | os.PathLike | None = None,
-                 timeout: float = 10.0, report: HttpClientReport | None = None, seed: int | None = None):
-        self.host, self.port, self.timeout = host, port, timeout
+                 timeout: float = 10.0, report: HttpClientReport | None = None, seed: int | None = None,
+                 strict: Report | None = None):
+        self.host, self.port, self.timeout, self.strict = host, port, timeout, strict
         self.config = config if config is not None else ClientConfig(pid=str(os.getpid()), host=f"{host}:{port}")
         self.report = report if report is not None else HttpClientReport()
         self._rng = random.Random(seed)
@@ -148,12 +155,22 @@ class EventMeshHttpClient:
                 raise ConnectionError(f"{name} to {self.host}:{self.port}: {str(exc) or type(exc).__name__}") from None
         if wants_close(answer):
             self._disconnect()
+        self._check(answer)
         ret = answer.ret
         self.report.answered[RetCode(ret.ret_code).name if answer.kind == "runtime" and ret is not None
                              and ret.ret_code in RetCode._value2member_map_ else f"HTTP {answer.status}"] += 1
         if answer.kind != "runtime" or ret is None or ret.ret_code != RetCode.SUCCESS:
             raise EventMeshHttpError(answer)
         return answer
+
+    def _check(self, answer: HttpResponse) -> None:
+        """Report a 200 answer that is not the runtime's text/plain JSON with a code header."""
+        if self.strict is None or answer.status != 200:
+            return
+        content_type = next((v for n, v in answer.headers if n.lower() == "content-type"), "")
+        if answer.kind != "runtime" or answer.ret is None or not content_type.lower().startswith("text/plain"):
+            self.strict("eventmesh.http-answer", peer=f"{self.host}:{self.port}", offset=answer.offset,
+                        length=answer.length, got=f"{answer.kind} answer, Content-Type {content_type!r}")
 
     async def _read(self) -> HttpResponse:
         while True:

@@ -40,6 +40,9 @@ max_pending bytes unread is dropped; pushes waiting for their webhook are capped
 rest are dropped and counted); one client (an IP address) holds at most max_subscriptions (topic, url)
 subscriptions (more get retCode 19); log lines about a peer or a webhook are rate-limited, per peer and
 over the whole process (endpoints.LogBudget).
+
+strict (a core.conformance Report): each rule of specs/eventmesh/conformance.yaml a client breaks is
+reported with the offset of the request in what that client sent on its connection; answers stay the same.
 """
 from __future__ import annotations
 
@@ -58,6 +61,7 @@ import h11
 
 from inlong_proto.endpoints.common import (DEFAULT_LOG_RATE, Link, LinkStats, ListeningServer, LogBudget, PeerLog,
                                            RawStream, connection_scope, host_port)
+from inlong_proto.core.conformance import Report
 from inlong_proto.core.errors import DecodeError
 from inlong_proto.eventmesh import http
 from inlong_proto.eventmesh.http import (BODIES, CODES, HEADER_KEYS, MAX_HEAD, PUSH, RET_CODES, TRANSPORT,
@@ -87,6 +91,7 @@ DEFAULT_WEBHOOK_ORIGIN = "inlong-proto-eventmesh"
 REQUEST_ORIGIN, ALLOWED_ORIGIN = "WebHook-Request-Origin", "WebHook-Allowed-Origin"
 ALLOWED_RATE = "WebHook-Allowed-Rate"
 MAX_HANDSHAKE_HEAD = 16384  # a longer answer head to the OPTIONS request is a refusal
+FORM_TYPE = TRANSPORT["form"]["content-type"]  # what a POST body is sent as
 
 
 class Refused(Exception):
@@ -118,6 +123,11 @@ class RequestReader:
             conn.receive_data(data)
         self._size = 0
         return conn
+
+    @property
+    def pending(self) -> int:
+        """Bytes received that no complete request has taken yet."""
+        return len(self._raw)
 
     def feed(self, data: bytes) -> list[bytes]:
         """data b"": the peer closed its side."""
@@ -275,11 +285,12 @@ class HttpServerStats:
 
 
 class Answer(Exception):
-    """A processor's early answer: retCode and detail (raised to leave the processor at once)."""
+    """A processor's early answer: retCode and detail (raised to leave the processor at once), and the rule
+    of specs/eventmesh/conformance.yaml the request broke, when one says so."""
 
-    def __init__(self, code: RetCode, detail: str = ""):
+    def __init__(self, code: RetCode, detail: str = "", rule: str | None = None):
         super().__init__(detail)
-        self.code, self.detail = code, detail
+        self.code, self.detail, self.rule = code, detail, rule
 
 
 class WebhookPusher:
@@ -517,7 +528,8 @@ class EventMeshHttpServer(ListeningServer):
     record_pushes / record_push_replies: the same for pushes written to webhooks / their answers. Each file
     is one direction of HTTP, so `inlong-proto decode -p eventmesh-http FILE` reads it. webhook_allow:
     "host:port" targets pushed to without the handshake (module doc). log_budget: the LogBudget every log
-    line about a peer or webhook also draws on (the process's unless given).
+    line about a peer or webhook also draws on (the process's unless given). strict: the conformance report
+    of the rules a client breaks (module doc).
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, record: str | os.PathLike | None = None,
@@ -530,9 +542,10 @@ class EventMeshHttpServer(ListeningServer):
                  retry_delay: float = 1.0, reply_timeout: float = 10.0, log_rate: float | None = DEFAULT_LOG_RATE,
                  seed: int | None = None, webhook_allow: Iterable = (), webhook_origin: str = DEFAULT_WEBHOOK_ORIGIN,
                  verdict_ttl: float = DEFAULT_VERDICT_TTL, max_subscriptions: int = DEFAULT_MAX_SUBSCRIPTIONS,
-                 log_budget: LogBudget | None = None):
+                 log_budget: LogBudget | None = None, strict: Report | None = None):
         if idle_timeout is not None and idle_timeout <= 0:
             raise ValueError(f"idle_timeout must be positive or None, not {idle_timeout!r}")
+        self.strict = strict
         self.paths = {"received": record, "sent": record_sent, "pushes": record_pushes,
                       "push_replies": record_push_replies}
         self._init_listening(host, port, self.paths, log)
@@ -600,43 +613,60 @@ class EventMeshHttpServer(ListeningServer):
 
     async def _converse(self, reader: asyncio.StreamReader, link: Link) -> None:
         requests = RequestReader(self.max_request_size)
+        received = 0  # bytes the client sent so far
         while not link.closing:
             data = await reader.read(READ_SIZE)  # under the link's deadline
+            received += len(data)
             try:
                 chunks = requests.feed(data)
             except Refused as exc:
+                self._report(link, "eventmesh.http-message", received - requests.pending, f"HTTP {exc.status}: {exc}")
                 self.stats.closed_for_bad_input += 1
                 link.log.always(logging.WARNING, "answering %d and closing: %s", exc.status, exc)
                 self._write(link, http.error_status(exc.status), f"HTTP {exc.status}")
                 return
+            offset = received - requests.pending - sum(map(len, chunks))  # where the first of them starts
             for raw in chunks:
                 link.progress()
-                if not await self._on_request(link, raw):
+                if not await self._on_request(link, raw, offset):
                     return
+                offset += len(raw)
             if not data or requests.closed:
                 return
             await link.drain()
 
-    async def _on_request(self, link: Link, raw: bytes) -> bool:
-        """Answer one complete request; False closes the connection."""
+    def _report(self, link: Link, rule: str, offset: int, got: str, length: int | None = None) -> None:
+        if self.strict is not None:
+            self.strict(rule, peer=link.name, offset=offset, got=got, length=length)
+
+    async def _on_request(self, link: Link, raw: bytes, offset: int) -> bool:
+        """Answer one complete request (at offset in what the client sent); False closes the connection."""
         self._record("received", raw)
         try:
             request = read_request(raw)
         except DecodeError as exc:  # a form field the runtime's decoder (or body builder) throws on
+            self._report(link, "eventmesh.http-form", offset, str(exc), len(raw))
             self.stats.received[RequestCode.UNKNOWN.name] += 1
             return self._refuse(link, 500, f"the request does not decode: {exc}")
         self.stats.received[request.message_type] += 1
         link.log.debug("%s %s", request.method, request.message_type)
         if request.method not in TRANSPORT["methods"]["allowed"]:
+            self._report(link, "eventmesh.http-method", offset, f"method {request.method}", len(raw))
             return self._refuse(link, TRANSPORT["methods"]["refused-status"], f"method {request.method}")
         version = (request.protocol_headers.get("version") or "").strip() or TRANSPORT["version"]["default"]
         if version not in TRANSPORT["version"]["allowed"]:
+            self._report(link, "eventmesh.http-version", offset, f"version {version!r}", len(raw))
             return self._refuse(link, TRANSPORT["version"]["refused-status"], f"version {version!r}")
         entry = CODES.get(int(request.code)) if request.code is not None else None
         if request.kind != "request" or entry is None or not entry["served"] or request.code_text != str(entry["code"]):
+            self._report(link, "eventmesh.http-request-code", offset, f"code {request.code_text!r} "
+                         f"({request.message_type})", len(raw))
             code = RetCode.EVENTMESH_REQUESTCODE_INVALID
             self._answer(link, (request.code_text or "").strip() or "0", code, _ret_msg(code), status=400)
             return not wants_close(request)
+        content_type = next((v for n, v in request.headers if n.lower() == "content-type"), None)
+        if request.method == "POST" and (content_type or "").split(";")[0].strip().lower() != FORM_TYPE:
+            self._report(link, "eventmesh.http-content-type", offset, f"Content-Type {content_type!r}", len(raw))
         try:
             self._check(request, entry)
             processor = self._processors.get(request.code)
@@ -645,6 +675,8 @@ class EventMeshHttpServer(ListeningServer):
                              f": {request.code.name} is not implemented by this reference server")
             code, ret_msg, instance = await processor(link, request)
         except Answer as answer:
+            if answer.rule is not None:
+                self._report(link, answer.rule, offset, f"retCode {int(answer.code)}{answer.detail}", len(raw))
             code, ret_msg, instance = answer.code, _ret_msg(answer.code, answer.detail), None
         self._answer(link, request.code, code, ret_msg, instance=instance)
         return not wants_close(request)
@@ -655,7 +687,8 @@ class EventMeshHttpServer(ListeningServer):
             for key, spec in HEADER_KEYS.items():
                 value = request.protocol_headers.get(key) or ""
                 if spec.get("checked") and not value.strip() or spec.get("numeric") and not value.isdecimal():
-                    raise Answer(RetCode.EVENTMESH_PROTOCOL_HEADER_ERR, f", {key} is {value!r}")
+                    raise Answer(RetCode.EVENTMESH_PROTOCOL_HEADER_ERR, f", {key} is {value!r}",
+                                 "eventmesh.http-header-checks")
         body = BODIES[entry["body"]]
         required = body.get("required-by-protocol", {}).get(request.protocol_headers.get("protocoltype"))
         for spec in body["fields"]:
@@ -663,7 +696,8 @@ class EventMeshHttpServer(ListeningServer):
             if spec.get("required") and (required is None or key in required):
                 value = request.fields.get(key)
                 if value is None or isinstance(value, str) and not value.strip() or value == []:
-                    raise Answer(RetCode(body["missing-ret-code"]), f", {key} is blank")
+                    raise Answer(RetCode(body["missing-ret-code"]), f", {key} is blank",
+                                 "eventmesh.http-required-fields")
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -754,11 +788,12 @@ class EventMeshHttpServer(ListeningServer):
             topic, text, data = fields.get("topic"), content, content
             bizseqno, uniqueid, extensions = fields.get("bizseqno"), fields.get("uniqueid"), {}
         if not topic or not bizseqno or not uniqueid:
-            raise Answer(RetCode.EVENTMESH_PROTOCOL_BODY_ERR, ", topic, bizseqno or uniqueid is blank")
+            raise Answer(RetCode.EVENTMESH_PROTOCOL_BODY_ERR, ", topic, bizseqno or uniqueid is blank",
+                         "eventmesh.http-required-fields")
         if len(data or "") > self.max_event_size:
             code = (RetCode.EVENTMESH_PROTOCOL_BODY_SIZE_ERR if request.code == RequestCode.MSG_SEND_ASYNC
                     else RetCode.EVENTMESH_PROTOCOL_BODY_ERR)
-            raise Answer(code, f": {self.max_event_size}")
+            raise Answer(code, f": {self.max_event_size}", "eventmesh.http-event-size")
         # the event's extensions, pushed as extFields: the protocol headers (ip as the runtime sees it), the
         # message's ids and group, its ttl and tag, and its own extFields
         ext = {"code": request.code_text, **{k: v for k, v in headers.items() if k in HEADER_KEYS and k != "code"}}

@@ -36,6 +36,9 @@ second that never completes a frame does not keep a connection open (a client's 
 in the Java SDK, do). A client that leaves over max_pending bytes unread is dropped, and log lines about
 a client are rate-limited per connection (log_rate).
 
+strict (a core.conformance Report): each rule of specs/eventmesh/conformance.yaml a client breaks is
+reported with the offset of the frame in what that client sent; the answers stay the same.
+
 The ack of a stored message carries no body here (the runtime's is an opaque bean serialization).
 """
 from __future__ import annotations
@@ -48,11 +51,13 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from inlong_proto.core.conformance import Report
 from inlong_proto.core.errors import DecodeError, EncodeError
 from inlong_proto.endpoints.common import (DEFAULT_LOG_RATE, Link, LinkStats, ListeningServer, RawStream,
                                            connection_scope)
 from inlong_proto.core.frames import Frame, StreamDecoder, encode
 from inlong_proto.eventmesh import tcp
+from inlong_proto.eventmesh.strict import frame_rule
 from inlong_proto.eventmesh.tcp import (COMMANDS, CloudEvent, Command, EventMeshMessage, RedirectInfo,
                                         SubscriptionItem, SubscriptionMode, SubscriptionType, TcpMessage, UserAgent)
 
@@ -135,6 +140,8 @@ class Session:
     listen_answered: bool = False
     unacked: dict[str, Command] = field(default_factory=dict)  # push seq -> push command
     closing: bool = False
+    received: int = 0  # bytes received so far
+    frame: Frame | None = None  # the frame being answered (a strict finding's offset and length)
 
     @property
     def writer(self) -> asyncio.StreamWriter:
@@ -193,16 +200,18 @@ class EventMeshServer(ListeningServer):
     them) after which a connection is closed (None: never). max_pending: bytes a client may leave unread
     before it is dropped (None: no limit). log_rate: log lines per second per connection (None: no limit).
     recommend: the "ip:port" a RECOMMEND_REQUEST is answered with (default: this server's own).
+    strict: the conformance report of the rules a client breaks (module doc).
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, record: str | os.PathLike | None = None,
                  record_sent: str | os.PathLike | None = None, idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
                  max_event_size: int = MAX_EVENT_SIZE, max_pending: int | None = 4 * 1024 * 1024,
                  max_frame_size: int | None = None, goodbye_on_stop: bool = True, recommend: str | None = None,
-                 log_rate: float | None = DEFAULT_LOG_RATE):
+                 log_rate: float | None = DEFAULT_LOG_RATE, strict: Report | None = None):
         if idle_timeout is not None and idle_timeout <= 0:
             raise ValueError(f"idle_timeout must be positive or None, not {idle_timeout!r}")
         self._init_listening(host, port, {"received": record, "sent": record_sent}, log)
+        self.strict = strict
         self.record, self.record_sent = record, record_sent
         self.idle_timeout, self.max_event_size, self.max_pending = idle_timeout, max_event_size, max_pending
         self.log_rate = log_rate
@@ -293,6 +302,9 @@ class EventMeshServer(ListeningServer):
                 await self._converse(reader, session)
         finally:
             self._sessions.pop(session, None)
+            if self.strict is not None and link.expired:
+                self.strict("eventmesh.tcp-heartbeat", peer=session.peer, offset=session.received,
+                            got=f"no whole frame within {self.idle_timeout:g} s")
             if session.unacked:
                 log.info("%s: %d push(es) never acknowledged", session.peer, len(session.unacked))
 
@@ -302,15 +314,20 @@ class EventMeshServer(ListeningServer):
         raw = RawStream()
         while not link.closing:
             data = await reader.read(READ_SIZE)  # under the link's deadline
+            session.received += len(data)
             raw.add(data)
             try:
                 for frame in decoder.feed(data) if data else decoder.close():
                     link.progress()
+                    session.frame = frame
                     if not self._on_frame(session, frame, raw.take(frame)):
                         return
                 if data:
                     decoder.feed(b"")  # raises an error found after the frames just handled
             except DecodeError as exc:
+                if self.strict is not None:  # the bad frame starts where the last good one ended
+                    start = 0 if session.frame is None else session.frame.offset + session.frame.length
+                    self.strict(frame_rule(exc), peer=session.peer, offset=start, got=str(exc))
                 self.stats.closed_for_bad_input += 1
                 link.log.always(logging.WARNING, "closing the connection on a frame that does not decode: %s", exc)
                 return
@@ -328,14 +345,23 @@ class EventMeshServer(ListeningServer):
             handle.write(chunk)
             handle.flush()
         session.link.log.debug("%s seq=%s", command.name, seq)
+        if seq is None and COMMANDS[command].error_reply is not None:
+            self._report(session, "eventmesh.tcp-seq", f"{command.name} without a seq")
         if session.user_agent is None and command not in WITHOUT_SESSION:
+            self._report(session, "eventmesh.tcp-hello-first", f"{command.name} before a successful HELLO_REQUEST")
             self._reply(session, COMMANDS[command].error_reply, seq, code=1, desc=NO_SESSION)
             return True
         handler = self._dispatch.get(command)
         if handler is None:  # no processor registered: the runtime's NPE, with the command echoed
+            self._report(session, "eventmesh.tcp-served-command", f"{command.name}, which no processor serves")
             self._reply(session, command, seq, code=1, desc=NO_PROCESSOR)
             return True
         return handler(session, message)
+
+    def _report(self, session: Session, rule: str, got: str) -> None:
+        """A strict finding about the frame being answered."""
+        if self.strict is not None:
+            self.strict(rule, peer=session.peer, offset=session.frame.offset, length=session.frame.length, got=got)
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -371,6 +397,7 @@ class EventMeshServer(ListeningServer):
     def _hello(self, session: Session, message: TcpMessage) -> bool:
         problem = hello_problem(message.body)
         if problem is not None:
+            self._report(session, "eventmesh.tcp-user-agent", problem)
             self._reply(session, Command.HELLO_RESPONSE, message.header.seq, code=1, desc=problem)
             return False  # the runtime closes the session after a failed hello
         if session.user_agent is None:
@@ -401,6 +428,7 @@ class EventMeshServer(ListeningServer):
                or item.type in (None, SubscriptionType.UNRECOGNIZED)]
         if not items or bad:
             what = "no topic" if not items else f"an unusable item {bad[0].to_json()}"
+            self._report(session, "eventmesh.tcp-subscription", f"a subscription with {what}")
             self._reply(session, Command.SUBSCRIBE_RESPONSE, message.header.seq, code=1,
                         desc=f"java.lang.Exception: the subscription has {what}")
             return True
@@ -437,8 +465,9 @@ class EventMeshServer(ListeningServer):
 
     def _publish(self, session: Session, message: TcpMessage) -> bool:
         ack = PUBLISH_ACKS[message.command]
-        published, problem = self._accept(message)
+        published, problem, rule = self._accept(message)
         if problem is not None:
+            self._report(session, rule, problem)
             self._reply(session, ack, message.header.seq, code=1, desc=problem)
             return True
         self.stats.published += 1
@@ -446,30 +475,32 @@ class EventMeshServer(ListeningServer):
         self._deliver(session, published)
         return True
 
-    def _accept(self, message: TcpMessage) -> tuple[Published | None, str | None]:
-        """What the runtime's resolvers make of a message: (Published, None) or (None, why not)."""
+    def _accept(self, message: TcpMessage) -> tuple[Published | None, str | None, str | None]:
+        """What the runtime's resolvers make of a message: (Published, None, None) or (None, why not, the
+        rule of specs/eventmesh/conformance.yaml that says so)."""
         properties = message.header.properties or {}
         missing = [key for key in tcp.PROTOCOL_KEYS if properties.get(key) is None]
         if missing:
-            return None, f"java.lang.NullPointerException: header property {missing[0]} is missing"
+            return (None, f"java.lang.NullPointerException: header property {missing[0]} is missing",
+                    "eventmesh.tcp-protocol-properties")
         protocol_type = message.protocol_type
         body = message.body
         if protocol_type == "eventmeshmessage" and isinstance(body, EventMeshMessage):
             names = [*properties, *(body.properties or {})]
             bad = [name for name in names if not _EXTENSION_NAME.fullmatch(name)]
             if bad:
-                return None, f"java.lang.IllegalArgumentException: Abnormal propKey: {bad[0]}"
+                return None, f"java.lang.IllegalArgumentException: Abnormal propKey: {bad[0]}", "eventmesh.tcp-message"
             topic, data = body.topic, body.body or ""
         elif protocol_type == "cloudevents" and isinstance(body, CloudEvent):
             topic = body.subject
             data = body.data if isinstance(body.data, str) else ("" if body.data is None else tcp.dumps(body.data))
         else:
-            return None, "event is null"
+            return None, "event is null", "eventmesh.tcp-message"
         if not topic:
-            return None, "java.lang.NullPointerException: the event has no topic"
+            return None, "java.lang.NullPointerException: the event has no topic", "eventmesh.tcp-message"
         if len(data) > self.max_event_size:
-            return None, f"event size exceeds the limit: {self.max_event_size}"
-        return Published(topic, message, protocol_type), None
+            return None, f"event size exceeds the limit: {self.max_event_size}", "eventmesh.tcp-event-size"
+        return Published(topic, message, protocol_type), None, None
 
     # -- pushes ----------------------------------------------------------------------------------
 
@@ -509,6 +540,7 @@ class EventMeshServer(ListeningServer):
         seq = message.header.seq
         pushed = session.unacked.pop(seq, None) if seq is not None else None
         if pushed is None:
+            self._report(session, "eventmesh.tcp-ack-seq", f"{message.command.name} seq={seq}, which no push awaits")
             self.stats.unmatched_acks += 1
             session.link.log.warning("%s seq=%s matches no push awaiting an ack", message.command.name, seq)
         else:
