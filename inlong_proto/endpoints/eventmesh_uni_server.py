@@ -9,8 +9,8 @@ timeout), and the lite routes on an in-memory lite-capable storage (create, publ
 body is one EventMeshFrame, poll-bytes, base64 frames). The agent and session control plane answers 503, as
 the runtime does without a registrar or matchmaker (/session/recommend: 200, no advertised instance URL); the
 legacy /eventmesh/* bridge is not configured, so those paths get the JDK server's 404, as does an unknown path.
-A malformed max, timeoutMs or queueCount where the runtime parses it outside its try closes the connection
-unanswered, as the JDK server does when a handler throws.
+A max or timeoutMs that is not a number, where the runtime parses it outside its try (poll, request), gets the
+JDK server's own answer to a handler's NumberFormatException: 400 text/html, then the connection closes.
 
 Every accepted event is kept as EventMeshFrame bytes in one topic log, in arrival order (`log`: topic and
 frame; a lite topic is logged as "<topic>/<lite>"), which `dump_frames` writes as concatenated frames (a dump
@@ -40,8 +40,10 @@ MAX_WAIT_MS = 60_000  # the longest a poll or a request is held here, whatever t
 JSON_TYPE, CLOUDEVENT_TYPE = b"application/json", b"application/cloudevents+json"
 
 
-class _Unanswered(Exception):
-    """A handler threw where the runtime does not catch: the JDK server closes the connection unanswered."""
+class _Rejected(Exception):
+    """A handler threw NumberFormatException where the runtime does not catch it: the JDK server's reject()."""
+
+    ANSWER = b"<h1>400 Bad Request</h1>NumberFormatException thrown"
 
 
 def _json(status: int, value) -> tuple[int, bytes, bytes]:
@@ -64,7 +66,7 @@ def _number(request, name: str) -> int:
     try:
         return int(query.get(name, default))
     except ValueError:
-        raise _Unanswered(f"{name} {query.get(name)!r} is not a number") from None
+        raise _Rejected(f"{name} {query.get(name)!r} is not a number") from None
 
 
 def event_json(frame_bytes: bytes) -> dict:
@@ -175,8 +177,12 @@ class UniServer:
                         return
                     try:
                         answer = await self._dispatch(request)
-                    except _Unanswered as exc:
-                        log.info("%s %s: %s; closing unanswered", request.method, request.target, exc)
+                    except _Rejected as exc:
+                        log.info("%s %s: %s", request.method, request.target, exc)
+                        self.stats["refused"] += 1
+                        writer.write(b"HTTP/1.1 400 Bad Request\r\nContent-Length: %d\r\nContent-Type: text/html"
+                                     b"\r\n\r\n" % len(_Rejected.ANSWER) + _Rejected.ANSWER)
+                        await writer.drain()
                         return
                     await self._answer(writer, *answer, close=wants_close(request))
                     if wants_close(request):
@@ -327,7 +333,7 @@ class UniServer:
             int(query.get("queueCount", "4"))
         except ValueError:
             return _error(500, "create lite topic failed: invalid queueCount")
-        self.lite[queue]  # declared: empty until a publish
+        self.lite.setdefault(queue, deque())
         return _status(200, "created")
 
     def _lite_publish(self, request, query, body):

@@ -171,3 +171,21 @@ def test_batch_request_reply_and_lite_bytes_answer_as_the_route_table_says():
             await server.stop()
 
     asyncio.run(main())
+
+
+def test_a_malformed_max_gets_the_jdk_servers_reject_and_the_connection_closes():
+    async def main():
+        server = UniServer()
+        await server.start()
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+            writer.write(request("GET", "/events/poll?clientId=c&max=lots") + request("GET", "/events/poll?clientId=c"))
+            answer = await asyncio.wait_for(reader.read(), 5)  # to EOF: the second request is never answered
+            writer.close()
+            return answer
+        finally:
+            await server.stop()
+
+    answer = asyncio.run(main())
+    [only] = http.iter_messages(answer, "response", "FAILFAST")
+    assert only.status == 400 and only.body == b"<h1>400 Bad Request</h1>NumberFormatException thrown"
