@@ -24,6 +24,7 @@ import dataclasses
 import itertools
 import json
 import logging
+import re
 import time
 from collections import defaultdict, deque
 
@@ -58,13 +59,20 @@ def _status(status: int, text: str):
     return _json(status, {"status": text})
 
 
+def _java_int(text: str) -> int:
+    """Integer.parseInt / Long.parseLong: an optional sign and ASCII digits, nothing else (ValueError)."""
+    if not re.fullmatch(r"[+-]?[0-9]+", text):
+        raise ValueError(f"{text!r} is not a number")
+    return int(text)
+
+
 def _number(request, name: str) -> int:
     """A query parameter as the runtime's intParam/longParam read it (outside its try), the route's default
     when absent."""
     query = request.fields.get("query", {})
     default = next(p["default"] for p in ROUTES[request.route]["query"] if p["name"] == name)
     try:
-        return int(query.get(name, default))
+        return _java_int(query.get(name, default))
     except ValueError:
         raise _Rejected(f"{name} {query.get(name)!r} is not a number") from None
 
@@ -330,7 +338,7 @@ class UniServer:
         if queue is None:
             return _error(400, "missing query param 'topic' and/or 'lite'")
         try:
-            int(query.get("queueCount", "4"))
+            _java_int(query.get("queueCount", "4"))
         except ValueError:
             return _error(500, "create lite topic failed: invalid queueCount")
         self.lite.setdefault(queue, deque())
@@ -369,7 +377,7 @@ class UniServer:
         if queue is None:
             return _error(400, "missing query param 'topic' and/or 'lite'")
         try:
-            most, wait_ms = int(query.get("max", "100")), int(query.get("timeoutMs", "1000"))
+            most, wait_ms = _java_int(query.get("max", "100")), _java_int(query.get("timeoutMs", "1000"))
         except ValueError:
             return _error(400, "invalid max/timeoutMs parameter")
         frames = self.lite[queue]
