@@ -13,7 +13,8 @@ import sys
 
 import click
 
-from inlong_proto.endpoints.common import HOST, LOG_LEVEL, LOG_RATE, StdinLines, idle_timeout_option, setup_logging
+from inlong_proto.endpoints.common import (HOST, LOG_LEVEL, LOG_RATE, StdinLines, idle_timeout_option, setup_logging,
+                                          strict_option, strict_report)
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +36,8 @@ def dataproxy():
 @idle_timeout_option(180.0)
 @LOG_RATE
 @LOG_LEVEL
-def serve(host, port, record, dp_ip, max_frame_size, idle_timeout, log_rate, log_level):
+@strict_option("dataproxy")
+def serve(host, port, record, dp_ip, max_frame_size, idle_timeout, log_rate, log_level, strict):
     """Acknowledge DataProxy SDK messages the way the real server does.
 
     A client that sends no whole frame for --idle-timeout seconds is disconnected (real SDKs send
@@ -44,11 +46,12 @@ def serve(host, port, record, dp_ip, max_frame_size, idle_timeout, log_rate, log
     from inlong_proto.endpoints.dataproxy_server import serve as run_server
 
     setup_logging(log_level)
-    try:
-        asyncio.run(run_server(host, port, record=record, dp_ip=dp_ip, max_frame_size=max_frame_size,
-                               idle_timeout=idle_timeout, log_rate=log_rate))
-    except KeyboardInterrupt:
-        log.info("interrupted, exiting")
+    with strict_report("dataproxy", strict) as report:
+        try:
+            asyncio.run(run_server(host, port, record=record, dp_ip=dp_ip, max_frame_size=max_frame_size,
+                                   idle_timeout=idle_timeout, log_rate=log_rate, strict=report))
+        except KeyboardInterrupt:
+            log.info("interrupted, exiting")
 
 
 @dataproxy.command()
@@ -69,16 +72,29 @@ def serve(host, port, record, dp_ip, max_frame_size, idle_timeout, log_rate, log
 @click.option("--record", type=click.Path(dir_okay=False), default=None,
               help="Append every response frame's raw bytes to this file (a response dump).")
 @LOG_LEVEL
-def send(host, port, mix, count, batch_size, compress, no_ack, group_id, stream_id, timeout, record, log_level):
+@strict_option("dataproxy")
+def send(host, port, mix, count, batch_size, compress, no_ack, group_id, stream_id, timeout, record, log_level,
+         strict):
     """Send records (empty stdin lines are skipped) and print a one-line JSON report."""
+    setup_logging(log_level)
+    with strict_report("dataproxy", strict) as report:
+        ok = _send(host, port, mix, count, batch_size, compress, no_ack, group_id, stream_id, timeout, record,
+                   report)
+    if not ok:
+        sys.exit(1)
+
+
+def _send(host, port, mix, count, batch_size, compress, no_ack, group_id, stream_id, timeout, record,
+          strict) -> bool:
+    """Run the sender, print its report line; whether the run was ok."""
     from inlong_proto.endpoints.dataproxy_sender import DataProxySender
 
-    setup_logging(log_level)
     try:
         sender = DataProxySender(host, port, mix=mix, group_id=group_id, stream_id=stream_id, compress=compress,
-                                 record=record, timeout=timeout, is_ack=False if no_ack else None)
+                                 record=record, timeout=timeout, is_ack=False if no_ack else None, strict=strict)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--mix") from None
+
     async def main():
         if count is not None:
             records = (f"record-{i}".encode() for i in range(count))
@@ -96,5 +112,4 @@ def send(host, port, mix, count, batch_size, compress, no_ack, group_id, stream_
     if interrupted:
         report["interrupted"] = True
     click.echo(json.dumps(report, sort_keys=False))
-    if not sender.report.ok:
-        sys.exit(1)
+    return sender.report.ok

@@ -14,7 +14,7 @@ import sys
 import click
 
 from inlong_proto.endpoints.common import (HOST, LOG_LEVEL, LOG_RATE, StdinLines, host_port, idle_timeout_option,
-                                           setup_logging)
+                                           setup_logging, strict_option, strict_report)
 from inlong_proto.cli.output import terminal_json
 from inlong_proto.tubemq import strings
 
@@ -75,8 +75,9 @@ def tubemq():
 @MAX_FRAME_SIZE
 @LOG_RATE
 @LOG_LEVEL
+@strict_option("tubemq")
 def master(host, port, broker, broker_id, topics, partitions, max_message_size, standby, max_clients_per_connection,
-           record, record_sent, idle_timeout, max_frame_size, log_rate, log_level):
+           record, record_sent, idle_timeout, max_frame_size, log_rate, log_level, strict):
     """Register producers and consumers, tell them the broker, and share partitions among a group.
 
     Clients not heard from for 30 s are forgotten, and so are a connection's clients when it closes; at most
@@ -86,11 +87,12 @@ def master(host, port, broker, broker_id, topics, partitions, max_message_size, 
     from inlong_proto.endpoints.tubemq_master import TubeMQMaster
 
     setup_logging(log_level)
-    _run_server(TubeMQMaster(host, port, broker=strings.BrokerInfo(broker_id, *broker), topics=topics,
-                             partitions=partitions, max_message_size=max_message_size, standby=standby,
-                             max_clients_per_connection=max_clients_per_connection,
-                             record=record, record_sent=record_sent, idle_timeout=idle_timeout,
-                             max_frame_size=max_frame_size, log_rate=log_rate))
+    with strict_report("tubemq", strict) as report:
+        _run_server(TubeMQMaster(host, port, broker=strings.BrokerInfo(broker_id, *broker), topics=topics,
+                                 partitions=partitions, max_message_size=max_message_size, standby=standby,
+                                 max_clients_per_connection=max_clients_per_connection,
+                                 record=record, record_sent=record_sent, idle_timeout=idle_timeout,
+                                 max_frame_size=max_frame_size, log_rate=log_rate, strict=report))
 
 
 @tubemq.command()
@@ -115,8 +117,9 @@ def master(host, port, broker, broker_id, topics, partitions, max_message_size, 
 @MAX_FRAME_SIZE
 @LOG_RATE
 @LOG_LEVEL
+@strict_option("tubemq")
 def broker(host, port, broker_id, topics, partitions, max_message_size, max_messages, max_bytes, max_registrations,
-           record, record_sent, idle_timeout, max_frame_size, log_rate, log_level):
+           record, record_sent, idle_timeout, max_frame_size, log_rate, log_level, strict):
     """Store produced messages in memory, per topic and partition, and serve them to consumers.
 
     A connection without a whole frame for --idle-timeout seconds is closed; one that leaves over 1 MiB
@@ -125,11 +128,12 @@ def broker(host, port, broker_id, topics, partitions, max_message_size, max_mess
     from inlong_proto.endpoints.tubemq_broker import TubeMQBroker
 
     setup_logging(log_level)
-    _run_server(TubeMQBroker(host, port, broker_id=broker_id, topics=topics, partitions=partitions,
-                             max_message_size=max_message_size, max_messages=max_messages, max_bytes=max_bytes,
-                             max_registrations=max_registrations, record=record,
-                             record_sent=record_sent, idle_timeout=idle_timeout, max_frame_size=max_frame_size,
-                             log_rate=log_rate))
+    with strict_report("tubemq", strict) as report:
+        _run_server(TubeMQBroker(host, port, broker_id=broker_id, topics=topics, partitions=partitions,
+                                 max_message_size=max_message_size, max_messages=max_messages, max_bytes=max_bytes,
+                                 max_registrations=max_registrations, record=record,
+                                 record_sent=record_sent, idle_timeout=idle_timeout, max_frame_size=max_frame_size,
+                                 log_rate=log_rate, strict=report))
 
 
 @tubemq.command()
@@ -143,14 +147,23 @@ def broker(host, port, broker_id, topics, partitions, max_message_size, max_mess
 @RECORD
 @RECORD_SENT
 @LOG_LEVEL
-def produce(master, topic, count, attribute, timeout, record, record_sent, log_level):
+@strict_option("tubemq")
+def produce(master, topic, count, attribute, timeout, record, record_sent, log_level, strict):
     """Send messages through the master's broker (empty stdin lines are skipped); print a JSON report."""
+    setup_logging(log_level)
+    with strict_report("tubemq", strict) as report:
+        ok = _produce(master, topic, count, attribute, timeout, record, record_sent, report)
+    if not ok:
+        sys.exit(1)
+
+
+def _produce(master, topic, count, attribute, timeout, record, record_sent, strict) -> bool:
+    """Run the producer, print its report line; whether the run was ok."""
     from inlong_proto.endpoints.tubemq_client import TubeMQProducer
 
-    setup_logging(log_level)
     host, port = master
     producer = TubeMQProducer(host, port, topic, attribute=attribute, timeout=timeout, record=record,
-                              record_sent=record_sent)
+                              record_sent=record_sent, strict=strict)
 
     async def main():
         if count is not None:
@@ -169,8 +182,7 @@ def produce(master, topic, count, attribute, timeout, record, record_sent, log_l
     if interrupted:
         report["interrupted"] = True
     click.echo(terminal_json(report))
-    if not producer.report.ok:
-        sys.exit(1)
+    return producer.report.ok
 
 
 @tubemq.command()
@@ -185,14 +197,23 @@ def produce(master, topic, count, attribute, timeout, record, record_sent, log_l
 @RECORD
 @RECORD_SENT
 @LOG_LEVEL
-def consume(master, topic, group, count, timeout, from_max, record, record_sent, log_level):
+@strict_option("tubemq")
+def consume(master, topic, group, count, timeout, from_max, record, record_sent, log_level, strict):
     """Fetch messages of a topic as a group member; one JSON line per message, a JSON summary last."""
+    setup_logging(log_level)
+    with strict_report("tubemq", strict) as report:
+        ok = _consume(master, topic, group, count, timeout, from_max, record, record_sent, report)
+    if not ok:
+        sys.exit(1)
+
+
+def _consume(master, topic, group, count, timeout, from_max, record, record_sent, strict) -> bool:
+    """Run the consumer, print its messages and summary; whether the run was ok."""
     from inlong_proto.endpoints.tubemq_client import TubeMQConsumer
 
-    setup_logging(log_level)
     host, port = master
     consumer = TubeMQConsumer(host, port, topic, group, count=count, timeout=timeout, from_max=from_max,
-                              record=record, record_sent=record_sent)
+                              record=record, record_sent=record_sent, strict=strict)
     interrupted = False
     try:
         asyncio.run(consumer.run(lambda received: click.echo(terminal_json(received.to_dict()))))
@@ -203,8 +224,7 @@ def consume(master, topic, group, count, timeout, from_max, record, record_sent,
     if interrupted:
         summary["interrupted"] = True
     click.echo(terminal_json(summary))
-    if not consumer.report.ok:
-        sys.exit(1)
+    return consumer.report.ok
 
 
 @tubemq.command()

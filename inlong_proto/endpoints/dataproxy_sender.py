@@ -21,6 +21,7 @@ from collections.abc import AsyncIterable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
+from inlong_proto.core.conformance import Report
 from inlong_proto.core.errors import DecodeError, EncodeError
 from inlong_proto.endpoints.common import RawStream
 from inlong_proto.core.frames import Frame, StreamDecoder, encode
@@ -105,20 +106,21 @@ class DataProxySender:
     ``index=<position in the batch>``, since its InLongMsg v3 pairs need one). is_ack: None leaves the attr out, False asks the
     server not to answer data messages (they count as no_ack_expected). timeout: seconds to wait for
     the connection, and for the outstanding replies after the last message (or while the window of
-    max_in_flight unanswered messages is full).
+    max_in_flight unanswered messages is full). strict: the conformance report (core.conformance) of the
+    rules of specs/dataproxy/conformance.yaml the server's replies break; the run goes on as without it.
     """
 
     def __init__(self, host: str, port: int, *, mix: Iterable[str | int] | str = ("3", "5", "7", "8"),
                  group_id: str = "demo_group", stream_id: str = "demo_stream", compress: bool = False,
                  record: str | os.PathLike | None = None, timeout: float = 10.0, is_ack: bool | None = None,
-                 max_in_flight: int = 256, clock: Callable[[], float] = time.time):
+                 max_in_flight: int = 256, clock: Callable[[], float] = time.time, strict: Report | None = None):
         if max_in_flight < 1:
             raise ValueError("max_in_flight must be at least 1")
         self.host, self.port = host, port
         self.mix = parse_mix(mix)
         self.group_id, self.stream_id, self.compress = group_id, stream_id, compress
         self.record, self.timeout, self.is_ack = record, timeout, is_ack
-        self.max_in_flight, self.clock = max_in_flight, clock
+        self.max_in_flight, self.clock, self.strict = max_in_flight, clock, strict
         self.report = SendReport()
         self._next_id = 1
         self._pending: dict[tuple[str, object], _Pending] = {}
@@ -311,6 +313,7 @@ class DataProxySender:
             if frame.error is not None:
                 report.unexpected += 1
                 log.warning("ignoring %d malformed bytes at offset %d: %s", frame.length, frame.offset, frame.error)
+                self._broke("dataproxy.response-frame", frame, f"{frame.error.kind}: {frame.error}")
                 return
             if record is not None:
                 record.write(chunk)
@@ -319,6 +322,7 @@ class DataProxySender:
             if pending is None:
                 report.unexpected += 1
                 log.warning("a reply that matches nothing sent: %s", frame.message)
+                self._broke("dataproxy.response-match", frame, _reply_key(frame))
                 return
             if code == 0:
                 report.acknowledged += 1
@@ -330,6 +334,10 @@ class DataProxySender:
                             f" ({text})" if text else "")
         finally:
             self._changed.set()
+
+    def _broke(self, rule: str, frame: Frame, got: str) -> None:
+        if self.strict is not None:
+            self.strict(rule, peer=f"{self.host}:{self.port}", offset=frame.offset, length=frame.length, got=got)
 
     def _match(self, frame: Frame) -> tuple[_Pending | None, int, str | None]:
         message = frame.message
@@ -346,12 +354,26 @@ class DataProxySender:
         pending = self._pending.pop(key, None)
         if pending is not None and pending.msg_type != base:
             log.warning("reply of MsgType %d to a MsgType %d message", base, pending.msg_type)
+            self._broke("dataproxy.response-type", frame, f"MsgType {base} answering a MsgType {pending.msg_type} "
+                                                         f"message ({_reply_key(frame)})")
         try:
             code, text = response_status(attrs)
         except DecodeError as exc:  # a non-numeric errCode: not a success either
             log.warning("reply with an unreadable errCode: %s", exc)
             code, text = ErrCode.unknown_error, None
         return pending, code, text
+
+
+def _reply_key(frame: Frame) -> str:
+    """What identifies a reply, in words: its MsgType and the id it echoes."""
+    message = frame.message
+    base = int(message.base_type)
+    if base in HEARTBEAT_TYPES:
+        return f"a MsgType {base} heartbeat reply"
+    if base == MsgType.bin_multi_body:
+        return f"a MsgType 7 reply with UniqueId {message.body.unique_id}"
+    message_id = attr_value(parse_attrs(message.body.attr, strict=False), "messageId")
+    return f"a MsgType {base} reply with messageId {message_id!r}"
 
 
 def _taker(records):

@@ -43,6 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from inlong_proto.core import protocols
+from inlong_proto.core.conformance import Report
 from inlong_proto.core.errors import DecodeError
 from inlong_proto.endpoints.common import (DEFAULT_LOG_RATE, DEFAULT_MAX_PENDING, Link, LinkStats, ListeningServer,
                                            connection_scope)
@@ -73,7 +74,9 @@ class Outcome:
     reply: the generated response message to send, or None. err_code: the errCode the reply carries
     (0 for success; None when nothing was answered for an error, e.g. the connection is closed).
     close: the connection must be closed after this outcome; reason says why in words. note: something
-    worth a warning about a frame that was accepted all the same.
+    worth a warning about a frame that was accepted all the same. broken: the rules of
+    specs/dataproxy/conformance.yaml the bytes break, as (rule id, what came), found at `offset` of the
+    stream (`length` bytes: the frame's, None where no frame could be cut); a strict server reports them.
     """
 
     raw: bytes | None = None
@@ -85,6 +88,9 @@ class Outcome:
     close: bool = False
     reason: str | None = None
     note: str | None = None
+    broken: tuple[tuple[str, str], ...] = ()
+    offset: int = 0
+    length: int | None = None
 
     @property
     def base_type(self) -> MsgType | None:
@@ -124,17 +130,19 @@ class DataProxySession:
             try:
                 size = self._frame_length(self._buf, 0, len(self._buf))
             except DecodeError as exc:
-                outcomes.append(self._refuse(f"malformed header at offset {self.offset}: {exc.reason}"))
+                rule = "dataproxy.msg-type" if exc.field.endswith("base_type") else "dataproxy.total-len"
+                outcomes.append(self._refuse(f"malformed header at offset {self.offset}: {exc.reason}", rule))
                 break
             if size is not None and size > self.max_frame_size:
                 outcomes.append(self._refuse(f"frame at offset {self.offset} claims {size} bytes, "
-                                             f"over max_frame_size {self.max_frame_size}"))
+                                             f"over max_frame_size {self.max_frame_size}",
+                                             "dataproxy.max-frame-size", length=size))
                 break
             if size is None or len(self._buf) < size:
                 break
             chunk = bytes(self._buf[:size])
             del self._buf[:size]
-            outcome = self._on_frame(chunk)
+            outcome = dataclasses.replace(self._on_frame(chunk), offset=self.offset, length=size)
             self.offset += size
             outcomes.append(outcome)
             if outcome.close:
@@ -146,12 +154,14 @@ class DataProxySession:
         if self.closed or not self._buf:
             self.closed = True
             return []
-        return [self._refuse(f"stream ends inside a frame: {len(self._buf)} bytes at offset {self.offset}")]
+        return [self._refuse(f"stream ends inside a frame: {len(self._buf)} bytes at offset {self.offset}",
+                             "dataproxy.whole-frames")]
 
-    def _refuse(self, reason: str) -> Outcome:
+    def _refuse(self, reason: str, rule: str, *, length: int | None = None) -> Outcome:
         self.closed = True
         self._buf.clear()
-        return Outcome(err_code=None, close=True, reason=reason)
+        return Outcome(err_code=None, close=True, reason=reason, broken=((rule, reason),), offset=self.offset,
+                       length=length)
 
     # -- one frame -----------------------------------------------------------------------------
 
@@ -184,8 +194,11 @@ class DataProxySession:
                     f"magicInMsg({int.from_bytes(found, 'big')}) != {int.from_bytes(_BIN_MAGIC, 'big')}")
                 reply = builders.bin_response(message, dp_ip=self.dp_ip, err_code=int(code), err_msg=text)
                 return Outcome(reply=reply, err_code=int(code), err_msg=text,
-                               reason=f"{where}: MsgType 7 with a wrong magic: {exc.reason}")
-        return Outcome(err_code=None, close=True, reason=f"{where} does not decode: {exc}")
+                               reason=f"{where}: MsgType 7 with a wrong magic: {exc.reason}",
+                               broken=(("dataproxy.magic", text),))
+        rule = "dataproxy.magic" if exc.field == "body.magic" else "dataproxy.layout"
+        return Outcome(err_code=None, close=True, reason=f"{where} does not decode: {exc}",
+                       broken=((rule, str(exc)),))
 
     def _data(self, chunk: bytes, frame: Frame) -> Outcome:
         """MsgType 2-7: the checks of CodecTextMsg / CodecBinMsg, in the real server's order."""
@@ -206,8 +219,10 @@ class DataProxySession:
                 reply = build(message, dp_ip=self.dp_ip, err_code=int(code), err_msg=text,
                               receive_time_ms=received)
             reason = None if code == ErrCode.success else f"{ErrCode(code).name}{': ' + text if text else ''}"
+            broken = tuple((rule, got) for rule, got in ((_NOTE_RULES.get(base), note),
+                                                        (_ERR_CODE_RULES.get(code), reason)) if rule and got)
             return Outcome(raw=chunk, frame=frame, payload=parsed, reply=reply, err_code=int(code),
-                           err_msg=text, reason=reason, note=note)
+                           err_msg=text, reason=reason, note=note, broken=broken)
 
         if base == MsgType.bin_multi_body and (body.ext_field.file_check or body.ext_field.index_message):
             return answer(ErrCode.unsupported_extend_field_value, "file-check and index messages are not supported")
@@ -240,6 +255,21 @@ class DataProxySession:
         if needs_group and not _get(attrs, "groupId").strip():
             return answer(ErrCode.miss_required_groupid_argument, needed=need_resp, note=note)
         return answer(ErrCode.success, parsed=parsed, needed=need_resp, note=note)
+
+
+#: The rule of specs/dataproxy/conformance.yaml each error answer of `_data` stands for.
+_ERR_CODE_RULES = {
+    ErrCode.unsupported_extend_field_value: "dataproxy.ext-field",
+    ErrCode.body_length_zero: "dataproxy.body-present",
+    ErrCode.split_attr_error: "dataproxy.attr-syntax",
+    ErrCode.attr_order_control_conflict_error: "dataproxy.ack-conflict",
+    ErrCode.attr_proxy_control_conflict_error: "dataproxy.ack-conflict",
+    ErrCode.uncompress_data_error: "dataproxy.compressed-body",
+    ErrCode.msg_body_items_invalid: "dataproxy.body-items",
+    ErrCode.miss_required_groupid_argument: "dataproxy.group-id",
+}
+#: The rule a body the real server acknowledges unread breaks (`_data`'s notes), per base type.
+_NOTE_RULES = {MsgType.bin_multi_body: "dataproxy.bin-body", MsgType.multi_body_attr: "dataproxy.inlongmsg-v3"}
 
 
 def _get(attrs: dict, key: str) -> str:
@@ -288,6 +318,9 @@ class DataProxyServer(ListeningServer):
     all connections together; heartbeats not counted), what being "drop" (no answer, nothing accepted),
     "fail" (answered with errCode `fault_code`, default 115, nothing accepted), "close" (the connection is
     closed without an answer) or a number of seconds to delay the answer by. `faulted` lists (n, what).
+
+    strict: the conformance report (core.conformance) of the rules of specs/dataproxy/conformance.yaml a
+    client breaks; answers stay the same.
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, record: str | os.PathLike | None = None,
@@ -295,7 +328,7 @@ class DataProxyServer(ListeningServer):
                  max_frame_size: int = 65536, keep_payloads: bool = True,
                  idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT, max_pending: int | None = DEFAULT_MAX_PENDING,
                  log_rate: float | None = DEFAULT_LOG_RATE, faults: dict | None = None,
-                 fault_code: int = ErrCode.topic_is_blank):
+                 fault_code: int = ErrCode.topic_is_blank, strict: Report | None = None):
         if idle_timeout is not None and idle_timeout <= 0:
             raise ValueError(f"idle_timeout must be positive or None, not {idle_timeout!r}")
         self._init_listening(host, port, {"received": record}, log)
@@ -309,6 +342,7 @@ class DataProxyServer(ListeningServer):
         self.faults, self.fault_code = dict(faults or {}), fault_code
         self.faulted: list[tuple[int, object]] = []
         self._data_requests = 0
+        self.strict = strict
 
     # -- counters, for tests and the CLI ---------------------------------------------------------
 
@@ -355,6 +389,9 @@ class DataProxyServer(ListeningServer):
                 await self._converse(reader, connection)
         finally:
             self._connections.discard(connection)
+            if self.strict is not None and link.expired:
+                self.strict("dataproxy.idle", peer=link.name, offset=session.offset + session.buffered,
+                            got=f"no whole frame (or replies left unread) for {self.idle_timeout:g} s")
 
     async def _converse(self, reader: asyncio.StreamReader, connection: _Connection) -> None:
         link, session = connection.link, connection.session
@@ -396,6 +433,9 @@ class DataProxyServer(ListeningServer):
         """Record, count and answer one outcome; False closes the connection."""
         stats, link = self.stats, connection.link
         delay = None
+        if self.strict is not None:
+            for rule, got in outcome.broken:
+                self.strict(rule, peer=link.name, offset=outcome.offset, length=outcome.length, got=got)
         if self.faults:
             outcome, delay = self._fault(outcome)
         if outcome.raw is not None:
@@ -430,8 +470,9 @@ class DataProxyServer(ListeningServer):
 
 async def serve(host: str, port: int, *, record: str | os.PathLike | None = None, dp_ip: str = "127.0.0.1",
                 max_frame_size: int = 65536, idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
-                log_rate: float | None = DEFAULT_LOG_RATE) -> None:
-    """Run a server until cancelled (Ctrl-C under asyncio.run)."""
+                log_rate: float | None = DEFAULT_LOG_RATE, strict: Report | None = None) -> None:
+    """Run a server until cancelled (Ctrl-C under asyncio.run); strict: DataProxyServer's."""
     async with DataProxyServer(host, port, record=record, dp_ip=dp_ip, max_frame_size=max_frame_size,
-                               keep_payloads=False, idle_timeout=idle_timeout, log_rate=log_rate) as server:
+                               keep_payloads=False, idle_timeout=idle_timeout, log_rate=log_rate,
+                               strict=strict) as server:
         await server.serve_forever()

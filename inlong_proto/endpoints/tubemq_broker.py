@@ -48,8 +48,9 @@ from inlong_proto.core.errors import DecodeError
 from inlong_proto.generated.protobuf.tubemq import BrokerService_pb2 as pb
 from inlong_proto.generated.tables.tubemq.methods import DATA as TABLE
 from inlong_proto.tubemq import strings
-from inlong_proto.tubemq.rpc import checksum_of
-from inlong_proto.endpoints.tubemq_server import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_FRAME_SIZE, RpcServer
+from inlong_proto.tubemq.rpc import checksum_of, message_data
+from inlong_proto.core.conformance import Report
+from inlong_proto.endpoints.tubemq_server import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_FRAME_SIZE, RpcServer, RuleNotes
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +133,7 @@ class _Holder:
     peer: str = "?"  # the connection it registered on
 
 
-class BrokerState:
+class BrokerState(RuleNotes):
     """The sans-IO broker: `handle(method, request, peer)` gives the response message.
 
     broker: this broker's id, host and port (what failureInfo names). topics: the deployed topics, each
@@ -193,17 +194,22 @@ class BrokerState:
         if partition is None:
             return _failed(response, ERR["FORBIDDEN"], _no_partition(request.topicName, request.partitionId))
         if not data:
+            self._note("tubemq.message-size", "a message of 0 bytes")
             return _failed(response, ERR["BAD_REQUEST"], "data length is zero!")
         if len(data) > self.max_message_size:
+            self._note("tubemq.message-size", f"a message of {len(data)} bytes, over {self.max_message_size}")
             return _failed(response, ERR["BAD_REQUEST"], f"data length over max length, allowed max length is "
                                                          f"{self.max_message_size}, data length is {len(data)}")
         checksum = checksum_of(data)
         if request.checkSum != -1 and request.checkSum != checksum:
+            self._note("tubemq.checksum", f"checkSum {request.checkSum}, the data's is {checksum}")
             return _failed(response, ERR["FORBIDDEN"], f"Checksum msg data failure: {request.checkSum} of "
                            f"{request.topicName} not equal to the data's checksum of {checksum}")
         if self.stored_bytes - partition.evicts + len(data) > self.max_bytes:
             return _failed(response, ERR["SERVER_RECEIVE_OVERFLOW"], f"Put message failed from {self.broker.host}, "
                            f"server receive message overflow! (over {self.max_bytes} bytes stored)")
+        if self.notes is not None and (error := message_data(data, request.flag, strict=False).error):
+            self._note("tubemq.message-flag", error)  # stored all the same, as the real broker does
         stored = partition.append(next(self._message_ids), checksum, data, request.flag)
         _succeeded(response, str(stored.message_id))
         response.messageId, response.appendOffset = stored.message_id, stored.offset
@@ -221,11 +227,14 @@ class BrokerState:
         holder = self._holder(key)
         if request.opType == OP["MSG_OPTYPE_UNREGISTER"]:
             if holder is None or holder.client_id != request.clientId:
+                self._note("tubemq.register-first", f"{request.clientId} releases {_part_str(key)}, which it does "
+                                                    "not hold")
                 return _failed(response, ERR["HB_NO_NODE"], f"UnRegistered Consumer {request.clientId}, "
                                                             "you have to register firstly!")
             self._unhold(key)
             return _succeeded(response)
         if request.opType != OP["MSG_OPTYPE_REGISTER"]:
+            self._note("tubemq.register-op", f"opType {request.opType}")
             return _failed(response, ERR["BAD_REQUEST"], f"Invalid request:{request.opType}")
         if holder is not None and holder.client_id != request.clientId:
             return _failed(response, ERR["PARTITION_OCCUPIED"], f"[Duplicated Register] Partition "
@@ -258,10 +267,11 @@ class BrokerState:
                 response.failureInfo.append(f"{ERR['BAD_REQUEST']}:{text}")
                 continue
             key = (request.groupName, part.topic, part.partition_id)
-            holder = self._holder(key)
+            known, holder = self.holders.get(key), self._holder(key)
             if holder is not None and holder.client_id == request.clientId:
                 holder.seen = self.clock()
             else:
+                self._note_not_held(key, request.clientId, known, holder)
                 code = ERR["HB_NO_NODE"] if holder is None else ERR["DUPLICATE_PARTITION"]
                 response.failureInfo.append(strings.format_failure_info(code, part))
         response.hasPartFailure = bool(response.failureInfo)
@@ -329,8 +339,21 @@ class BrokerState:
                 return True
         return False
 
+    def _note_not_held(self, key, client_id: str, known: _Holder | None, holder: _Holder | None) -> None:
+        """A consumer used a partition it does not hold (`known`: its registration before a lapse was checked)."""
+        where = _part_str(key)
+        if holder is not None:
+            self._note("tubemq.partition-owner", f"{client_id} on {where}, held by {holder.client_id}")
+        elif known is not None and known.client_id == client_id:
+            self._note("tubemq.heartbeat-timeout", f"{client_id}'s registration on {where} lapsed: no heartbeat "
+                                                   f"or fetch for {self.session_timeout:g} s")
+        else:
+            self._note("tubemq.register-first", f"{client_id} on {where}, not registered there")
+
     def _check_holder(self, key, client_id: str) -> tuple[int, str] | None:
-        holder = self._holder(key)
+        known, holder = self.holders.get(key), self._holder(key)
+        if holder is None or holder.client_id != client_id:
+            self._note_not_held(key, client_id, known, holder)
         if holder is None:
             return ERR["HB_NO_NODE"], f"UnRegistered Consumer:{client_id}, you have to register firstly!"
         if holder.client_id != client_id:
@@ -364,6 +387,7 @@ class TubeMQBroker(RpcServer):
     """The broker over TCP: `async with TubeMQBroker(port=0) as broker:`; `broker.state` holds the store.
 
     broker_id must be the one the master announces; the state's host and port are this server's own.
+    strict: the conformance report (RpcServer).
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, broker_id: int = 1,
@@ -373,13 +397,13 @@ class TubeMQBroker(RpcServer):
                  max_bytes: int = DEFAULT_MAX_BYTES, max_registrations: int = DEFAULT_MAX_REGISTRATIONS,
                  record: str | os.PathLike | None = None, record_sent: str | os.PathLike | None = None,
                  idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
-                 log_rate: float | None = DEFAULT_LOG_RATE):
+                 log_rate: float | None = DEFAULT_LOG_RATE, strict: Report | None = None):
         self.state = BrokerState(strings.BrokerInfo(broker_id, host, port), topics, partitions=partitions,
                                  stores=stores, max_message_size=max_message_size, max_messages=max_messages,
                                  session_timeout=session_timeout, max_groups=max_groups, max_bytes=max_bytes,
                                  max_registrations=max_registrations)
         super().__init__(self.state, host, port, logger=log, record=record, record_sent=record_sent,
-                         idle_timeout=idle_timeout, max_frame_size=max_frame_size, log_rate=log_rate)
+                         idle_timeout=idle_timeout, max_frame_size=max_frame_size, log_rate=log_rate, strict=strict)
 
     async def start(self) -> None:
         await super().start()

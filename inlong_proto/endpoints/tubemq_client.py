@@ -29,6 +29,7 @@ from collections.abc import AsyncIterable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
+from inlong_proto.core.conformance import Report
 from inlong_proto.core.errors import DecodeError
 from inlong_proto.endpoints.common import RawStream
 from inlong_proto.core.frames import StreamDecoder, encode
@@ -67,12 +68,13 @@ class RpcChannel:
     """One connection to a master or a broker. `await channel.call(method, message)` gives the business
     message of the answer; an exception answer, a timeout or a lost connection raise CallFailed.
 
-    record / record_sent: open binary files every answer received / request sent is appended to.
+    record / record_sent: open binary files every answer received / request sent is appended to. strict:
+    the conformance report (core.conformance) of the rules of specs/tubemq/conformance.yaml the answers break.
     """
 
     def __init__(self, host: str, port: int, *, timeout: float = 10.0, record: BinaryIO | None = None,
-                 record_sent: BinaryIO | None = None):
-        self.host, self.port, self.timeout = host, port, timeout
+                 record_sent: BinaryIO | None = None, strict: Report | None = None):
+        self.host, self.port, self.timeout, self.strict = host, port, timeout, strict
         self.record, self.record_sent = record, record_sent
         self.unexpected = 0  # answers matching no call, and malformed bytes
         self._serials = itertools.count(1)
@@ -140,12 +142,14 @@ class RpcChannel:
                     if frame.error is not None:
                         self.unexpected += 1
                         log.warning("%s: ignoring %d malformed bytes: %s", self.name, frame.length, frame.error)
+                        self._broke("tubemq.response-frame", frame, f"{frame.error.kind}: {frame.error}")
                         continue
                     _append(self.record, chunk)
                     future = self._calls.get(frame.payload.serial_no)
                     if future is None or future.done():
                         self.unexpected += 1
                         log.warning("%s: an answer to no call (serial %d)", self.name, frame.payload.serial_no)
+                        self._broke("tubemq.response-serial", frame, f"an answer with serial {frame.payload.serial_no}")
                     else:
                         future.set_result(frame.payload)
                 if not data:
@@ -153,6 +157,10 @@ class RpcChannel:
                     return
         except (OSError, DecodeError) as exc:
             self._fail(f"connection to {self.name} lost: {exc}")
+
+    def _broke(self, rule: str, frame, got: str) -> None:
+        if self.strict is not None:
+            self.strict(rule, peer=self.name, offset=frame.offset, length=frame.length, got=got)
 
     def _fail(self, reason: str) -> None:
         self._lost = reason
@@ -219,14 +227,17 @@ class TubeMQProducer:
 
     attribute: the `k=v,k=v` attribute every message carries (none by default). max_in_flight: messages
     sent and not yet answered at most. timeout: seconds for the connections and for each answer.
-    heartbeat_interval: seconds between heartbeats to the master while sending.
+    heartbeat_interval: seconds between heartbeats to the master while sending. strict: RpcChannel's, for
+    every connection.
     """
 
     def __init__(self, master_host: str, master_port: int, topic: str, *, attribute: str = "",
                  timeout: float = 10.0, max_in_flight: int = 64, heartbeat_interval: float = 10.0,
-                 record: str | os.PathLike | None = None, record_sent: str | os.PathLike | None = None):
+                 record: str | os.PathLike | None = None, record_sent: str | os.PathLike | None = None,
+                 strict: Report | None = None):
         if max_in_flight < 1:
             raise ValueError("max_in_flight must be at least 1")
+        self.strict = strict
         self.master_host, self.master_port, self.topic = master_host, master_port, topic
         self.attribute, self.timeout, self.max_in_flight = attribute, timeout, max_in_flight
         self.heartbeat_interval, self.record, self.record_sent = heartbeat_interval, record, record_sent
@@ -239,7 +250,8 @@ class TubeMQProducer:
         channels: list[RpcChannel] = []
         with _recording(self.record, self.record_sent) as (record, record_sent):
             def channel(host: str, port: int) -> RpcChannel:
-                channels.append(RpcChannel(host, port, timeout=self.timeout, record=record, record_sent=record_sent))
+                channels.append(RpcChannel(host, port, timeout=self.timeout, record=record, record_sent=record_sent,
+                                           strict=self.strict))
                 return channels[-1]
 
             master = channel(self.master_host, self.master_port)
@@ -413,13 +425,14 @@ class TubeMQConsumer:
     count: stop after this many messages (None: until timeout). timeout: seconds the run may last.
     call_timeout: seconds for the connections and for each answer. from_max: a group new to a partition
     starts at its end instead of its first stored message. poll_interval: seconds to wait when no
-    partition had anything new.
+    partition had anything new. strict: RpcChannel's, for every connection.
     """
 
     def __init__(self, master_host: str, master_port: int, topic: str, group: str, *, count: int | None = None,
                  timeout: float = 30.0, call_timeout: float = 10.0, heartbeat_interval: float = 5.0,
                  poll_interval: float = 0.1, from_max: bool = False, record: str | os.PathLike | None = None,
-                 record_sent: str | os.PathLike | None = None):
+                 record_sent: str | os.PathLike | None = None, strict: Report | None = None):
+        self.strict = strict
         self.master_host, self.master_port, self.topic, self.group = master_host, master_port, topic, group
         self.count, self.timeout, self.call_timeout = count, timeout, call_timeout
         self.heartbeat_interval, self.poll_interval, self.from_max = heartbeat_interval, poll_interval, from_max
@@ -438,7 +451,7 @@ class TubeMQConsumer:
         with _recording(self.record, self.record_sent) as files:
             self._files = files
             master = RpcChannel(self.master_host, self.master_port, timeout=self.call_timeout, record=files[0],
-                                record_sent=files[1])
+                                record_sent=files[1], strict=self.strict)
             try:
                 await master.open()
                 await self._register(master)
@@ -524,7 +537,7 @@ class TubeMQConsumer:
         key = (info.host, info.port)
         if key not in self._brokers:
             channel = RpcChannel(info.host, info.port, timeout=self.call_timeout, record=self._files[0],
-                                 record_sent=self._files[1])
+                                 record_sent=self._files[1], strict=self.strict)
             self._brokers[key] = await channel.open()
         return self._brokers[key]
 

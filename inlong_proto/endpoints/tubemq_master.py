@@ -44,7 +44,9 @@ from inlong_proto.generated.protobuf.tubemq import MasterService_pb2 as pb
 from inlong_proto.generated.tables.tubemq.methods import DATA as TABLE
 from inlong_proto.tubemq import strings
 from inlong_proto.tubemq.rpc import STANDBY_CLASS
-from inlong_proto.endpoints.tubemq_server import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_FRAME_SIZE, Refusal, RpcServer
+from inlong_proto.core.conformance import Report
+from inlong_proto.endpoints.tubemq_server import (DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_FRAME_SIZE, Refusal, RpcServer,
+                                                  RuleNotes)
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +86,11 @@ class _Client:
     event: _Event | None = None
 
 
-class MasterState:
+#: The heartbeats a registered client sends within the session timeout.
+_HEARTBEATS = frozenset({"producerHeartbeatP2M", "consumerHeartbeatC2M"})
+
+
+class MasterState(RuleNotes):
     """The sans-IO master: `handle(method, request, peer)` gives the response message or raises Refusal.
 
     broker: the one broker every topic lives on. topics: the deployed topics, each with `partitions`
@@ -118,8 +124,16 @@ class MasterState:
         if self.standby:
             raise Refusal(STANDBY_CLASS, f"{self.address} is not master now. "
                                          f"the connecting client id is {request.clientId}")
+        silent = self._silent_for(request.clientId) if method in _HEARTBEATS else None
         self._forget_silent()
-        return getattr(self, "_" + method)(request, peer)
+        response = getattr(self, "_" + method)(request, peer)
+        if method in _HEARTBEATS and response.errCode == ERR["HB_NO_NODE"]:
+            if silent is not None and silent > self.session_timeout:
+                self._note("tubemq.heartbeat-timeout", f"a heartbeat of {request.clientId} {silent:.3g} s after "
+                                                       f"its last, over the session timeout {self.session_timeout:g} s")
+            else:
+                self._note("tubemq.register-first", f"a heartbeat of {request.clientId}, not registered as one")
+        return response
 
     def release(self, peer: str) -> int:
         """The connection `peer` closed: forget the clients it holds at once; how many."""
@@ -168,6 +182,7 @@ class MasterState:
         problem = self._check_client(request.clientId, request.topicList, need_deployed=True)
         if problem is None and not request.groupName.strip():
             problem = ERR["BAD_REQUEST"], "Request miss necessary groupName field!"
+            self._note("tubemq.required-fields", problem[1])
         if problem is None:
             known = self.clients.get(request.clientId)
             consumer = _Client(request.groupName, tuple(dict.fromkeys(request.topicList)), self.clock(), peer=peer)
@@ -232,10 +247,17 @@ class MasterState:
 
     # -- bookkeeping ---------------------------------------------------------------------------
 
+    def _silent_for(self, client_id: str) -> float | None:
+        """Seconds since a known client was last heard (None: not known)."""
+        client = self.clients.get(client_id)
+        return None if client is None else self.clock() - client.seen
+
     def _check_client(self, client_id: str, topics, *, need_deployed: bool) -> tuple[int, str] | None:
         if not client_id.strip():
+            self._note("tubemq.required-fields", "a register without clientId")
             return ERR["BAD_REQUEST"], "Request miss necessary clientId field!"
         if not topics:
+            self._note("tubemq.required-fields", f"a register of {client_id} without topicList")
             return ERR["BAD_REQUEST"], "Request miss necessary topicList field!"
         missing = [topic for topic in topics if topic not in self.topics]
         if need_deployed and missing:
@@ -292,7 +314,7 @@ class TubeMQMaster(RpcServer):
     """The master over TCP: `async with TubeMQMaster(broker=BrokerInfo(1, host, port), port=0) as master:`.
 
     The MasterState options (topics, partitions, stores, standby, ...) go to `master.state`; record,
-    record_sent and the connection limits to RpcServer.
+    record_sent, the connection limits and strict (the conformance report) to RpcServer.
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, broker: strings.BrokerInfo,
@@ -302,13 +324,13 @@ class TubeMQMaster(RpcServer):
                  max_clients_per_connection: int = DEFAULT_MAX_CLIENTS_PER_CONNECTION,
                  record: str | os.PathLike | None = None, record_sent: str | os.PathLike | None = None,
                  idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
-                 log_rate: float | None = DEFAULT_LOG_RATE):
+                 log_rate: float | None = DEFAULT_LOG_RATE, strict: Report | None = None):
         self.state = MasterState(broker, topics, partitions=partitions, stores=stores,
                                  max_message_size=max_message_size, standby=standby,
                                  session_timeout=session_timeout, max_clients=max_clients,
                                  max_clients_per_connection=max_clients_per_connection)
         super().__init__(self.state, host, port, logger=log, record=record, record_sent=record_sent,
-                         idle_timeout=idle_timeout, max_frame_size=max_frame_size, log_rate=log_rate)
+                         idle_timeout=idle_timeout, max_frame_size=max_frame_size, log_rate=log_rate, strict=strict)
 
     async def start(self) -> None:
         await super().start()

@@ -15,6 +15,11 @@ request's business message into a response message, or raises `Refusal` for an e
 them, writes answers, and runs every connection through `endpoints.Link` (idle deadline, cap on unread
 answers, rate-limited log), like the other reference servers. A frame that does not decode closes the
 connection, as the real server's decoder does with a bad token or list size.
+
+With a conformance report (strict=, core.conformance) the server also reports each rule of
+specs/tubemq/conformance.yaml a client breaks: the frame rules and the serial discipline here, the
+envelope rules in `answer`, the business rules where the service notes them (RuleNotes); its answers stay
+the same.
 """
 from __future__ import annotations
 
@@ -25,6 +30,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from inlong_proto.core.conformance import Report
 from inlong_proto.endpoints.common import (DEFAULT_LOG_RATE, DEFAULT_MAX_PENDING, Link, LinkStats, ListeningServer,
                                            RawStream, connection_scope)
 from inlong_proto.core.errors import DecodeError
@@ -51,27 +57,58 @@ class Refusal(Exception):
         self.class_name, self.message = class_name, message
 
 
+class RuleNotes:
+    """What a sans-IO service notes while it answers: the rules of specs/tubemq/conformance.yaml the request
+    broke, as (rule id, what came); a strict server takes them after each request and reports them at its
+    frame. None (the default) keeps nothing."""
+
+    notes: list[tuple[str, str]] | None = None
+
+    def _note(self, rule: str, got: str) -> None:
+        if self.notes is not None:
+            self.notes.append((rule, got))
+
+
 class Service(Protocol):
     """The sans-IO state behind a server: the methods it serves and how it answers them."""
 
     methods: frozenset[str]
+    notes: list[tuple[str, str]] | None
 
     def handle(self, method: str, request, peer: str):
         """The response message to `request` (the decoded business message); raises Refusal."""
+
+
+def _frame_rule(exc: DecodeError) -> str:
+    """The rule of specs/tubemq/conformance.yaml a frame that does not decode breaks."""
+    if exc.kind == "too_large":
+        return "tubemq.max-frame-size"
+    if exc.kind == "truncated":
+        return "tubemq.whole-frames"
+    field = exc.field or ""
+    for name, rule in (("begin_token", "tubemq.begin-token"), ("list_size", "tubemq.list-size"),
+                       ("block_len", "tubemq.block-len")):
+        if field.endswith(name):
+            return rule
+    return "tubemq.rpc-envelope"
 
 
 def answer(service: Service, rpc: RpcMessage, peer: str):
     """(the frame answering one request, or None where the real server sends nothing (module doc);
     the exception it carries as "class: message", or None for a SUCCESS answer)."""
     serial = rpc.serial_no
+    notes = service.notes if service.notes is not None else []
     if rpc.method is None or rpc.business is None:
         frame = unsupported_method_frame(serial, rpc.method_id)
+        notes.append(("tubemq.method-known", f"method id {rpc.method_id}"))
         return frame, f"FATAL: unsupported method id {rpc.method_id}"
     if not rpc.body.HasField("timeout") or rpc.body.timeout <= 0:
+        notes.append(("tubemq.timeout", f"{rpc.method} with timeout {rpc.body.timeout}"))
         return None, None
     version = rpc.header.protocolVer if rpc.header.HasField("protocolVer") else None
     if rpc.method not in service.methods:
         service_type = _SERVICE_NAMES.get(rpc.header.serviceType, rpc.header.serviceType)
+        notes.append(("tubemq.service-method", f"{rpc.method} (service type {service_type})"))
         refusal = Refusal("java.lang.Exception", f"Unsupported method {rpc.method_id}in service type {service_type}!")
     else:
         try:
@@ -80,6 +117,16 @@ def answer(service: Service, rpc: RpcMessage, peer: str):
             refusal = exc
     class_name = exception_class(refusal.class_name, version)
     return exception_frame(serial, class_name, refusal.message), f"{class_name}: {refusal.message}"
+
+
+@dataclass(eq=False)
+class _Connection:
+    """One client connection, as a strict server follows it."""
+
+    link: Link
+    received: int = 0  # bytes received in all
+    framed: int = 0  # bytes of whole frames: where the next frame starts
+    last_serial: int | None = None
 
 
 @dataclass
@@ -106,13 +153,14 @@ class RpcServer(ListeningServer):
     record / record_sent: files every well-formed request received / answer sent is appended to (exact
     bytes, flushed each time): clean dumps that `iter_frames(data, "tubemq")` reads. idle_timeout,
     max_pending and log_rate are `endpoints.Link`'s (None: no limit); max_frame_size bounds what one
-    connection may make the server buffer.
+    connection may make the server buffer. strict: the conformance report (module doc).
     """
 
     def __init__(self, service: Service, host: str = "127.0.0.1", port: int = 0, *, logger: logging.Logger,
                  record: str | os.PathLike | None = None, record_sent: str | os.PathLike | None = None,
                  idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT, max_pending: int | None = DEFAULT_MAX_PENDING,
-                 max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, log_rate: float | None = DEFAULT_LOG_RATE):
+                 max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, log_rate: float | None = DEFAULT_LOG_RATE,
+                 strict: Report | None = None):
         if idle_timeout is not None and idle_timeout <= 0:
             raise ValueError(f"idle_timeout must be positive or None, not {idle_timeout!r}")
         self.service, self.log = service, logger
@@ -122,6 +170,9 @@ class RpcServer(ListeningServer):
         self.log_rate = log_rate
         self.stats = ServerStats()
         self._links: set[Link] = set()
+        self.strict = strict
+        if strict is not None:
+            service.notes = []
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -138,45 +189,69 @@ class RpcServer(ListeningServer):
                     log_rate=self.log_rate, stats=self.stats.links)
         self._links.add(link)
         self.stats.connections += 1
+        connection = _Connection(link)
         try:
             async with connection_scope(self._handlers, link):
-                await self._converse(reader, link)
+                await self._converse(reader, connection)
         finally:
             self._links.discard(link)
+            if self.strict is not None and link.expired:
+                self.strict("tubemq.idle", peer=link.name, offset=connection.received,
+                            got=f"no whole frame (or answers left unread) for {self.idle_timeout:g} s")
 
-    async def _converse(self, reader: asyncio.StreamReader, link: Link) -> None:
+    async def _converse(self, reader: asyncio.StreamReader, connection: "_Connection") -> None:
+        link = connection.link
         decoder = StreamDecoder(PROTOCOL, "request", mode="FAILFAST", max_frame_size=self.max_frame_size)
         raw = RawStream()
         while not link.closing:
             data = await reader.read(READ_SIZE)  # under the link's deadline
             raw.add(data)
+            connection.received += len(data)
             try:
                 for frame in decoder.feed(data) if data else decoder.close():
                     link.progress()
-                    if not self._on_request(link, frame.payload, raw.take(frame)):
+                    connection.framed = frame.offset + frame.length
+                    if self.strict is not None:
+                        self._check_serial(connection, frame)
+                    if not self._on_request(link, frame, raw.take(frame)):
                         return
                 if data:
                     decoder.feed(b"")  # raises an error found after the frames just handled
             except DecodeError as exc:
                 self.stats.closed_for_bad_input += 1
                 link.log.always(logging.WARNING, "closing the connection on a frame that does not decode: %s", exc)
+                if self.strict is not None:  # FAILFAST: the bad frame starts where the last good one ended
+                    self.strict(_frame_rule(exc), peer=link.name, offset=connection.framed, got=str(exc))
                 return
             if not data:
                 return
             await link.drain()  # stop reading from a client that does not read answers
 
-    def _on_request(self, link: Link, rpc: RpcMessage, chunk: bytes) -> bool:
+    def _check_serial(self, connection: "_Connection", frame) -> None:
+        """Report a serial that repeats or goes back from the connection's last one."""
+        serial, last = frame.payload.serial_no, connection.last_serial
+        if last is not None and not 0 < (serial - last) % 2**32 < 2**31:
+            self.strict("tubemq.serial-order", peer=connection.link.name, offset=frame.offset, length=frame.length,
+                        got=f"serial {serial} after serial {last}")
+        connection.last_serial = serial
+
+    def _on_request(self, link: Link, frame, chunk: bytes) -> bool:
         """Record and answer one well-formed request; False when the connection was dropped."""
+        rpc: RpcMessage = frame.payload
         self.stats.requests[rpc.message_type] += 1
         self._write_file("received", chunk)
         link.log.debug("%s serial=%d", rpc.message_type, rpc.serial_no)
-        frame, exception = answer(self.service, rpc, link.name)
-        if frame is None:
+        answered, exception = answer(self.service, rpc, link.name)
+        if self.strict is not None:
+            for rule, got in self.service.notes:
+                self.strict(rule, peer=link.name, offset=frame.offset, length=frame.length, got=got)
+            self.service.notes.clear()
+        if answered is None:
             self.stats.unanswered += 1
             link.log.warning("%s serial=%d has no timeout: not answered, as the real server does not",
                              rpc.message_type, rpc.serial_no)
             return True
-        data = encode(frame)
+        data = encode(answered)
         if not link.write(data):
             return False
         self.stats.answers += 1

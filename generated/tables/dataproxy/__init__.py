@@ -1,0 +1,1 @@
+"""Generated from the YAML tables under specs/. Do not edit."""
