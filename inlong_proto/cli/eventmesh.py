@@ -13,6 +13,10 @@ messages came before its --timeout.
 `grpc-serve` and `grpc-client publish|subscribe|heartbeat` do the same over EventMesh's gRPC CloudEvent
 services (they need the optional grpcio: `pip install 'inlong-proto[grpc]'`); `--capture FILE.pcap` records
 their connections through a recording relay, since gRPC hides the bytes.
+
+Every server and client takes `--strict FILE`: it checks what the other side sends against
+specs/eventmesh/conformance.yaml and appends one JSON line per finding to FILE (a summary table on stderr at
+exit); the answers stay the same.
 """
 from __future__ import annotations
 
@@ -27,7 +31,8 @@ import sys
 
 import click
 
-from inlong_proto.endpoints.common import HOST, LOG_LEVEL, LOG_RATE, host_port, idle_timeout_option, setup_logging
+from inlong_proto.endpoints.common import (HOST, LOG_LEVEL, LOG_RATE, host_port, idle_timeout_option, setup_logging,
+                                           strict_option, strict_report)
 from inlong_proto.cli.output import terminal_json
 
 log = logging.getLogger(__name__)
@@ -57,7 +62,8 @@ def eventmesh():
               help="Longest message data accepted, in characters (eventMesh.server.maxEventSize).")
 @LOG_RATE
 @LOG_LEVEL
-def serve(host, port, record, record_sent, idle_timeout, max_event_size, log_rate, log_level):
+@strict_option("eventmesh")
+def serve(host, port, record, record_sent, idle_timeout, max_event_size, log_rate, log_level, strict):
     """Answer EventMesh TCP clients like the runtime: sessions, subscriptions, acks, pushes.
 
     A client that sends no whole frame for --idle-timeout seconds is disconnected (clients send
@@ -66,12 +72,13 @@ def serve(host, port, record, record_sent, idle_timeout, max_event_size, log_rat
     from inlong_proto.endpoints.eventmesh_server import EventMeshServer
 
     setup_logging(log_level)
-    server = EventMeshServer(host, port, record=record, record_sent=record_sent, idle_timeout=idle_timeout,
-                             max_event_size=max_event_size, log_rate=log_rate)
-    try:
-        asyncio.run(server.serve_forever())
-    except KeyboardInterrupt:
-        log.info("interrupted, exiting")
+    with strict_report("eventmesh", strict) as report:
+        server = EventMeshServer(host, port, record=record, record_sent=record_sent, idle_timeout=idle_timeout,
+                                 max_event_size=max_event_size, log_rate=log_rate, strict=report)
+        try:
+            asyncio.run(server.serve_forever())
+        except KeyboardInterrupt:
+            log.info("interrupted, exiting")
     _echo_json(server.stats.to_dict())
 
 
@@ -108,17 +115,20 @@ def _message_line(message) -> dict:
               help="Append every byte received to this file (a dump).")
 @RECORD_SENT
 @LOG_LEVEL
-def client(host, port, topic, publish, body, listen, count, mode, type_, group, heartbeat_interval, timeout, record,
-           record_sent, log_level):
+@strict_option("eventmesh")
+@click.pass_context
+def client(ctx, host, port, topic, publish, body, listen, count, mode, type_, group, heartbeat_interval, timeout,
+           record, record_sent, log_level, strict):
     """Say hello, optionally subscribe and listen, publish, receive, say goodbye; print a summary."""
     from inlong_proto.endpoints.eventmesh_client import EventMeshClient, EventMeshError, make_user_agent, text_message
 
     setup_logging(log_level)
     if count is not None and not listen:
         raise click.UsageError("--count needs --listen")
+    report = ctx.with_resource(strict_report("eventmesh", strict))
     endpoint = EventMeshClient(host, port, user_agent=make_user_agent(purpose="sub" if listen else "pub", group=group),
                                record=record, record_sent=record_sent, heartbeat_interval=heartbeat_interval,
-                               timeout=timeout)
+                               timeout=timeout, strict=report)
     received = 0
 
     async def main():
@@ -222,9 +232,11 @@ PUSH_TIMEOUT = click.option(
               help="Longest wait, in seconds, for the REPLY_MESSAGE a MSG_SEND_SYNC waits for (or its ttl).")
 @LOG_RATE
 @LOG_LEVEL
-def http_serve(host, port, record, record_sent, record_pushes, record_push_replies, idle_timeout, max_event_size,
+@strict_option("eventmesh")
+@click.pass_context
+def http_serve(ctx, host, port, record, record_sent, record_pushes, record_push_replies, idle_timeout, max_event_size,
                max_request_size, max_pending_pushes, push_timeout, webhook_allow, max_subscriptions, reply_timeout,
-               log_rate, log_level):
+               log_rate, log_level, strict):
     """Answer EventMesh HTTP clients like the runtime and push to subscribers' webhooks.
 
     The legacy request-code API: MSG_SEND_ASYNC, MSG_SEND_SYNC, REPLY_MESSAGE, SUBSCRIBE, UNSUBSCRIBE,
@@ -239,7 +251,8 @@ def http_serve(host, port, record, record_sent, record_pushes, record_push_repli
                                  max_event_size=max_event_size, max_request_size=max_request_size,
                                  max_pending_pushes=max_pending_pushes, push_timeout=push_timeout,
                                  reply_timeout=reply_timeout, log_rate=log_rate, webhook_allow=webhook_allow,
-                                 max_subscriptions=max_subscriptions)
+                                 max_subscriptions=max_subscriptions,
+                                 strict=ctx.with_resource(strict_report("eventmesh", strict)))
     try:
         asyncio.run(server.serve_forever())
     except KeyboardInterrupt:
@@ -424,15 +437,16 @@ def uni_client_stream(options, topic, client_id, count, mode):
 @click.option("--record-sent", type=click.Path(dir_okay=False), default=None,
               help="Append the exact bytes of every request sent to the server to this file (a request dump).")
 @LOG_LEVEL
+@strict_option("eventmesh")
 @click.pass_context
-def http_client(ctx, host, port, topic, group, record, record_sent, log_level):
+def http_client(ctx, host, port, topic, group, record, record_sent, log_level, strict):
     """Publish to, or subscribe by webhook at, an EventMesh HTTP runtime; print a JSON summary last.
 
     Exits 1 when a request failed or went unanswered, or a subscriber got fewer than --count messages.
     """
     setup_logging(log_level)
     ctx.obj = {"host": host, "port": port, "topic": topic, "group": group, "record": record,
-               "record_sent": record_sent}
+               "record_sent": record_sent, "strict": ctx.with_resource(strict_report("eventmesh", strict))}
 
 
 def _http_endpoint(options: dict, timeout: float):
@@ -442,7 +456,7 @@ def _http_endpoint(options: dict, timeout: float):
     config = ClientConfig(pid=str(os.getpid()), consumer_group=options["group"], producer_group=options["group"],
                           host=f"{options['host']}:{options['port']}")
     return EventMeshHttpClient(options["host"], options["port"], config=config, record=options["record"],
-                               record_sent=options["record_sent"], timeout=timeout)
+                               record_sent=options["record_sent"], timeout=timeout, strict=options["strict"])
 
 
 def _run_reporting(main, report) -> None:
@@ -603,8 +617,10 @@ CAPTURE = click.option("--capture", type=click.Path(dir_okay=False), default=Non
               help="Largest request message accepted, in bytes.")
 @LOG_RATE
 @LOG_LEVEL
-def grpc_serve(host, port, capture, idle_timeout, max_queued, reply_timeout, max_pending_pushes, push_timeout,
-               webhook_allow, max_subscriptions, max_event_size, log_rate, log_level):
+@strict_option("eventmesh")
+@click.pass_context
+def grpc_serve(ctx, host, port, capture, idle_timeout, max_queued, reply_timeout, max_pending_pushes, push_timeout,
+               webhook_allow, max_subscriptions, max_event_size, log_rate, log_level, strict):
     """Answer EventMesh gRPC clients like the runtime: publish, requestReply, batchPublish, the one-way calls,
     subscribe (webhook), subscribeStream, unsubscribe, heartbeat.
 
@@ -620,7 +636,8 @@ def grpc_serve(host, port, capture, idle_timeout, max_queued, reply_timeout, max
     server = EventMeshGrpcServer(host, port, capture=capture, idle_timeout=idle_timeout, max_queued=max_queued,
                                  reply_timeout=reply_timeout, push_timeout=push_timeout,
                                  max_pending_pushes=max_pending_pushes, max_event_size=max_event_size,
-                                 log_rate=log_rate, webhook_allow=webhook_allow, max_subscriptions=max_subscriptions)
+                                 log_rate=log_rate, webhook_allow=webhook_allow, max_subscriptions=max_subscriptions,
+                                 strict=ctx.with_resource(strict_report("eventmesh", strict)))
 
     async def main():
         # Ctrl-C and kill (SIGTERM) stop the server cleanly, so a --capture file is written either way; SIGINT
@@ -653,8 +670,9 @@ def grpc_serve(host, port, capture, idle_timeout, max_queued, reply_timeout, max
               show_default=True, help="Seconds to wait for the connection and for each answer.")
 @CAPTURE
 @LOG_LEVEL
+@strict_option("eventmesh")
 @click.pass_context
-def grpc_client(ctx, host, port, topic, group, call_timeout, capture, log_level):
+def grpc_client(ctx, host, port, topic, group, call_timeout, capture, log_level, strict):
     """Publish to, subscribe by stream at, or heartbeat an EventMesh gRPC runtime; print a JSON summary last.
 
     Exits 1 when a call failed or was refused, or a subscriber got fewer than --count events.
@@ -662,14 +680,14 @@ def grpc_client(ctx, host, port, topic, group, call_timeout, capture, log_level)
     _need_grpc()
     setup_logging(log_level)
     ctx.obj = {"host": host, "port": port, "topic": topic, "group": group, "timeout": call_timeout,
-               "capture": capture}
+               "capture": capture, "strict": ctx.with_resource(strict_report("eventmesh", strict))}
 
 
 def _grpc_endpoint(options: dict):
     from inlong_proto.endpoints.eventmesh_grpc_client import EventMeshGrpcClient
 
     return EventMeshGrpcClient(options["host"], options["port"], group=options["group"], timeout=options["timeout"],
-                               capture=options["capture"])
+                               capture=options["capture"], strict=options["strict"])
 
 
 @grpc_client.command("publish")

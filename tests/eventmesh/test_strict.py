@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import socket
 import struct
 import subprocess
@@ -408,3 +409,57 @@ def test_grpc_client_reports_an_answer_without_a_statuscode():
     run(body())
     [finding] = report.findings
     assert (finding.rule, finding.offset) == ("eventmesh.grpc-answer", 0)
+
+
+# -- the commands --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", [["serve"], ["client"], ["http-serve"], ["http-client"], ["grpc-serve"],
+                                     ["grpc-client"]])
+def test_every_eventmesh_peer_command_takes_strict(command):
+    from click.testing import CliRunner
+
+    from inlong_proto.cli.eventmesh import eventmesh
+
+    result = CliRunner().invoke(eventmesh, [*command, "--help"])
+    assert result.exit_code == 0 and "--strict" in result.output, result.output
+
+
+def test_serve_strict_writes_the_findings_as_json_lines(tmp_path):
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        port = probe.getsockname()[1]
+    report = tmp_path / "findings.jsonl"
+    server = subprocess.Popen([sys.executable, "-m", "inlong_proto", "eventmesh", "serve", "--port", str(port),
+                               "--strict", str(report)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                peer = socket.create_connection((HOST, port), timeout=5)
+                break
+            except OSError:
+                assert time.monotonic() < deadline and server.poll() is None, "the server did not start"
+                time.sleep(0.1)
+        with peer:
+            peer.sendall(HELLO + HEARTBEAT[:9] + b"0001" + HEARTBEAT[13:])
+            while peer.recv(65536):  # the hello is answered, then the connection closed
+                pass
+        while not (report.is_file() and report.read_text().endswith("\n")):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    finally:
+        server.send_signal(signal.SIGINT)  # Ctrl-C: the summary table comes at exit
+        _, stderr = server.communicate(timeout=30)
+    [line] = report.read_text().splitlines()
+    item = json.loads(line)
+    assert (item["rule"], item["offset"], item["spec"]) == ("eventmesh.tcp-magic", len(HELLO),
+                                                            "specs/eventmesh/tcp_frame.ksy#contents: EventMesh")
+    assert item["got"].startswith(f"offset {len(HELLO) + 9} in version")
+    assert "eventmesh.tcp-magic" in stderr  # the summary table at exit
+
+
+def test_every_rule_has_a_faulty_peer():
+    covered = {*TCP_CLIENT_FAULTS, *HTTP_CLIENT_FAULTS, *GRPC_CLIENT_FAULTS, "eventmesh.tcp-reply-seq",
+               "eventmesh.http-answer", "eventmesh.grpc-reply", "eventmesh.grpc-stream-heartbeat",
+               "eventmesh.grpc-answer"}
+    assert covered == set(rules("eventmesh"))
