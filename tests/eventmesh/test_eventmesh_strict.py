@@ -1,4 +1,5 @@
-"""The strict EventMesh peers (issue 29, item 3): for every rule of specs/eventmesh/conformance.yaml a
+"""The strict EventMesh peers (issue 29, item 3; named apart from tests/broadcast/test_strict.py: the test
+folders share one module namespace): for every rule of specs/eventmesh/conformance.yaml a
 deliberately faulty peer breaks exactly that rule, and the report names exactly that rule, at the offset of
 the offending frame in what that peer sent; the answers stay the reference servers' own."""
 from __future__ import annotations
