@@ -7,10 +7,11 @@
     messages = audit_messages(df)                               # one row per message sent or delivered
 
 Pairing a request with its answer needs both directions of a connection in order, which a set of rows does
-not promise, so each capture file that rows of ``df`` came from (rows with the ``capture`` column; dumps
-have no connections and are left out) is audited whole by one task (``audit.walk.audit_chunks``, streaming,
-memory bounded by the open requests), giving one row per message; the table is then Spark's aggregation of
-those rows per system, group, stream and window. Filters on ``df`` narrow the files, not the messages:
+not promise, so each file that rows of ``df`` came from is audited whole by one task, giving one row per
+message: a capture (rows with the ``capture`` column) by ``audit.walk.audit_chunks``, a raw dump by
+``audit.walk.audit_dump`` in its rows' protocol (one connection, no times: window_start is null; a dump of the
+requests only gives outcome "unknown"), both streaming, memory bounded by the open requests. The table is then
+Spark's aggregation of those rows per system, group, stream and window. Filters on ``df`` narrow the files, not the messages:
 filter ``audit_messages`` for that.
 """
 from __future__ import annotations
@@ -28,10 +29,11 @@ _SCHEMA = ("path string, system string, `group` string, stream string, time time
 _CHUNK = 1 << 20
 
 
-def _rows(path: str, timeout: float | None, fs_options: dict | None):
+def _rows(path: str, protocol: str | None, timeout: float | None, fs_options: dict | None):
+    """The message rows of one file: a capture (protocol None) or a raw dump of `protocol`."""
     from datetime import datetime, timezone
 
-    from inlong_proto.audit import Delivered, audit_chunks
+    from inlong_proto.audit import Delivered, audit_chunks, audit_dump
     from inlong_proto.core.sources import open_source
 
     def chunks(src):
@@ -40,7 +42,9 @@ def _rows(path: str, timeout: float | None, fs_options: dict | None):
             src.release(start, start + _CHUNK)
 
     with open_source(path, fs_options) as src:
-        for item in audit_chunks(chunks(src), timeout=timeout):
+        items = (audit_chunks(chunks(src), timeout=timeout) if protocol is None
+                 else audit_dump(chunks(src), protocol, name=path))
+        for item in items:
             when = (None if item.time_ns is None
                     else datetime.fromtimestamp(item.time_ns / 1e9, tz=timezone.utc).replace(tzinfo=None))
             if isinstance(item, Delivered):
@@ -53,28 +57,33 @@ def _rows(path: str, timeout: float | None, fs_options: dict | None):
 
 
 def audit_messages(df, *, timeout: float | None = None, fs_options: dict | None = None):
-    """One row per message sent (kind "sent", with its outcome) or delivered (kind "delivered") in the capture
-    files of df's rows; time is the request's capture time (UTC, zone-less)."""
+    """One row per message sent (kind "sent", with its outcome) or delivered (kind "delivered") in the files
+    of df's rows, captures and raw dumps; time is the request's capture time (UTC, zone-less; null in a dump)."""
     import pandas as pd
+    from pyspark.sql import functions as F
 
-    if CAPTURE_COLUMN not in df.columns:
-        raise ValueError("audit needs a reader's rows of captures (format('inlong') or read_dumps over pcap / "
-                         "pcapng files): df has no capture column")
-    paths = df.where(df[CAPTURE_COLUMN].isNotNull()).select("path").distinct()
-    paths = paths.repartition(max(1, paths.sparkSession.sparkContext.defaultParallelism), "path")
+    missing = [name for name in (CAPTURE_COLUMN, "path", "protocol") if name not in df.columns]
+    if missing:
+        raise ValueError(f"audit needs a reader's rows (format('inlong') or read_dumps): df has no "
+                         f"{', '.join(missing)} column")
+    files = df.groupBy("path").agg(F.max(F.col(CAPTURE_COLUMN).isNotNull()).alias("is_capture"),
+                                   F.first("protocol", ignorenulls=True).alias("protocol"))
+    files = files.repartition(max(1, files.sparkSession.sparkContext.defaultParallelism), "path")
 
     def audit_files(batches):
         for batch in batches:
-            for path in batch["path"]:
-                rows = list(_rows(path, timeout, fs_options))
+            for path, is_capture, protocol in zip(batch["path"], batch["is_capture"], batch["protocol"]):
+                if not is_capture and protocol is None:
+                    continue  # (a file of error rows only: no protocol read it)
+                rows = list(_rows(path, None if is_capture else protocol, timeout, fs_options))
                 yield pd.DataFrame.from_records(rows, columns=list(MESSAGE_COLUMNS))
 
-    return paths.mapInPandas(audit_files, _SCHEMA)
+    return files.mapInPandas(audit_files, _SCHEMA)
 
 
 def audit(df, *, window: str | float = "1m", by: tuple[str, ...] = KEYS, timeout: float | None = None,
           fs_options: dict | None = None):
-    """The audit table (audit.COLUMNS, window_start a zone-less UTC timestamp) of the captures of df's rows."""
+    """The audit table (audit.COLUMNS, window_start a zone-less UTC timestamp) of the files of df's rows."""
     from pyspark.sql import functions as F
     from pyspark.sql.window import Window
 
@@ -122,5 +131,7 @@ def audit(df, *, window: str | float = "1m", by: tuple[str, ...] = KEYS, timeout
         F.percentile_approx("latency_ms", 0.5, 1_000_000).alias("p50_ms"),
         F.percentile_approx("latency_ms", 0.95, 1_000_000).alias("p95_ms"),
         F.max("latency_ms").alias("max_ms"))
-    return (table.join(errors, ["system", "group", "stream", "window_start"], "left")
-            .select(*COLUMNS).orderBy("system", "group", "stream", "window_start"))
+    keys = ("system", "group", "stream", "window_start")
+    errors = errors.select(*(F.col(name).alias(f"error_{name}") for name in keys), "top_error")
+    matched = [table[name].eqNullSafe(errors[f"error_{name}"]) for name in keys]  # (a dump's window is null)
+    return (table.join(errors, matched, "left").select(*COLUMNS).orderBy(*keys))
