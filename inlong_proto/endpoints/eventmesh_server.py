@@ -423,11 +423,11 @@ class EventMeshServer(ListeningServer):
         return True
 
     def _subscribe(self, session: Session, message: TcpMessage) -> bool:
-        items = () if message.body is None else (message.body.topic_list or ())
-        bad = [item for item in items if not item.topic or item.mode in (None, SubscriptionMode.UNRECOGNIZED)
+        items = None if message.body is None else message.body.topic_list  # [] subscribes to nothing, as upstream
+        bad = [item for item in items or () if not item.topic or item.mode in (None, SubscriptionMode.UNRECOGNIZED)
                or item.type in (None, SubscriptionType.UNRECOGNIZED)]
-        if not items or bad:
-            what = "no topic" if not items else f"an unusable item {bad[0].to_json()}"
+        if items is None or bad:
+            what = "no topicList (null)" if items is None else f"an unusable item {bad[0].to_json()}"
             self._report(session, "eventmesh.tcp-subscription", f"a subscription with {what}")
             self._reply(session, Command.SUBSCRIBE_RESPONSE, message.header.seq, code=1,
                         desc=f"java.lang.Exception: the subscription has {what}")

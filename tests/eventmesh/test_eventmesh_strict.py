@@ -72,7 +72,7 @@ TCP_CLIENT_FAULTS = {
     "eventmesh.tcp-seq": (HELLO, raw_frame({"cmd": "HEARTBEAT_REQUEST", "code": 0}), SENTINEL),
     "eventmesh.tcp-user-agent": (b"", hello_with(purpose="both"), b""),
     "eventmesh.tcp-subscription": (HELLO, raw_frame({"cmd": "SUBSCRIBE_REQUEST", "seq": SEQ},
-                                                    b'{"topicList":[]}'), SENTINEL),
+                                                    b'{"topicList":null}'), SENTINEL),
     "eventmesh.tcp-protocol-properties": (HELLO, message({"topic": "T", "body": "x"}, properties={}), SENTINEL),
     "eventmesh.tcp-message": (HELLO, message({"topic": "T", "properties": {"Bad-Key": "1"}, "body": "x"}),
                               SENTINEL),

@@ -85,12 +85,13 @@ DATA = {'doc': 'What the strict EventMesh peers check in the bytes the other sid
                         'eventmesh-runtime/src/main/java/org/apache/eventmesh/runtime/core/protocol/tcp/client/processor/HelloProcessor.java',
             'answer': 'HELLO_RESPONSE with code 1, then the session is closed'},
            {'id': 'eventmesh.tcp-subscription',
-            'expects': "SUBSCRIBE_REQUEST's topicList has at least one item, each with a topic, a mode and a "
-                       'type',
+            'expects': 'SUBSCRIBE_REQUEST has a body whose topicList is not null (an empty one subscribes to '
+                       'nothing), each item with a topic, a mode and a type',
             'spec': 'specs/eventmesh/bodies/subscription.schema.json#topicList',
             'upstream': 'apache/eventmesh@2527428788cb '
                         'eventmesh-runtime/src/main/java/org/apache/eventmesh/runtime/core/protocol/tcp/client/processor/SubscribeProcessor.java',
-            'answer': 'SUBSCRIBE_RESPONSE with code 1'},
+            'answer': 'SUBSCRIBE_RESPONSE with code 1 (no topicList is a NullPointerException there; an '
+                      'unusable item is refused by this reference server)'},
            {'id': 'eventmesh.tcp-protocol-properties',
             'expects': 'a message to the server has the header properties protocoltype, protocolversion and '
                        'protocoldesc',
