@@ -26,8 +26,9 @@ import click
 from inlong_proto.core import __version__, protocols
 from inlong_proto.core.errors import InlongProtoError
 from inlong_proto.core.frames import encode, iter_frames
+from inlong_proto.eventmesh import h2
 
-CORPUS_VERSION = "1.0.0"
+CORPUS_VERSION = "1.1.0"
 SCHEMA = Path(__file__).resolve().parents[2] / "specs" / "corpus" / "manifest.schema.json"
 DEFAULT_VECTORS = Path(__file__).resolve().parents[2] / "tests" / "vectors"
 
@@ -42,11 +43,20 @@ RULES = {
               "(error.field, error.reason and raw are advisory, compared by nobody).",
     "recover": "A damaged dump: the decoder must yield every expected frame at its offset with its fields, and "
                "the bytes it yields as error spans must be exactly the bytes the expected error spans cover "
-               "(frames plus error spans tile the input); how it splits the damage into spans is free.",
+               "(frames plus error spans tile the input); how it splits the damage into spans is free. Items "
+               "that share an offset (zero-length gRPC messages and calls at a frame's end) match in order.",
     "cut": "Every stream case with `cut: true` also stands for len-1 inputs, its first k bytes for every k in "
            "1..len-1 (not written as files): the expected items are the stream's frames that end at or before "
            "k, then, unless k is a frame boundary, one error item of error.kind `truncated` at the offset where "
-           "the next frame starts, with length k minus that offset.",
+           "the next frame starts, with length k minus that offset and error.offset k. A case with "
+           "`cut_connection` is one direction of an HTTP/2 connection, read as an observer reads it: the items "
+           "that end by k include the zero-length gRPC messages and calls there; the error item's error.offset "
+           "is its own offset (where the cut frame starts); when it starts at 0 and k is under "
+           "`cut_connection.invalid_below` (the preface, or a frame header) its kind is `invalid`, as such a "
+           "prefix cannot be told from other bytes; the decoder may split it into consecutive `truncated` items "
+           "(a header block's whole frames, then the cut frame); calls the cut leaves open (zero-length `call` "
+           "items at k for a stream whose call does not end there in the whole stream) are advisory, compared "
+           "by nobody.",
     "encode": "Encode each expected item (the decode shape, read back as `inlong-proto encode` reads it; "
               "lengths and counts may be derived) into exactly the case's bytes.",
 }
@@ -57,12 +67,19 @@ SOURCES = {
     "spec": "an example the spec itself defines (the broadcast protocol has no upstream), or a hand-made valid input",
     "hostile": "malformed input: bad magic, lengths out of range, invalid values, truncation",
     "recovery": "a damaged dump built from valid frames: garbage between them, a corrupt frame, a cut tail",
+    "library-produced": "bytes written by an independent implementation of the transport the upstream uses "
+                        "(gRPC's C core through grpcio, python-hyper's hyperframe and hpack), carrying messages "
+                        "of the upstream's .proto files",
     "mixed": "a stream pipelining frames of several of the sources above",
 }
 # protocol -> the folder of its frame vectors (EventMesh's TCP vectors may name their own protocol)
 FOLDERS = {"broadcast": "broadcast", "dataproxy": "dataproxy", "tubemq": "tubemq", "eventmesh": "eventmesh/tcp",
-           "eventmesh-frame": "eventmesh/frame", "eventmesh-http": "eventmesh/http"}
+           "eventmesh-frame": "eventmesh/frame", "eventmesh-http": "eventmesh/http", "eventmesh-grpc": "eventmesh/grpc"}
 FRAMED = ("broadcast", "dataproxy", "tubemq", "eventmesh", "eventmesh-frame")
+# protocols whose vectors are each one direction of a connection (HTTP/2): each is a stream case, cut by the
+# cut rule's connection form; the fewest bytes at the start an observer needs to know a frame starts there,
+# per direction (the client's connection preface, a frame header)
+CONNECTIONS = {"eventmesh-grpc": {"request": len(h2.PREFACE), "response": h2.HEADER_SIZE}}
 
 
 def decode_items(data: bytes, protocol: str, direction: str | None, payload: bool = False) -> list[dict]:
@@ -86,6 +103,8 @@ def _source(vector: dict, valid: bool, protocol: str) -> str:
     if not valid:
         return "hostile"
     told = vector.get("source", "")
+    if told.startswith("library:"):
+        return "library-produced"
     if told.startswith("captured") or vector.get("java_encoder"):
         return "upstream-produced"
     if told.startswith("hand-made") or protocol == "broadcast":
@@ -164,6 +183,13 @@ def damaged(frames: list[bytes]) -> bytes:
     return first + b"\xa5GARBAG" + bytes([second[0] ^ 0xFF]) + second[1:] + b"".join(rest) + first[:len(first) // 2]
 
 
+def damaged_connection(stream: bytes, frame: bytes) -> bytes:
+    """A damaged dump of one direction of an HTTP/2 connection: 7 bytes of garbage before it (as where a
+    capture begins inside a frame; an observer in step with the frames cannot resynchronise inside them, so
+    the damage is where it can), then the stream whole, then the first half of one of its frames."""
+    return b"\xa5GARBAG" + stream + frame[:len(frame) // 2]
+
+
 def export(out: Path, vectors: Path = DEFAULT_VECTORS) -> dict:
     """Write the corpus under out; the manifest (also written as out/manifest.json)."""
     builder = Builder(out)
@@ -175,6 +201,8 @@ def export(out: Path, vectors: Path = DEFAULT_VECTORS) -> dict:
         if valid and any("error" in item for item in items):
             raise click.ClickException(f"{origin}: a valid vector decodes with an error span")
         extra = {"vector": origin}
+        if valid and protocol in CONNECTIONS:
+            extra.update(cut=True, cut_connection={"invalid_below": CONNECTIONS[protocol][direction]})
         if valid and protocol in FRAMED:
             extra["encode"] = _encodes_exactly(items, data)
             if len(items) == 1:
@@ -182,6 +210,12 @@ def export(out: Path, vectors: Path = DEFAULT_VECTORS) -> dict:
                 whole.setdefault(key, []).append(data)
                 kinds.setdefault(key, set()).add(source)
         builder.add(protocol, name, rule, direction, data, source, description, items, **extra)
+        if valid and protocol in CONNECTIONS:
+            last = max((i for i in items if i["length"]), key=lambda i: i["offset"])
+            dump = damaged_connection(data, data[last["offset"]:last["offset"] + last["length"]])
+            builder.add(protocol, f"damaged_{name}", "recover", direction, dump, "recovery",
+                        "7 bytes of garbage first (a capture begun inside a frame), the stream, half a frame",
+                        decode_items(dump, protocol, direction), vector=origin)
         if valid and protocols.PAYLOAD_READERS.get(protocol):
             builder.add(protocol, name + ".payload", "payload", direction, data, source,
                         description + " (with the payload layer)", decode_items(data, protocol, direction, True),
