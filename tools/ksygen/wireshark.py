@@ -630,7 +630,8 @@ class Generator:
             prefix = r["path"].split("{", 1)[0]
             query = ", ".join(f"{{{lua_str(q['name'])}, {'true' if q.get('required') else 'false'}}}"
                               for q in r.get("query", ()))
-            shapes = {status: kind if isinstance(kind, str) else "{" + ", ".join(kind["keys"]) + "}"
+            shapes = {status: " or ".join(shape if isinstance(shape, str) else "{" + ", ".join(shape["keys"]) + "}"
+                                          for shape in (kind if isinstance(kind, list) else [kind]))
                       for status, kind in r["answers"].items()}
             answers = ", ".join(f"[{status}] = {lua_str(shape)}" for status, shape in sorted(shapes.items()))
             rows.append(f"  {{prefix = {lua_str(prefix.rstrip('/') if '{' in r['path'] else prefix)}, "

@@ -10,12 +10,21 @@ DATA = {'doc': "The uni runtime's HTTP ingress (the JDK's com.sun.net.httpserver
         '/events/publish-batch\n'
         'answer 429 (the per-topic rate limiter). SSE routes hold the response open (chunked, no '
         'Content-Length) and\n'
-        'write one `data:` line per event and a blank line.\n',
+        'write one `data:` line per event and a blank line. A handler that throws outside its try leaves '
+        'the\n'
+        "answer to the JDK server (jdk-server): a NumberFormatException (poll's max/timeoutMs, request's "
+        'timeoutMs)\n'
+        'is its 400 text/html reject, anything else (a body that is not JSON where readJson reads it, an '
+        'unknown\n'
+        'subscribe mode) closes the connection unanswered. A configured security filter chain answers its '
+        "verdict's\n"
+        'status with the error shape; none is configured by default, so those statuses are not listed.\n',
  'doc-ref': 'apache/eventmesh@ba267195c403 '
             'eventmesh-runtime/src/main/java/org/apache/eventmesh/runtime/http/UniHttpServer.java; '
             'apache/eventmesh@0be4e8369dac '
             'eventmesh-runtime/src/main/java/org/apache/eventmesh/runtime/push/SseConnection.java; '
-            'docs/protocols/eventmesh.md, section 5.2',
+            'openjdk/jdk src/jdk.httpserver/share/classes/sun/net/httpserver/ServerImpl.java (Exchange.run, '
+            'reject, sendReply); docs/protocols/eventmesh.md, section 5.2',
  'upstream': {'repository': 'apache/eventmesh',
               'commit': 'ba267195c403',
               'paths': {'rt': 'eventmesh-runtime/src/main/java/org/apache/eventmesh/runtime'}},
@@ -34,7 +43,8 @@ DATA = {'doc': "The uni runtime's HTTP ingress (the JDK's com.sun.net.httpserver
                      'doc': '{"status": text} (accepted, acked, created, ok, published, ...)'},
              'error': {'keys': ['error'], 'doc': '{"error": text}'}},
  'body-kinds': {'none': {'doc': 'No body is read (or it is drained and ignored).'},
-                'cloudevent': {'doc': 'One structured CloudEvent (application/cloudevents+json), read by the '
+                'cloudevent': {'content-type': 'application/cloudevents+json',
+                               'doc': 'One structured CloudEvent (application/cloudevents+json), read by the '
                                       'cloudevents FrameAdaptor.'},
                 'cloudevent-array': {'doc': 'A JSON array of structured CloudEvents.'},
                 'json': {'doc': 'A JSON object; `fields` name the keys the handler reads (an empty body '
@@ -45,10 +55,54 @@ DATA = {'doc': "The uni runtime's HTTP ingress (the JDK's com.sun.net.httpserver
                 'frames-base64': {'doc': 'A JSON array of base64 strings, each an EventMeshFrame.'},
                 'stream-chunk': {'doc': 'A StreamChunk as Jackson writes it: sessionId, seq, chunk, done, '
                                         'error, eventType, meta.'},
-                'sse-deliveries': {'doc': 'text/event-stream; each event\'s data {"deliveryId": .., "event": '
+                'sse-deliveries': {'content-type': 'text/event-stream',
+                                   'data-kind': 'delivery',
+                                   'doc': 'text/event-stream; each event\'s data {"deliveryId": .., "event": '
                                           'CloudEvent} (SseConnection).'},
-                'sse-stream-chunks': {'doc': "text/event-stream; each event's data one StreamChunk; a done "
-                                             'chunk ends the stream.'}},
+                'sse-stream-chunks': {'content-type': 'text/event-stream',
+                                      'data-kind': 'stream_chunk',
+                                      'doc': "text/event-stream; each event's data one StreamChunk; a done "
+                                             'chunk ends the stream.'},
+                'jdk-reject': {'content-type': 'text/html',
+                               'doc': "The JDK server's own answer (jdk-server): <h1>STATUS "
+                                      'REASON</h1>MESSAGE, ISO-8859-1, Content-Length; the connection then '
+                                      'closes.'}},
+ 'jdk-server': {'source': 'openjdk/jdk src/jdk.httpserver/share/classes/sun/net/httpserver/ServerImpl.java '
+                          '(Exchange.run, reject, sendReply)',
+                'answer': 'jdk-reject',
+                'doc': 'Exchange.run reads the request line and headers, finds the context, then calls the '
+                       'handler inside one try: an IOException or any other exception closes the connection '
+                       "unanswered; NumberFormatException and URISyntaxException (from the server's own "
+                       'parsing or from the handler) are reject(400). reject() writes "HTTP/1.1 STATUS '
+                       'REASON", Content-Length and Content-Type text/html, the body <h1>STATUS '
+                       'REASON</h1>MESSAGE, then closes the connection. Any route can get these (a bad '
+                       "Content-Length is the server's own NumberFormatException), so an answer that is one "
+                       'of them is typed as such on every route; the routes list the ones their handler '
+                       'causes.',
+                'rejects': [{'status': 400,
+                             'message': 'Bad request line',
+                             'doc': 'The request line has fewer than three parts.'},
+                            {'status': 400, 'message': 'Header key contains illegal characters'},
+                            {'status': 400,
+                             'message': 'Conflicting or malformed headers detected',
+                             'doc': 'Content-Length with Transfer-Encoding, or twice.'},
+                            {'status': 400,
+                             'message': 'Illegal Content-Length value',
+                             'doc': 'A negative Content-Length.'},
+                            {'status': 501,
+                             'message': 'Unsupported Transfer-Encoding value',
+                             'doc': 'Anything but one chunked.'},
+                            {'status': 404,
+                             'message': 'No context found for request',
+                             'doc': "No route's prefix matches the path."},
+                            {'status': 500, 'message': 'No handler for context'},
+                            {'status': 400,
+                             'message': 'NumberFormatException thrown',
+                             'doc': "A Content-Length that is not a number, or a handler's "
+                                    'Integer/Long.parseLong outside its try.'},
+                            {'status': 400,
+                             'message': 'URISyntaxException thrown',
+                             'doc': 'A request target java.net.URI refuses.'}]},
  'routes': [{'path': '/events/publish',
              'name': 'UNI_PUBLISH',
              'method': 'POST',
@@ -96,15 +150,20 @@ DATA = {'doc': "The uni runtime's HTTP ingress (the JDK's com.sun.net.httpserver
                        {'name': 'max', 'default': '100'},
                        {'name': 'timeoutMs', 'default': '1000'}],
              'body': 'none',
-             'answers': {200: 'deliveries', 400: 'error', 405: 'error'}},
+             'answers': {200: 'deliveries', 400: ['error', 'jdk-reject'], 405: 'error'},
+             'doc': "400 JSON without clientId; max/timeoutMs are parsed outside the handler's try "
+                    "(intParam/longParam): not a number is the JDK's 400 text/html reject."},
             {'path': '/events/request',
              'name': 'UNI_REQUEST',
              'method': 'POST',
              'source': 'rt/http/UniHttpServer.java (request)',
              'query': [{'name': 'topic'}, {'name': 'timeoutMs', 'default': '30000'}],
              'body': 'cloudevent',
-             'answers': {200: 'cloudevent', 405: 'error', 504: 'error'},
-             'doc': 'Blocking request-reply: the reply event is the answer.'},
+             'answers': {200: 'cloudevent', 400: 'jdk-reject', 405: 'error', 504: 'error'},
+             'doc': 'Blocking request-reply: the reply event is the answer (application/cloudevents+json). A '
+                    'missing topic is not checked; an invalid CloudEvent, a refused publish or no reply in '
+                    "time is 504; timeoutMs is parsed outside the try: not a number is the JDK's 400 "
+                    'text/html reject.'},
             {'path': '/events/reply',
              'name': 'UNI_REPLY',
              'method': 'POST',
