@@ -220,8 +220,11 @@ DATA = {'doc': 'What the strict EventMesh peers check in the bytes the other sid
             'expects': 'a CloudEvent has the attributes the CloudEvents specification requires (id, source, '
                        'spec_version and type), with spec_version 1.0 or 0.3',
             'spec': 'specs/eventmesh/eventmesh-cloudevents.proto#string spec_version = 3',
-            'answer': 'reported only; the reference server answers as it does for any event (what the '
-                      'runtime answers was not verified)'},
+            'upstream': 'apache/eventmesh@2527428788cb '
+                        'eventmesh-protocol-plugin/eventmesh-protocol-cloudevents/src/main/java/org/apache/eventmesh/protocol/cloudevents/resolver/grpc/GrpcEventMeshCloudEventProtocolResolver.java',
+            'answer': "the runtime reads the event with the CloudEvents SDK's protobuf format, whose builder "
+                      'refuses an event without them (the answer that makes was not verified); the reference '
+                      'server answers as for any event'},
            {'id': 'eventmesh.grpc-identity',
             'expects': 'the attributes idc, env, ip, pid (all digits), sys, username, passwd and language '
                        'are non-empty',
@@ -264,8 +267,9 @@ DATA = {'doc': 'What the strict EventMesh peers check in the bytes the other sid
             'spec': 'specs/eventmesh/eventmesh-service.proto#service HeartbeatService',
             'upstream': 'apache/eventmesh@2527428788cb '
                         'eventmesh-runtime/src/main/java/org/apache/eventmesh/runtime/core/protocol/grpc/consumer/ConsumerManager.java',
-            'answer': 'the subscription expires; the stream gets statuscode "30" CLIENT_RESUBSCRIBE and '
-                      'ends'},
+            'answer': 'the client is removed (eventMeshSessionExpiredInMills); its next heartbeat gets '
+                      'statuscode "30" CLIENT_RESUBSCRIBE. The reference server also ends the stream with a '
+                      '"30" message'},
            {'id': 'eventmesh.grpc-answer',
             'expects': "the runtime's answer is a CloudEvent with attributes statuscode (a known code, "
                        'ce_string) and responsemessage',
