@@ -78,7 +78,6 @@ def audit_dump(chunks: Iterable[bytes], protocol: str, *, max_frame_size: int | 
     for chunk in chunks:
         yield from _dump_frames(auditor, decoder.feed(chunk), name)
     yield from _dump_frames(auditor, decoder.close(), name)
-    yield from auditor.end_flow(name, DUMP_ENDED)
     yield from auditor.close(DUMP_ENDED)
 
 
