@@ -13,8 +13,10 @@ request's business message into a response message, or raises `Refusal` for an e
 
 `RpcServer` is the thin asyncio adapter: it cuts requests with the runtime's StreamDecoder, records
 them, writes answers, and runs every connection through `endpoints.Link` (idle deadline, cap on unread
-answers, rate-limited log), like the other reference servers. A frame that does not decode closes the
-connection, as the real server's decoder does with a bad token or list size.
+answers, rate-limited log), like the other reference servers. A whole frame whose RPC envelope or
+business message does not parse gets the real server's FATAL answer and the connection goes on; any other
+frame that does not decode closes the connection, as the real server's decoder does with a bad token or
+list size.
 
 With a conformance report (strict=, core.conformance) the server also reports each rule of
 specs/tubemq/conformance.yaml a client breaks: the frame rules and the serial discipline here, the
@@ -35,8 +37,8 @@ from inlong_proto.endpoints.common import (DEFAULT_LOG_RATE, DEFAULT_MAX_PENDING
                                            RawStream, connection_scope)
 from inlong_proto.core.errors import DecodeError
 from inlong_proto.core.frames import StreamDecoder, encode
-from inlong_proto.tubemq.rpc import (SERVICE_TYPES, RpcMessage, exception_class, exception_frame, response_frame,
-                                     unsupported_method_frame)
+from inlong_proto.tubemq.rpc import (SERVICE_TYPES, RpcMessage, exception_class, exception_frame, frame_serial,
+                                     response_frame, unreadable_request_frame, unsupported_method_frame)
 
 PROTOCOL = "tubemq"
 READ_SIZE = 65536
@@ -201,31 +203,55 @@ class RpcServer(ListeningServer):
 
     async def _converse(self, reader: asyncio.StreamReader, connection: "_Connection") -> None:
         link = connection.link
-        decoder = StreamDecoder(PROTOCOL, "request", mode="FAILFAST", max_frame_size=self.max_frame_size)
+        # PERMISSIVE, so that a whole frame whose envelope does not parse comes back as a span of its own,
+        # answered FATAL as the real server answers it; any other malformed span closes the connection
+        decoder = StreamDecoder(PROTOCOL, "request", mode="PERMISSIVE", max_frame_size=self.max_frame_size)
         raw = RawStream()
         while not link.closing:
             data = await reader.read(READ_SIZE)  # under the link's deadline
             raw.add(data)
             connection.received += len(data)
-            try:
-                for frame in decoder.feed(data) if data else decoder.close():
-                    link.progress()
-                    connection.framed = frame.offset + frame.length
-                    if self.strict is not None:
-                        self._check_serial(connection, frame)
-                    if not self._on_request(link, frame, raw.take(frame)):
-                        return
-                if data:
-                    decoder.feed(b"")  # raises an error found after the frames just handled
-            except DecodeError as exc:
-                self.stats.closed_for_bad_input += 1
-                link.log.always(logging.WARNING, "closing the connection on a frame that does not decode: %s", exc)
-                if self.strict is not None:  # FAILFAST: the bad frame starts where the last good one ended
-                    self.strict(_frame_rule(exc), peer=link.name, offset=connection.framed, got=str(exc))
-                return
+            for frame in decoder.feed(data) if data else decoder.close():
+                chunk = raw.take(frame)
+                if frame.error is not None and not self._on_unreadable(connection, frame, chunk):
+                    return
+                if frame.error is not None:
+                    continue
+                link.progress()
+                connection.framed = frame.offset + frame.length
+                if self.strict is not None:
+                    self._check_serial(connection, frame)
+                if not self._on_request(link, frame, chunk):
+                    return
             if not data:
                 return
             await link.drain()  # stop reading from a client that does not read answers
+
+    def _on_unreadable(self, connection: "_Connection", frame, chunk: bytes) -> bool:
+        """A malformed span: a whole frame whose RPC envelope or business message does not parse gets the
+        real server's FATAL answer under its serial (methods.yaml answers.unreadable_request) and the
+        connection goes on; anything else (a bad token or list size, a cut frame) closes it, as the real
+        server's frame decoder does. False when the connection is to be closed."""
+        link, error = connection.link, frame.error
+        rule = _frame_rule(error)
+        serial = frame_serial(chunk) if rule == "tubemq.rpc-envelope" else None
+        if self.strict is not None:  # a span that closes the connection has no length of its own
+            self.strict(rule, peer=link.name, offset=frame.offset, length=None if serial is None else frame.length,
+                        got=str(error))
+        if serial is None:
+            self.stats.closed_for_bad_input += 1
+            link.log.always(logging.WARNING, "closing the connection on a frame that does not decode: %s", error)
+            return False
+        link.progress()
+        connection.framed = frame.offset + frame.length
+        data = encode(unreadable_request_frame(serial, error.field, error.reason))
+        if not link.write(data):
+            return False
+        self.stats.answers += 1
+        self.stats.exceptions += 1
+        link.log.info("serial=%d answered FATAL: the request does not parse (%s)", serial, error)
+        self._write_file("sent", data)
+        return True
 
     def _check_serial(self, connection: "_Connection", frame) -> None:
         """Report a serial that repeats or goes back from the connection's last one."""

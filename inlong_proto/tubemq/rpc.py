@@ -23,9 +23,9 @@ from google.protobuf.internal.decoder import _DecodeVarint32
 from google.protobuf.internal.encoder import _VarintBytes
 
 from inlong_proto.core.chains import joined
-from inlong_proto.core.errors import EncodeError, TruncatedError, ValidationError
+from inlong_proto.core.errors import DecodeError, EncodeError, TruncatedError, ValidationError
 from inlong_proto.generated.codec.tubemq import tubemq_message
-from inlong_proto.generated.codec.tubemq.tubemq_frame import Block, TubemqFrame
+from inlong_proto.generated.codec.tubemq.tubemq_frame import Block, TubemqFrame, decode_tubemq_frame
 from inlong_proto.generated.protobuf.tubemq import BrokerService_pb2, MasterService_pb2, RPC_pb2
 from inlong_proto.generated.tables.tubemq.methods import DATA as TABLE
 from inlong_proto.core.plain import lenient_text, protobuf_plain as plain, render_text  # noqa: F401  (rpc.plain)
@@ -321,6 +321,24 @@ def unsupported_method_frame(serial_no: int, method_id: int) -> TubemqFrame:
     entry = ANSWERS["unsupported_method"]
     return fatal_frame(serial_no, entry["exception_name"], entry["message_format"].format(id=method_id),
                        stage=entry["stage"])
+
+
+def unreadable_request_frame(serial_no: int, field: str, reason: str) -> TubemqFrame:
+    """The server's FATAL answer to a whole frame whose RPC envelope or business message does not parse (field:
+    the decoder's error field, rpc.<message>); methods.yaml answers.unreadable_request."""
+    entry = ANSWERS["unreadable_request"]
+    envelope = field.removeprefix("rpc.") in TABLE["envelope"]["request"]
+    return fatal_frame(serial_no, entry["exception_name"], reason,
+                       stage=entry["envelope_stage"] if envelope else entry["message_stage"])
+
+
+def frame_serial(data: bytes) -> int | None:
+    """The serial of a frame whose framing the spec accepts, whatever its blocks hold (None otherwise): what
+    the server answers a request it cannot read under."""
+    try:
+        return decode_tubemq_frame(data)[0].serial_no
+    except DecodeError:
+        return None
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,7 @@ SERVER_CASES = {
     "tubemq.list-size": ("master", [GOOD], with_list_size(close_producer(2), 0), None, True, {}),
     "tubemq.block-len": ("master", [GOOD], close_producer(2)[:12] + (0x3000).to_bytes(4, "big"), None, True, {}),
     "tubemq.max-frame-size": ("broker", [send(1)], send(2, b"x" * 200), None, True, {"max_frame_size": 128}),
-    "tubemq.rpc-envelope": ("master", [GOOD], wire(rpc.frame_of(2, b"\x05\x08")), None, True, {}),
+    "tubemq.rpc-envelope": ("master", [GOOD], wire(rpc.frame_of(2, b"\x05\x08")), ..., False, {}),
     "tubemq.serial-order": ("master", [GOOD, close_producer(2)], close_producer(2), ..., False, {}),
     "tubemq.method-known": ("broker", [send(1)], wire(rpc.frame_of(2, rpc.delimited(
         rpc.RPC_pb2.RpcConnHeader(flag=0), rpc.RPC_pb2.RequestHeader(serviceType=2, protocolVer=3),
@@ -175,6 +175,31 @@ def test_a_frame_cut_by_the_end_of_the_stream_is_reported():
 
     run(body())
     assert [(f.rule, f.offset, f.length) for f in report.findings] == [("tubemq.whole-frames", len(GOOD), None)]
+
+
+@pytest.mark.parametrize("stream, stage", [
+    (b"\x05\x08", "IPC server unable to read call parameters:"),  # the envelope does not parse
+    (rpc.delimited(rpc.RPC_pb2.RpcConnHeader(flag=0), rpc.RPC_pb2.RequestHeader(serviceType=1, protocolVer=3),
+                   rpc.RPC_pb2.RequestBody(method=1, timeout=1000, request=b"\xff\xff")),
+     "IPC server handle request error :"),  # the business message does not
+])
+def test_an_unreadable_request_gets_the_fatal_answer_and_the_connection_goes_on(stream, stage):
+    """As NettyRpcServer's channelRead answers it (methods.yaml answers.unreadable_request): FATAL under the
+    frame's serial, the header holding the status only, the stage's prefix; the next request is answered."""
+    async def body():
+        async with _server("master", None) as master:
+            reader, writer = await asyncio.open_connection(HOST, master.port)
+            writer.write(wire(rpc.frame_of(7, stream)) + close_producer(8))
+            await writer.drain()
+            answers = await asyncio.wait_for(_answers(reader, 2), 10)
+            writer.close()
+            return answers
+
+    fatal, after = run(body())
+    assert (fatal.serial_no, fatal.header.status, fatal.header.HasField("protocolVer")) == (7, 2, False)
+    assert fatal.exception.class_name == "com.google.protobuf.InvalidProtocolBufferException"
+    assert fatal.exception.message.startswith(stage)
+    assert (after.serial_no, after.header.status) == (8, 0)
 
 
 def test_a_client_silent_past_the_idle_timeout_is_reported():

@@ -43,8 +43,9 @@ DATA = {'doc': 'What the strict TubeMQ peers check (inlong_proto/core/conformanc
             'spec': 'specs/tubemq/methods.yaml#request: [RpcConnHeader, RequestHeader, RequestBody]',
             'upstream': 'apache/inlong@a6c7a6a670c3 '
                         'inlong-tubemq/tubemq-core/src/main/java/org/apache/inlong/tubemq/corerpc/netty/NettyRpcServer.java',
-            'answer': 'the connection is closed (the real server answers FATAL "IPC server unable to read '
-                      'call parameters"; not emulated)'},
+            'answer': 'FATAL under the frame\'s serial ("IPC server unable to read call parameters:" for the '
+                      'envelope, "IPC server handle request error :" for the business message; methods.yaml '
+                      'answers.unreadable_request), and the connection goes on'},
            {'id': 'tubemq.serial-order',
             'expects': "a client numbers its requests on a connection upwards (as the Java client's counter "
                        'does), so no serial repeats one whose answer may still be on its way',

@@ -390,4 +390,17 @@ DATA = {'upstream': {'repository': 'apache/inlong', 'commit': 'a6c7a6a670c3b935c
              'unsupported_method': {'exception_name': 'java.lang.Exception',
                                     'message_format': 'Unsupported method ID :{id}',
                                     'stage': 'handle',
-                                    'source': 'TC/corerpc/codec/PbEnDecoder.java (pbDecode)'}}}
+                                    'source': 'TC/corerpc/codec/PbEnDecoder.java (pbDecode)'},
+             'unreadable_request': {'doc': 'A request whose frame is whole but whose envelope '
+                                           '(RpcConnHeader, RequestHeader, RequestBody) protobuf-java cannot '
+                                           'parse (stage read), or whose business message pbDecode cannot '
+                                           "parse (stage handle): the parser's exception, answered FATAL "
+                                           "under the frame's serial; the connection stays open and the next "
+                                           "frame is read. The text after the prefix is protobuf-java's own "
+                                           'message, which the reference servers do not reproduce: they '
+                                           "write their decoder's reason there.",
+                                    'exception_name': 'com.google.protobuf.InvalidProtocolBufferException',
+                                    'envelope_stage': 'read',
+                                    'message_stage': 'handle',
+                                    'source': 'TC/corerpc/netty/NettyRpcServer.java '
+                                              '(NettyServerHandler.channelRead)'}}}
