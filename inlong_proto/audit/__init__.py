@@ -4,7 +4,8 @@ Every message sent (DataProxy data requests, TubeMQ sendMessageP2B, EventMesh TC
 publish calls) is paired with
 its answer on its connection (pairing.Auditor, readers.py says how each protocol matches), and counted per
 system, group or topic, stream and time window (table.AuditTable), with deliveries to consumers beside.
-walk.audit_chunks runs a capture through it, walk.audit_dump a raw dump of one protocol; docs/how-to/audit.md maps the columns to InLong Audit's.
+walk.audit_chunks runs a capture through it, walk.audit_dump a raw dump of one protocol; docs/how-to/audit.md
+maps the columns to InLong Audit's.
 
 This floor sits over the protocol packages and capture/, under spark/ (inlong_proto.spark.audit).
 """

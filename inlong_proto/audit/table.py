@@ -4,8 +4,8 @@ differences between two tables (two capture points of one pipeline). Sans-IO.
 A row holds what InLong Audit counts per group, stream and minute (docs/how-to/audit.md): messages and
 records sent, their data bytes (size), how many were acknowledged, failed, left unanswered, sent without
 asking for an answer or of unknown outcome (a dump of the requests only), duplicates (re-sends), deliveries
-to consumers, and the acknowledgement latency (delay) as p50 / p95 / max in milliseconds. Memory: one row per key and window, each with the latencies of
-its answered messages.
+to consumers, and the acknowledgement latency (delay) as p50 / p95 / max in milliseconds. Memory: one row per
+key and window, each with the latencies of its answered messages.
 """
 from __future__ import annotations
 

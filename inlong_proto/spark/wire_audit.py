@@ -11,8 +11,8 @@ not promise, so each file that rows of ``df`` came from is audited whole by one 
 message: a capture (rows with the ``capture`` column) by ``audit.walk.audit_chunks``, a raw dump by
 ``audit.walk.audit_dump`` in its rows' protocol (one connection, no times: window_start is null; a dump of the
 requests only gives outcome "unknown"), both streaming, memory bounded by the open requests. The table is then
-Spark's aggregation of those rows per system, group, stream and window. Filters on ``df`` narrow the files, not the messages:
-filter ``audit_messages`` for that.
+Spark's aggregation of those rows per system, group, stream and window. Filters on ``df`` narrow the files,
+not the messages: filter ``audit_messages`` for that.
 """
 from __future__ import annotations
 
