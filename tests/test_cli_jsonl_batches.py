@@ -143,3 +143,64 @@ def test_direction_is_kept_alike(direction, protocol, monkeypatch):
     for path in files:
         args = ["-p", protocol, "-d", direction, "--mode", "PERMISSIVE", "-T", "jsonl", str(path)]
         assert run(args, True, monkeypatch) == run(args, False, monkeypatch), path
+
+
+def mixed_capture(frames, protocol_port: int, nano: bool) -> bytes:
+    """Connections interleaved packet by packet, each direction's frames cut across packets, after a
+    connection that never sends a byte (a SYN alone) and one that opens and closes empty: both are
+    numbered flows that have no rows, so the rows' flow numbers skip them."""
+    from inlong_proto.capture.writer import Conversation, pcap_file, segment
+
+    server = ("10.255.0.1", protocol_port)
+    ts = 1_700_000_000 * 10**9  # a whole second: isoformat leaves its fraction out
+    packets = [(ts, segment(("10.9.9.9", 5555), server, 1, syn=True))]
+    empty = Conversation(("10.9.9.8", 5556), server)
+    packets += empty.open(ts + 10) + empty.close(ts + 20)
+    conversations = [Conversation((f"10.0.0.{c}", 40000 + c), server) for c in range(5)]
+    for conversation in conversations:
+        packets += conversation.open(ts + 30)
+    for index, (side, frame) in enumerate(frames):
+        ts += 999_999 + index % 7
+        cut = len(frame) // 2 if index % 3 == 0 else len(frame)  # some frames over two packets
+        for part in (frame[:cut], frame[cut:]):
+            if part:
+                packets += conversations[index % 5].send(side, part, ts)
+    for conversation in conversations[1:]:  # the first one stays open to the end of the capture
+        packets += conversation.close(ts)
+    return pcap_file(packets, nano=nano)
+
+
+@pytest.mark.parametrize("nano", [False, True])
+def test_mixed_capture_jsonl_is_the_streaming_jsonl(tmp_path, monkeypatch, nano):
+    """A capture's JSON lines from the compiled walker's batches (flow numbers, times to the nanosecond,
+    every DataProxy message type the bench writes, both directions) are the streaming path's, in every
+    mode and with -d."""
+    from tools.bench.native_capture import broadcast_frames, dataproxy_frames
+
+    taken = []
+    write = whole_files.write_jsonl
+    monkeypatch.setattr(whole_files, "write_jsonl", lambda *args: taken.append(write(*args)) or taken[-1])
+    for protocol, frames, port in (("dataproxy", dataproxy_frames(1500), 46801), ("broadcast", broadcast_frames(300),
+                                                                                   8090)):
+        path = tmp_path / f"{protocol}.pcap"
+        path.write_bytes(mixed_capture(frames, port, nano))
+        for extra in ([], ["-d", "request"], ["-d", "response"], ["--mode", "DROPMALFORMED"], ["--mode", "FAILFAST"]):
+            args = ["-p", protocol, *extra, "-T", "jsonl", str(path)]
+            fast = run(args, True, monkeypatch)
+            assert fast[0] == 0 and fast[1].count(b"\n") > 100 or extra[:1] == ["-d"]
+            assert fast == run(args, False, monkeypatch), args
+    assert all(taken) and len(taken) == 10
+
+
+def test_capture_items_number_every_flow():
+    """compiled_capture.capture_items' flow numbers and nanosecond times are CaptureDecoder's."""
+    from inlong_proto.backends import compiled_capture
+    from inlong_proto.capture import iter_capture_frames
+    from tools.bench.native_capture import dataproxy_frames
+
+    data = mixed_capture(dataproxy_frames(200), 46801, True)
+    batches = compiled_capture.capture_items(data, "dataproxy", "PERMISSIVE")
+    got = [row for batch in batches for row in zip(*(batch.column(name).to_pylist()
+                                                     for name in compiled_capture.ITEM_COLUMNS))]
+    expected = [(item.flow.number, item.timestamp_ns) for item in iter_capture_frames(data, "dataproxy", "PERMISSIVE")]
+    assert got == expected and {number for number, _ in got} == {2, 3, 4, 5, 6}

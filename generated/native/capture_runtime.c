@@ -65,7 +65,7 @@ enum { C_OPEN = 1, C_CLOSED, C_GONE, C_FREE };
 
 typedef struct {
     uint8_t client[EP], server[EP];
-    int64_t first_offset, last_ns, finish_at, order;
+    int64_t first_offset, last_ns, finish_at, order, number;  /* number: CaptureDecoder's flow number */
     int state, syn_only, moved;
     int64_t link[2][2];  /* [0: the open or closed list, 1: the SYN-only list][0 previous, 1 next], -1 none */
     cside side[2];
@@ -80,7 +80,7 @@ typedef struct {
     uint8_t *keys;  /* open addressing: slots of 2 * EP key bytes -> the 4-tuple's current connection */
     int64_t *slot_conn;
     Py_ssize_t slots, used;
-    int64_t n_keys, now_ns, idle_ns, recent;
+    int64_t n_keys, n_opened, now_ns, idle_ns, recent;  /* n_opened: connections opened (flow numbers) */
     int64_t syn_ns, max_syn, max_open, max_closed;  /* CaptureDecoder's SYN_TIMEOUT, MAX_SYN_ONLY, ... */
     clist open, syn, closed;
     cbuf out_data[2], out_index[2];  /* per side, the streams and index rows of finished connections */
@@ -519,6 +519,7 @@ static int cw_segment(cwalk *w, const uint8_t *b, const cseg *s, int64_t ts, int
         c->last_ns = ts;
         c->finish_at = -1;
         c->order = order;
+        c->number = w->n_opened++;
         c->state = C_OPEN;
         cl_push(w, &w->open, 0, i);
         if (syns_only) { c->syn_only = 1; cl_push(w, &w->syn, 1, i); }
@@ -704,7 +705,7 @@ static void cw_free(cwalk *w)
 }
 
 /* The result: (packets, connections, endpoints, request bytes, request index, response bytes, response index,
- * handed over, replay, malformed). handed over: a byte per 4-tuple (by order of first packet), 1 for those
+ * handed over, replay, malformed, flow numbers). handed over: a byte per 4-tuple (by order of first packet), 1 for those
  * the pure path must replay (their connections have no streams here); replay, when walk was asked to record: their TCP
  * packets, int64 (4-tuple, packet number, time ns, link type, data offset, data length, file offset) each,
  * in capture order (a second walk gives them, only when the first handed a 4-tuple over); malformed, when walk
@@ -714,7 +715,8 @@ static void cw_free(cwalk *w)
  * response length) per connection with a stream byte and not handed over (the others give no row);
  * endpoints: client and server (EP bytes each) per such connection; each side's
  * streams are concatenated in connection order, and its index rows (int64: offset in that concatenation,
- * packet number, time ns, file offset) follow the same order. */
+ * packet number, time ns, file offset) follow the same order; flow numbers: int64 per such connection, how
+ * many connections were opened before it (CaptureDecoder's Flow.number, every connection counted). */
 static PyObject *cw_result(cwalk *w, int64_t n_packets)
 {
     Py_ssize_t n = 0, size[2] = {0, 0}, rows[2] = {0, 0};
@@ -741,14 +743,17 @@ static PyObject *cw_result(cwalk *w, int64_t n_packets)
         if (w->dirty.p[record[7 * k]]) { memcpy(kept, record + 7 * k, 7 * sizeof(int64_t)); kept += 7; }
     PyObject *conns = PyBytes_FromStringAndSize(NULL, n * 5 * (Py_ssize_t)sizeof(int64_t));
     PyObject *ends = PyBytes_FromStringAndSize(NULL, n * 2 * EP);
+    PyObject *numbers = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
     PyObject *data[2] = {PyBytes_FromStringAndSize(NULL, size[0]), PyBytes_FromStringAndSize(NULL, size[1])};
     PyObject *index[2] = {PyBytes_FromStringAndSize(NULL, rows[0]), PyBytes_FromStringAndSize(NULL, rows[1])};
-    if (conns == NULL || ends == NULL || data[0] == NULL || data[1] == NULL || index[0] == NULL || index[1] == NULL) {
-        Py_XDECREF(conns); Py_XDECREF(ends); Py_DECREF(dirty); Py_DECREF(packets); Py_DECREF(malformed);
+    if (conns == NULL || ends == NULL || numbers == NULL || data[0] == NULL || data[1] == NULL || index[0] == NULL
+        || index[1] == NULL) {
+        Py_XDECREF(conns); Py_XDECREF(ends); Py_XDECREF(numbers); Py_DECREF(dirty); Py_DECREF(packets);
+        Py_DECREF(malformed);
         for (int d = 0; d < 2; d++) { Py_XDECREF(data[d]); Py_XDECREF(index[d]); }
         return NULL;
     }
-    int64_t *row = (int64_t *)PyBytes_AS_STRING(conns);
+    int64_t *row = (int64_t *)PyBytes_AS_STRING(conns), *number = (int64_t *)PyBytes_AS_STRING(numbers);
     uint8_t *ep = (uint8_t *)PyBytes_AS_STRING(ends);
     Py_ssize_t at[2] = {0, 0}, entries[2] = {0, 0}, j = 0;
     for (Py_ssize_t i = 0; i < w->n_conns; i++) {
@@ -757,6 +762,7 @@ static PyObject *cw_result(cwalk *w, int64_t n_packets)
         row[5 * j] = c->first_offset;
         row[5 * j + 1] = c->finish_at;
         row[5 * j + 2] = c->order;
+        number[j] = c->number;
         memcpy(ep + 2 * EP * j, c->client, EP);
         memcpy(ep + 2 * EP * j + EP, c->server, EP);
         for (int d = 0; d < 2; d++) {
@@ -778,8 +784,8 @@ static PyObject *cw_result(cwalk *w, int64_t n_packets)
         }
         j++;
     }
-    return Py_BuildValue("(LNNNNNNNNN)", (long long)n_packets, conns, ends, data[0], index[0], data[1], index[1], dirty,
-                         packets, malformed);
+    return Py_BuildValue("(LNNNNNNNNNN)", (long long)n_packets, conns, ends, data[0], index[0], data[1], index[1], dirty,
+                         packets, malformed, numbers);
 }
 
 static PyObject *walk(PyObject *self, PyObject *args)

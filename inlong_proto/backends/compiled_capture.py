@@ -58,6 +58,10 @@ completed them. The whole capture goes to the pure path besides when
 * more rows than capture.MAX_HELD_FRAMES fall in one flow's wait for classification (the pure path may
   release some out of order then).
 
+capture_items gives the same batches with two more columns, for decode's JSON lines: each row's flow
+number (the walker counts every connection it opens, as CaptureDecoder numbers its flows) and its capture
+time in nanoseconds.
+
 Memory: the fast path holds the whole file (the caller's bytes), every direction's stream bytes and index,
 and the batches of one capture before the first is yielded: it is for files read whole (read_dumps' UDTF,
 users of iter_capture_frames, and spark_source.capture_batches for a capture of at most CAPTURE_WHOLE bytes);
@@ -136,6 +140,23 @@ def compiled_batches(data, protocol: str, mode: str = "FAILFAST", path: str = ""
     return None if table is None else table.to_batches(max_chunksize=batch_rows)
 
 
+ITEM_COLUMNS = ("flow_number", "timestamp_ns")  # capture_items' two more columns (int64)
+
+
+def capture_items(data, protocol: str, mode: str = "FAILFAST", path: str = "", *, batch_rows: int = BATCH_ROWS):
+    """compiled_batches' batches with ITEM_COLUMNS appended, what a CaptureFrame's JSON holds and the readers'
+    rows do not: its flow's number (Flow.number, every connection the capture opened counted) and the exact
+    capture time in nanoseconds; None where the compiled path does not take the capture, for protocol auto,
+    or when the walker hands a 4-tuple over (a replayed 4-tuple's flows are numbered by a decoder of their own).
+    For decode -T jsonl (cli.whole_files)."""
+    mode = check_mode(mode)
+    name = CaptureDecoder(protocol, mode).protocol
+    if name == "auto":
+        return None
+    table = _compiled(data, name, mode, path, {}, items=True)
+    return None if table is None else table.to_batches(max_chunksize=batch_rows)
+
+
 def _pure_batches(data, protocol: str, mode: str, path: str, batch_rows: int) -> Iterator:
     schema_protocol = None if protocol == "auto" else protocol
     chunk = []
@@ -176,8 +197,9 @@ def _framer_direction(proto, direction: str) -> str | None:
     return direction if proto.directional else None
 
 
-def _compiled(data, protocol: str, mode: str, path: str, report: dict):
-    """The whole capture's rows as one pyarrow.Table in CaptureDecoder's order, or None (pure path)."""
+def _compiled(data, protocol: str, mode: str, path: str, report: dict, items: bool = False):
+    """The whole capture's rows as one pyarrow.Table in CaptureDecoder's order, or None (pure path); items:
+    with capture_items' ITEM_COLUMNS, None when a 4-tuple is handed over."""
     if not _eligible(protocol, report):
         return None
     import numpy as np
@@ -197,6 +219,10 @@ def _compiled(data, protocol: str, mode: str, path: str, report: dict):
     finish_key = np.where(conns[:, 1] >= 0, conns[:, 1], packets + conns[:, 2])
     ends = [_endpoint(endpoints[38 * i:38 * i + 19]) + _endpoint(endpoints[38 * i + 19:38 * i + 38])
             for i in range(len(conns))]
+    if items and any(walked[7]):
+        report["reason"] = "the walker handed a 4-tuple over (its flows are numbered apart)"
+        return None
+    numbers = np.frombuffer(walked[10], dtype=np.int64)
     if protocol == "auto":
         return _compiled_auto(walked, packets, conns, ends, finish_key, mode, path, report)
     proto = protocols.get(protocol)
@@ -214,8 +240,11 @@ def _compiled(data, protocol: str, mode: str, path: str, report: dict):
             return None
         for table, number, offsets, key, sub in found:
             origin = rows[np.searchsorted(rows[:, 0], offsets, side="right") - 1]
-            parts.append((table.append_column(arrow.capture_field(), _capture(conns, ends, number, d, origin)),
-                          key, sub, offsets))
+            table = table.append_column(arrow.capture_field(), _capture(conns, ends, number, d, origin))
+            if items:
+                table = table.append_column(ITEM_COLUMNS[0], pa.array(numbers[number])).append_column(
+                    ITEM_COLUMNS[1], pa.array(origin[:, 2]))
+            parts.append((table, key, sub, offsets))
     replay = walked[8] if walked[8] or not any(walked[7]) else walk(data, record=True, skip=skip)[8]
     replayed = _replayed(data, np.frombuffer(replay, dtype=np.int64).reshape(-1, 7), packets, protocol, mode,
                          path, report)
@@ -223,7 +252,9 @@ def _compiled(data, protocol: str, mode: str, path: str, report: dict):
         return None
     parts += replayed
     if not parts:
-        return arrow.frame_schema(protocol).empty_table()
+        schema = arrow.frame_schema(protocol)
+        return (schema.append(pa.field(ITEM_COLUMNS[0], pa.int64())).append(pa.field(ITEM_COLUMNS[1], pa.int64()))
+                if items else schema).empty_table()
     order = np.lexsort(tuple(np.concatenate([part[i] for part in parts]) for i in (3, 2, 1)))
     table = pa.concat_tables([part[0] for part in parts])
     if not (order[1:] > order[:-1]).all():  # rows of different directions or connections interleave

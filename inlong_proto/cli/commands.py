@@ -7,7 +7,7 @@ import re
 import stat
 import sys
 import time
-from contextlib import closing
+from contextlib import closing, contextmanager
 from typing import Iterator
 
 import click
@@ -337,6 +337,49 @@ def decode(protocol, direction, mode, with_payload, follow, fields, expression, 
     Input that holds no frame at all (empty, or no protocol reads it): one error line, status 1."""
     if output_format is None:  # tshark's habit: a summary line per item on a terminal, data elsewhere
         output_format = "table" if sys.stdout.isatty() else "jsonl"
+    with _without(UNUSED_BY_DECODE):
+        _decode(protocol, direction, mode, with_payload, follow, fields, expression, output_format, as_records,
+                max_frame_size, files)
+
+
+# What decode's own code never uses but its libraries would load: pyarrow imports pandas (0.3 s) at its first
+# pa.array() only to ask whether the input is a pandas object, and spark.source (the readers' piece_batches)
+# imports pyspark for its DataSource classes, which it defines without pyspark as well.
+UNUSED_BY_DECODE = ("pandas", "pyspark")
+
+
+@contextmanager
+def _without(modules):
+    """When this process is the command itself (the console script, python -m inlong_proto), the modules
+    not loaded yet cannot be imported while the block runs (ImportError, which pyarrow and spark.source take
+    as their absence); inside another program (a test's CliRunner, a notebook), which may use them later,
+    nothing is hidden."""
+    if getattr(sys.modules.get("__main__"), "main", None) is not main:
+        yield
+        return
+    hidden = _Hidden({name for name in modules if name not in sys.modules})
+    sys.meta_path.insert(0, hidden)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(hidden)
+
+
+class _Hidden:
+    """A finder, first on sys.meta_path, that refuses to import these top-level packages (and their
+    modules)."""
+
+    def __init__(self, names: set[str]):
+        self.names = names
+
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in self.names:
+            raise ModuleNotFoundError(f"decode does not use {name}", name=name)
+        return None
+
+
+def _decode(protocol, direction, mode, with_payload, follow, fields, expression, output_format, as_records,
+            max_frame_size, files):
     from inlong_proto.cli import whole_files
 
     if whole_files.applies(files, output_format, follow, fields, expression, as_records, with_payload,

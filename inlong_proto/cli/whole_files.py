@@ -2,8 +2,9 @@
 
 ``inlong-proto decode -T parquet`` and ``-T csv`` on files (not stdin, not --follow), with no -e, -Y,
 --records, --payload or --max-frame-size, read each file as ``spark.read.format("inlong")`` reads a file
-in one piece (spark.source.piece_batches: the compiled scanners for a dump, the compiled capture walker
-for a pcap / pcapng of at most CAPTURE_WHOLE bytes) and write the Arrow batches as they come:
+in one piece (the compiled capture walker for a pcap / pcapng of at most CAPTURE_WHOLE bytes, called here;
+spark.source.piece_batches for the rest: the compiled scanners for a dump) and write the Arrow batches as
+they come:
 
 - parquet: the reader's rows and schema exactly: its columns (``arrow.frame_schema``, or ``auto_schema``
   with -p auto), in Spark's Arrow form (``arrow.spark_arrow_form``), then the ``date`` column, last. A
@@ -13,8 +14,8 @@ for a pcap / pcapng of at most CAPTURE_WHOLE bytes) and write the Arrow batches 
   else ``{"hex": ...}`` (as decode's JSON shows them); a text cell is escaped as output.py's CSV cells are
   (printable(), and a leading quote before a formula start): by Arrow kernels where the text is ASCII,
   row by row through output.csv_cell where it is not (safe_text).
-- jsonl: on raw dumps of a protocol whose JSON the batches hold whole, the same lines as the streaming
-  path, rebuilt from the rows (JSON lines, below); any other file is streamed.
+- jsonl: on raw dumps and captures of a protocol whose JSON the batches hold whole, the same lines as the
+  streaming path, built column by column from the rows (JSON lines, below); any other file is streamed.
 
 With -T csv / parquet and an -e, -Y, --records or --payload, and for -T json / table / wide, decode keeps its
 streaming path (output.py): those need each item's JSON. The modes are the readers': PERMISSIVE
@@ -36,6 +37,7 @@ from inlong_proto.core import arrow, protocols
 from inlong_proto.core.plain import render_bytes
 
 FORMATS = ("parquet", "csv")
+CAPTURE_WHOLE = 128 << 20  # a capture up to this size is read whole by the compiled walker, as the readers read one
 FAST = True  # False: decode streams every file (the differential tests compare the two paths)
 EXTRA = "inlong-proto[spark]"  # the extra that brings pyarrow (pyspark is not needed here)
 
@@ -68,8 +70,8 @@ def file_batches(path: str, protocol: str, direction: str | None, mode: str):
     import pyarrow.compute as pc
 
     from inlong_proto.capture.container import is_capture
+    from inlong_proto.core.detect import HEAD_SIZE, classify
     from inlong_proto.core.sources import file_uri, modification_date, open_source
-    from inlong_proto.spark.source import detect_source, piece_batches
 
     schema = reader_schema(protocol)
     day = modification_date(path)
@@ -77,15 +79,31 @@ def file_batches(path: str, protocol: str, direction: str | None, mode: str):
         if not src.size:
             raise Failure(f"{path}: empty: expected a raw dump or a .pcap / .pcapng capture")
         capture = is_capture(src.head(4))
-        if protocol == arrow.AUTO and not capture and detect_source(src) is None:
+        if protocol == arrow.AUTO and not capture and classify(src.head(HEAD_SIZE)) is None:
             raise Failure(f"{path}: no known protocol reads its first frame (expected a capture, or a raw "
                           f"dump of {', '.join(protocols.every_name())}; name one with -p)")
-        for batch in piece_batches(src, file_uri(path), protocol, direction, mode, max(src.size, 1), 0):
+        batches = _whole_capture(src, file_uri(path), protocol, mode) if capture else None
+        if batches is None:
+            from inlong_proto.spark.source import piece_batches
+
+            batches = piece_batches(src, file_uri(path), protocol, direction, mode, max(src.size, 1), 0)
+        for batch in batches:
             batch = arrow.with_date(batch.cast(arrow.spark_arrow_form(batch.schema)), day)
             if capture and direction is not None:  # a capture's rows carry their TCP direction
                 batch = batch.filter(pc.fill_null(pc.equal(batch.column("direction"), direction), False))
             if batch.num_rows:
                 yield batch.cast(schema) if batch.schema != schema else batch
+
+
+def _whole_capture(src, uri: str, protocol: str, mode: str):
+    """A capture's batches from the compiled walker, the rows piece_batches gives for a capture it reads
+    whole, read here without spark.source (whose import brings every Spark reader); None where the walker
+    does not take the file (piece_batches then reads it, as the readers do)."""
+    if src.size > CAPTURE_WHOLE:
+        return None
+    from inlong_proto.backends import compiled_capture
+
+    return compiled_capture.compiled_batches(src.read(0, src.size), protocol, mode, uri)
 
 
 def write(files, protocol: str, direction: str | None, mode: str, output_format: str, stream) -> None:
@@ -277,18 +295,21 @@ def _formula(column):
 
 
 # ------------------------------------------------------------------ JSON lines from the batches
-# -T jsonl takes the batches too where they hold all of an item's JSON: raw dumps (not captures, whose items
-# carry flow numbers and nanosecond times the batches do not) of a protocol named with -p whose frames are
-# generated messages with no payload layer (dataproxy and broadcast; not TubeMQ's or EventMesh's). An item's
-# JSON is rebuilt from its row by the frame type's FIELDS, as core.plain.to_plain builds it from the message.
-# A file holding an error span (its JSON names the error's kind, which the batches do not) is decoded by the
-# streaming path instead, as is a file over JSONL_WHOLE bytes (its JSON text is held until its end is known
-# to hold no error span).
+# -T jsonl takes the batches too where they hold all of an item's JSON: raw dumps and captures of a protocol
+# named with -p whose frames are generated messages with no payload layer (dataproxy and broadcast; not
+# TubeMQ's or EventMesh's). A capture is taken when the compiled walker reads it whole
+# (compiled_capture.capture_items: its rows with their flow numbers and nanosecond times). Each line is built
+# column by column (JsonText), as core.plain.to_plain and the json module build it from the message, with
+# no Python object per row: numbers are cast by Arrow, text is quoted by Arrow kernels unless it holds a
+# character JSON escapes (those cells go through json's own encode_basestring), and a batch's lines are
+# joined by Arrow and written from its buffer. A file holding an error span (its JSON names the error's
+# kind, which the batches do not) or a row the columns cannot say is decoded by the streaming path
+# instead, as is a file over JSONL_WHOLE bytes (its JSON text is held until its end is known to hold none).
 JSONL_WHOLE = 64 << 20
 
 
 def jsonl_protocol(protocol: str) -> bool:
-    """Whether a raw dump of protocol can be written as JSON lines from its batches (above)."""
+    """Whether a file of protocol can be written as JSON lines from its batches (above)."""
     if protocol == arrow.AUTO or protocol in protocols.STREAM_PROTOCOLS:
         return False
     return all(codec.describe is None for codec in protocols.get(protocol).codecs)
@@ -303,8 +324,9 @@ def jsonl_applies(files, output_format: str, follow: bool, fields, expression, a
 
 
 def write_jsonl(path: str, protocol: str, direction: str | None, mode: str, stream, named: str | None) -> bool:
-    """One raw dump's items as decode's JSON lines, from its batches; False (nothing written) where the file
-    is to be streamed instead: a capture, an empty file, one over JSONL_WHOLE, one holding an error span."""
+    """One file's items as decode's JSON lines, from its batches; False (nothing written) where the file is
+    to be streamed instead: an empty file, one over JSONL_WHOLE, a capture the compiled walker does not take
+    whole, one holding an error span or a row the columns cannot say."""
     try:
         import pyarrow  # noqa: F401
     except ImportError:
@@ -312,54 +334,308 @@ def write_jsonl(path: str, protocol: str, direction: str | None, mode: str, stre
     from inlong_proto.capture.container import is_capture
     from inlong_proto.cli.output import terminal_escapes
     from inlong_proto.core.errors import InlongProtoError
-    from inlong_proto.core.sources import file_uri, open_source
-    from inlong_proto.spark.source import piece_batches
-
-    encode = json.JSONEncoder(ensure_ascii=False).encode
 
     try:
         (named or "").encode("utf-8")
     except UnicodeEncodeError:  # a file name with a lone surrogate: json_text escapes all of its line
         return False
     dropped = mode.upper() == "DROPMALFORMED"
-    with open_source(path) as src:
-        if not src.size or src.size > JSONL_WHOLE or is_capture(src.head(4)):
-            return False
-        items, texts = _items(protocol), []
-        batches = piece_batches(src, file_uri(path), protocol, direction,
-                                "DROPMALFORMED" if dropped else "PERMISSIVE", src.size, 0)
-        try:
+    read_mode = "DROPMALFORMED" if dropped else "PERMISSIVE"
+    texts = []
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4)
+            size = os.fstat(handle.fileno()).st_size
+            if not size or size > JSONL_WHOLE:
+                return False
+            if is_capture(head):
+                handle.seek(0)
+                batches = _capture_batches(handle.read(), protocol, read_mode, direction)
+                if batches is None:
+                    return False
+            else:
+                batches = _dump_batches(path, protocol, direction, read_mode)
+            lines = JsonText(protocol, is_capture(head), named)
             for batch in with_progress_at(batches, path, _position):
                 if batch.column("error").null_count != batch.num_rows:
                     return False
-                lines = [encode({"file": named, **item} if named is not None else item) for item in items(batch)]
-                if lines:  # as output.terminal_json writes each line (Arrow's text holds no lone surrogate)
-                    text = "\n".join(lines) + "\n"
-                    texts.append(text if text.isascii() and "\x7f" not in text else terminal_escapes(text))
-        except (_NotCovered, InlongProtoError):  # the streaming path says what it makes of the file
-            return False
-    for text in texts:
-        stream.write(text)
+                if batch.num_rows:
+                    texts.append(lines.text(batch))
+    except (_NotCovered, InlongProtoError):  # the streaming path says what it makes of the file
+        return False
+    for text in texts:  # as output.terminal_json writes each line (Arrow's text holds no lone surrogate)
+        if text.isascii() and b"\x7f" not in text:
+            stream.write(text.decode("ascii"))
+        else:
+            stream.write(terminal_escapes(text.decode("utf-8")))
         stream.flush()
     return True
 
 
-def _items(protocol: str):
-    """batch -> its rows as decode's item dicts (Frame.to_dict), for a protocol jsonl_protocol takes."""
-    frame_types = [(set(_column_names(cls)), _plain_of(cls)) for cls in protocols.get(protocol).frame_types]
-    meta = [name for name, _ in arrow.META_COLUMNS]
+def _capture_batches(data: bytes, protocol: str, mode: str, direction: str | None):
+    """A capture's batches with compiled_capture.ITEM_COLUMNS, the items of -d's TCP direction kept (the
+    streaming path keeps a capture's items by their stream); None: not taken whole."""
+    import pyarrow.compute as pc
 
-    def items(batch):
-        message_columns = [name for name in batch.schema.names if name not in meta and name != arrow.CAPTURE_COLUMN]
-        for row in batch.to_pylist():
-            held = {name for name in message_columns if row[name] is not None}
-            plain = next((convert for names, convert in frame_types if held <= names), None)
-            if plain is None:
+    from inlong_proto.backends import compiled_capture
+
+    batches = compiled_capture.capture_items(data, protocol, mode)
+    if batches is None or direction is None:
+        return batches
+    sender = "client" if direction == "request" else "server"
+    return [batch.filter(pc.equal(pc.struct_field(batch.column(arrow.CAPTURE_COLUMN), "sender"), sender))
+            for batch in batches]
+
+
+def _dump_batches(path: str, protocol: str, direction: str | None, mode: str):
+    """A raw dump's batches, read as format("inlong") reads a file in one piece."""
+    from inlong_proto.core.sources import file_uri, open_source
+    from inlong_proto.spark.source import piece_batches
+
+    with open_source(path) as src:
+        yield from piece_batches(src, file_uri(path), protocol, direction, mode, src.size, 0)
+
+
+class _NotCovered(Exception):
+    """A row whose JSON the columns do not say (a switch with no case, a type JsonText does not write)."""
+
+
+class JsonText:
+    """decode's JSON lines (Frame.to_dict, CaptureFrame.to_dict; {"file": ...} first when named) of a
+    protocol's batches, as UTF-8 bytes (output.terminal_escapes is the caller's). Rows are grouped by which
+    message columns hold a value, and which flag cases are true (so by frame type and switch case: a group
+    has one key layout); a group's lines are joined from per-column JSON texts, and the groups are put back
+    in row order."""
+
+    def __init__(self, protocol: str, capture: bool, named: str | None):
+        from json.encoder import encode_basestring
+
+        self.frame_types = [(set(_column_names(cls)), cls) for cls in protocols.get(protocol).frame_types]
+        self.flags = {case for _, cls in self.frame_types for info in cls.FIELDS if info.kind == "switch"
+                      for case, case_cls in info.detail if not case_cls.FIELDS}  # cases without fields: bools
+        self.capture = capture
+        self.head = "{" + (f'"file": {encode_basestring(named)}, ' if named is not None else "")
+        self.not_message = {name for name, _ in arrow.META_COLUMNS} | {arrow.CAPTURE_COLUMN, "flow_number",
+                                                                       "timestamp_ns"}
+
+    def text(self, batch) -> bytes:
+        """The batch's lines, end to end (each ends in a newline)."""
+        import numpy as np
+        import pyarrow as pa
+
+        columns = [name for name in batch.schema.names if name not in self.not_message]
+        flags = [name for name in columns if name in self.flags]
+        if len(columns) + len(flags) > 62:
+            raise _NotCovered("more message columns than a layout key holds")
+        key = np.zeros(batch.num_rows, dtype=np.int64)
+        for bit, name in enumerate(columns):
+            key |= _mask(batch.column(name).is_valid()).astype(np.int64) << bit
+        for bit, name in enumerate(flags, len(columns)):
+            key |= _mask(batch.column(name).fill_null(False)).astype(np.int64) << bit
+        types: dict = {}  # frame type -> {layout: (names held, flag cases true)}
+        for layout in np.unique(key).tolist():
+            held = {name for bit, name in enumerate(columns) if layout >> bit & 1}
+            true = {name for bit, name in enumerate(flags, len(columns)) if layout >> bit & 1}
+            cls = next((cls for names, cls in self.frame_types if held <= names), None)
+            if cls is None:
                 raise _NotCovered("a row of no one frame type")
-            yield {"protocol": row["protocol"], "offset": row["offset"], "length": row["length"],
-                   "message_type": row["message_type"], "direction": row["direction"], **plain(row)}
+            types.setdefault(cls, {})[layout] = held, true
+        if len(types) == 1:
+            (cls, layouts), = types.items()
+            return _text_bytes(self._lines(batch, cls, layouts, key)).tobytes()
+        parts, order = [], []
+        for cls, layouts in types.items():
+            rows = np.flatnonzero(np.isin(key, list(layouts)))
+            parts.append(self._lines(batch.take(pa.array(rows)), cls, layouts, key[rows]))
+            order.append(rows)
+        lines = pa.concat_arrays(parts).take(pa.array(np.argsort(np.concatenate(order), kind="stable")))
+        return _text_bytes(lines).tobytes()
 
-    return items
+    def _lines(self, batch, cls, layouts: dict, key):
+        """The lines of rows of one frame type; layouts: each row layout's message columns held and flag
+        cases true, by its key (key: each row's)."""
+        parts = [self.head]
+        if self.capture:
+            parts += self._capture_parts(batch)
+        get = batch.column
+        for name in ("protocol", "offset", "length", "message_type", "direction"):
+            parts += [f'"{name}": ', _leaf_text(None, get(name)), ", "]
+        parts.pop()
+        for info in cls.FIELDS:
+            parts.append(f', "{info.name}": ')
+            parts.append(_switch_text(info, get, layouts, key) if info.kind == "switch"
+                         else _value_text(info, get(info.name)))
+        parts.append("}\n")
+        return _joined(parts)
+
+    @staticmethod
+    def _capture_parts(batch) -> list:
+        """CaptureFrame.to_dict's keys before the frame's: flow, stream, timestamp, timestamp_ns, file_offset."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        capture = batch.column(arrow.CAPTURE_COLUMN)
+        field = capture.field
+        ns = batch.column("timestamp_ns")
+        values = ns.to_numpy(zero_copy_only=False)
+        if ns.null_count or (values < 0).any() or (values >= _YEAR_10000_NS).any():
+            raise _NotCovered("a capture time datetime does not hold")
+        stamps = pc.cast(pa.array(values // 1000, pa.timestamp("us")), pa.string())  # 2026-11-22 16:13:10.000000
+        stamps = pc.replace_substring(stamps, " ", "T", max_replacements=1)
+        stamps = pc.replace_substring(stamps, ".000000", "")  # isoformat leaves out a zero fraction
+        return ['"flow": {"number": ', _leaf_text(None, batch.column("flow_number")),
+                ', "client": ', _leaf_text(None, field("client")),
+                ', "client_port": ', _leaf_text(None, field("client_port")),
+                ', "server": ', _leaf_text(None, field("server")),
+                ', "server_port": ', _leaf_text(None, field("server_port")),
+                ', "transport": "tcp", "first_packet_offset": ', _leaf_text(None, field("flow")),
+                '}, "stream": ', pc.if_else(pc.equal(field("sender"), "client"), '"request"', '"response"'),
+                ', "timestamp": "', stamps, '+00:00", "timestamp_ns": ', _leaf_text(None, ns),
+                ', "file_offset": ', _leaf_text(None, field("packet_offset")), ", "]
+
+
+_YEAR_10000_NS = 253402300800 * 10**9  # capture.container.ns_datetime gives None from here on
+
+
+def _mask(column):
+    """A boolean Arrow array (no nulls) as numpy bools."""
+    return column.to_numpy(zero_copy_only=False)
+
+
+def _joined(parts: list):
+    """Literal texts and per-row text arrays joined row by row (a literal alone stays a literal)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    merged: list = []
+    for part in parts:
+        if isinstance(part, str) and merged and isinstance(merged[-1], str):
+            merged[-1] += part
+        else:
+            merged.append(part)
+    if len(merged) == 1 and isinstance(merged[0], str):
+        return merged[0]
+    return pc.binary_join_element_wise(*[pa.scalar(part, pa.string()) if isinstance(part, str) else part
+                                         for part in merged], pa.scalar("", pa.string()))
+
+
+def _switch_text(info, get, layouts: dict, key):
+    """A switch's JSON ({case: its object}, {case: {}} for a flag case) row by row: each layout's case,
+    written over its rows' values of that case's column and put in place."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    text = None
+    for layout, (held, true) in layouts.items():
+        case = next((case for case, case_cls in info.detail
+                     if case in held and (case_cls.FIELDS or case in true)), None)
+        if case is None:
+            raise _NotCovered("a switch with no case")
+        case_cls = dict(info.detail)[case]
+        rows = key == layout
+        mask = pa.array(rows) if len(layouts) > 1 else None
+        if case_cls.FIELDS:
+            column = get(case) if mask is None else pc.filter(get(case), mask)
+            value = _joined([f'{{"{case}": ', _object_text(case_cls, column), "}"])
+        else:
+            value = f'{{"{case}": {{}}}}'
+        if mask is None:
+            return value
+        if isinstance(value, str):
+            value = pa.array([value] * int(rows.sum()), pa.string())
+        text = pc.replace_with_mask(pa.nulls(len(key), pa.string()) if text is None else text, mask, value)
+    return text
+
+
+def _object_text(cls, column):
+    """A struct column of a frame type's message class as JSON objects (null where the struct is)."""
+    import pyarrow.compute as pc
+
+    parts = ["{"]
+    for info in cls.FIELDS:
+        if info.kind == "switch":
+            raise _NotCovered("a switch inside a struct")
+        parts += [f'"{info.name}": ', _value_text(info, pc.struct_field(column, info.name)), ", "]
+    parts[-1] = "}"
+    text = _joined(parts)  # an array: FIELDS is never empty here (a case without fields is a flag)
+    return pc.if_else(column.is_valid(), text, "null") if column.null_count else text
+
+
+def _value_text(info, column):
+    """A field's column as JSON texts, as core.plain.to_plain then json write its values."""
+    if info.kind == "struct":
+        return _object_text(info.detail, column)
+    if info.kind == "enum":
+        return _enum_text(column, set(info.detail.__members__))
+    if info.kind == "bytes":
+        import pyarrow as pa
+
+        try:
+            return _leaf_text(None, column.cast(pa.string()))
+        except pa.ArrowInvalid:  # some value is not UTF-8: {"hex": ...} (render_bytes), value by value
+            return _python_text(column, render_bytes)
+    if info.kind == "datetime":
+        from inlong_proto.core.plain import render_datetime
+
+        return _python_text(column, render_datetime)
+    if info.kind == "list":
+        return _python_text(column, _list_of(info.detail))
+    return _leaf_text(info, column)
+
+
+def _leaf_text(info, column):
+    """A column of values to_plain keeps as they are, as JSON texts by its Arrow type: integers cast and
+    booleans spelt by Arrow, text quoted by Arrow unless it holds a character JSON escapes (json's own
+    encode_basestring writes those), anything else value by value."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = column.type
+    if pa.types.is_integer(kind):
+        return pc.cast(column, pa.string()).fill_null("null")
+    if pa.types.is_boolean(kind):
+        return pc.if_else(column, "true", "false").fill_null("null")
+    if pa.types.is_string(kind):
+        from json.encoder import encode_basestring
+
+        quote = pa.scalar('"', pa.string())
+        text = pc.binary_join_element_wise(quote, column, quote, pa.scalar("", pa.string()))
+        escaped = pc.fill_null(pc.match_substring_regex(column, r'["\\\x00-\x1f]'), False)
+        if pc.any(escaped).as_py():
+            cells = [encode_basestring(value) for value in pc.filter(column, escaped).to_pylist()]
+            text = pc.replace_with_mask(text, escaped, pa.array(cells, pa.string()))
+        return text.fill_null("null")
+    return _python_text(column, lambda value: value)
+
+
+def _enum_text(column, members: set):
+    """An enum column (names; an unknown value's number as text) as to_plain writes it: a member's name as
+    text, another value as its number."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    text = _leaf_text(None, column)
+    unknown = pc.and_(column.is_valid(), pc.invert(pc.is_in(column, value_set=pa.array(sorted(members),
+                                                                                          pa.string()))))
+    if pc.any(unknown).as_py():
+        try:
+            numbers = [str(int(value)) for value in pc.filter(column, unknown).to_pylist()]
+        except ValueError:
+            raise _NotCovered("an enum value that is neither a name nor a number") from None
+        text = pc.replace_with_mask(text, unknown, pa.array(numbers, pa.string()))
+    return text
+
+
+def _python_text(column, convert):
+    """A column's JSON texts value by value (json's encoder, as decode's streaming path writes them)."""
+    import pyarrow as pa
+
+    encode = json.JSONEncoder(ensure_ascii=False).encode
+    try:
+        return pa.array(["null" if value is None else encode(convert(value)) for value in column.to_pylist()],
+                        pa.string())
+    except (TypeError, ValueError):  # a value json cannot write
+        raise _NotCovered("a value json cannot write") from None
 
 
 def _column_names(cls) -> list[str]:
@@ -370,66 +646,34 @@ def _column_names(cls) -> list[str]:
     return out
 
 
-class _NotCovered(Exception):
-    """A row whose JSON the batch does not hold (a switch with no case: its raw bytes)."""
-
-
-def _plain_of(cls):
-    """{column: value} of cls's columns -> to_plain(message), from cls.FIELDS (core.plain.to_plain's rules):
-    the fields in order, values that to_plain changes (enums, bytes, times, structs, lists, a switch) then
-    converted in place."""
-    from inlong_proto.core.plain import render_datetime
-
-    names, values, switches = [], [], []
-    for info in cls.FIELDS:
-        name, kind = info.name, info.kind
-        names.append(name)
-        if kind == "switch":
-            cases = [(case, _plain_of(case_cls) if case_cls.FIELDS else None) for case, case_cls in info.detail]
-            switches.append((name, _switch(cases)))
-        elif kind == "struct":
-            values.append((name, _plain_of(info.detail)))
-        elif kind == "list":
-            values.append((name, _list_of(info.detail)))
-        elif kind in ("enum", "bytes", "datetime"):
-            values.append((name, _leaf(info, render_datetime)))
-
-    def plain(row: dict) -> dict:
-        out = {name: row.get(name) for name in names}
-        for name, convert in values:
-            value = out[name]
-            if value is not None:
-                out[name] = convert(value)
-        for name, case in switches:
-            out[name] = case(row)
-        return out
-
-    return plain
-
-
-def _switch(cases):
-    def step(row):
-        for case, plain in cases:
-            value = row.get(case)
-            if value is not None and value is not False:
-                return {case: plain(value) if plain is not None else {}}
-        raise _NotCovered("a switch with no case")
-    return step
-
-
 def _list_of(info):
+    """A list field's values as to_plain writes them (given a list, never None)."""
     if info.kind == "struct":
         convert = _plain_of(info.detail)
     elif info.kind == "list":
         convert = _list_of(info.detail)
     else:
-        from inlong_proto.core.plain import render_datetime
-
-        convert = _leaf(info, render_datetime)
+        convert = _leaf(info)
     return lambda values: [None if value is None else convert(value) for value in values]
 
 
-def _leaf(info, render_datetime):
+def _plain_of(cls):
+    """{column: value} of a struct's fields -> to_plain(message), from cls.FIELDS (lists of structs)."""
+    converts = []
+    for info in cls.FIELDS:
+        if info.kind == "switch":
+            raise _NotCovered("a switch inside a list")
+        convert = (_plain_of(info.detail) if info.kind == "struct" else _list_of(info.detail)
+                   if info.kind == "list" else _leaf(info))
+        converts.append((info.name, convert))
+
+    def plain(row: dict) -> dict:
+        return {name: None if row.get(name) is None else convert(row[name]) for name, convert in converts}
+
+    return plain
+
+
+def _leaf(info):
     """A value's converter (never given None)."""
     if info.kind == "enum":
         members = set(info.detail.__members__)
@@ -437,5 +681,7 @@ def _leaf(info, render_datetime):
     if info.kind == "bytes":
         return render_bytes
     if info.kind == "datetime":
+        from inlong_proto.core.plain import render_datetime
+
         return render_datetime
     return lambda value: value
