@@ -16,7 +16,7 @@ so that no answer to an old request can be taken for a new one's:
 * TubeMQ: the RPC serial number (the call is rebuilt as the Java client sends it: rpc.request_frame).
 * EventMesh TCP: the header seq (ten digits, as the SDK's); the body is sent as captured.
 * EventMesh HTTP: nothing (HTTP/1.1 answers in order); the request is rewritten by h11 with its captured
-  method, target, headers and body (a chunked body is sent with a Content-Length).
+  method, target, headers and body: the same bytes, but that a chunked body is sent with a Content-Length.
 
 Nothing else changes: records, groups, topics, times, message ids inside the payload.
 """
@@ -37,7 +37,6 @@ __all__ = ["PROTOCOLS", "ReplayItem", "fresh_request", "renumber", "replay_items
 # the protocols replay sends, and the audit system their messages are counted under
 PROTOCOLS = {"dataproxy": "dataproxy", "tubemq": "tubemq", "eventmesh": "eventmesh",
              "eventmesh-http": "eventmesh-http"}
-_FRAMING = ("content-length", "transfer-encoding")
 
 
 @dataclass(frozen=True)
@@ -95,7 +94,8 @@ def fresh_request(request, number: int) -> tuple[bytes, tuple | None]:
     elif protocol == "eventmesh-http":
         from inlong_proto.eventmesh.http import build_request
 
-        headers = [(name, value) for name, value in request.headers if name.lower() not in _FRAMING]
+        headers = [(name, None if name.lower() == "content-length" else value) for name, value in request.headers
+                   if name.lower() != "transfer-encoding"]  # (a None Content-Length is filled in, in its place)
         data = build_request(request.method, request.target, headers, request.body)
     else:
         raise ValueError(f"replay sends {', '.join(PROTOCOLS)}, not {protocol!r}")

@@ -153,3 +153,25 @@ def test_tubemq_resends_of_the_same_message_are_duplicates():
     [row] = _totals(items).values()
     assert (row["messages"], row["acked_ok"], row["unanswered"], row["duplicates"]) == (5, 4, 1, 1)
     assert Counter(i.message_id for i in items) == {None: 5}  # (TubeMQ carries no producer message id)
+
+
+def test_replayed_requests_differ_from_the_captured_ones_only_in_what_is_made_fresh():
+    from inlong_proto.audit.replay import fresh_request, replay_items
+    from inlong_proto.core.frames import iter_frames
+
+    for protocol in ("eventmesh-http", "eventmesh", "tubemq"):
+        data = (EXAMPLES / f"{protocol}.bin").read_bytes()
+        items = replay_items(data, protocol)
+        assert items, protocol
+        for number, item in enumerate(items, 41):
+            captured = data[item.request.offset:item.request.offset + item.request.length]
+            fresh, key = fresh_request(item.request, number)
+            if protocol == "eventmesh-http":  # nothing to renumber: HTTP/1.1 answers in order
+                assert fresh == captured and key == ("code", 104)
+            elif protocol == "eventmesh":  # the header's seq only
+                assert fresh.replace(b"%010d" % number, item.request.payload.header.seq.encode()) == captured
+                assert key == ("seq", "%010d" % number)
+            else:  # the RPC serial; the message itself as captured
+                [frame] = iter_frames(fresh, "tubemq", "request")
+                assert frame.payload.serial_no == number and key == ("rpc", number)
+                assert frame.payload.business == item.request.payload.business
