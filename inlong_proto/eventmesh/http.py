@@ -27,7 +27,7 @@ import re
 import urllib.parse
 from dataclasses import dataclass, field
 from enum import IntEnum
-from functools import cache
+from functools import cache, partial
 from http import HTTPStatus
 from typing import Callable, Iterator
 
@@ -345,6 +345,8 @@ class HttpResponse:
     reply: ReplyMessage | None = None  # a successful MSG_SEND_SYNC's reply, from retMsg
     push_outcome: dict | None = None  # webhook replies: the ClientRetCode read and complete/retry
     warnings: tuple[str, ...] = ()
+    route: str | None = None  # the uni route of the request it answers (both directions read together)
+    answer: object = None  # a uni answer's body typed by the route table
     direction = "response"
     error = None
     protocol = PROTOCOL
@@ -352,6 +354,8 @@ class HttpResponse:
 
     @property
     def message_type(self) -> str:
+        if self.kind == "uni":
+            return self.route
         kind = RESPONSES["kinds"].get(self.kind) or uni.RESPONSE_KINDS[self.kind]
         if "name" in kind:
             return kind["name"]
@@ -365,14 +369,16 @@ class HttpResponse:
 
     # every key to_dict can give (decode -e / -Y check paths against it)
     JSON_KEYS = ("protocol", "offset", "length", "message_type", "direction", "kind", "status", "reason",
-                 "http_version", "headers", "chunked", "request_code", "ret", "ret_code_name", "body", "reply",
-                 "push", "warnings")
+                 "http_version", "headers", "chunked", "route", "request_code", "ret", "ret_code_name", "body",
+                 "answer", "reply", "push", "warnings")
 
     def to_dict(self) -> dict:
         out = {"protocol": PROTOCOL, "offset": self.offset, "length": self.length, "message_type": self.message_type,
                "direction": self.direction, "kind": self.kind, "status": self.status, "reason": self.reason,
                "http_version": self.http_version, "headers": [list(h) for h in self.headers],
                "chunked": self.chunked}
+        if self.route is not None:
+            out["route"] = self.route
         if self.code_text is not None:
             out["request_code"] = self.code_text
         if self.ret is not None:
@@ -381,6 +387,8 @@ class HttpResponse:
                 out["ret_code_name"] = self.ret_code_name
         elif self.body:
             out["body"] = _text(self.body)
+        if self.answer is not None:
+            out["answer"] = uni.plain(self.answer)
         if self.reply is not None:
             out["reply"] = self.reply.to_json()
         if self.push_outcome is not None:
@@ -420,7 +428,7 @@ COLUMNS = {"kind": "string", "method": "string", "target": "string", "status": "
            "http_version": "string", "headers": "headers", "chunked": "bool", "route": "string",
            "request_code": "string", "protocol_headers": "json", "fields": "json", "other_fields": "json",
            "ret": "json", "ret_code_name": "string", "reply": "json", "push": "json", "body": "json",
-           "sse": "json", "warnings": "list<string>"}
+           "answer": "json", "sse": "json", "warnings": "list<string>"}
 
 
 # ------------------------------------------------------------------------------- reading one message
@@ -573,7 +581,9 @@ def _runtime_checks(method: str, code_text, entry, protocol: dict, fields: dict,
     return notes
 
 
-def _read_response(head, body: bytes, segments, offset: int, length: int, head_end: int, chunked: bool) -> HttpResponse:
+def _read_response(head, body: bytes, segments, offset: int, length: int, head_end: int, chunked: bool,
+                   route: dict | None = None) -> HttpResponse:
+    """route: the uni route of the request it answers, when both directions are read together (eventmesh.uni)."""
     notes: list[str] = []
     headers = _header_pairs(head)
     status = head.status_code
@@ -585,6 +595,10 @@ def _read_response(head, body: bytes, segments, offset: int, length: int, head_e
         return HttpResponse(offset, length, status, reason, version, headers, body, chunked, "informational",
                             code_text, code, None)
     where = _where(segments, head_end)
+    if route is not None:
+        answer, notes = uni.read_answer(route, status, headers, body, where)
+        return HttpResponse(offset, length, status, reason, version, headers, body, chunked, "uni", code_text, code,
+                            None, None, None, tuple(notes), route["name"], answer)
     parsed, text = None, None
     if body.strip():
         try:
@@ -680,15 +694,24 @@ class HttpStreamDecoder(StreamDecoderBase):
     """
 
     def __init__(self, direction: str | None = None, *, mode: str = "FAILFAST", offset: int = 0,
-                 limits: Limits | None = None):
+                 limits: Limits | None = None, connection: uni.Exchanges | None = None):
         super().__init__(direction, mode, offset)
         self.limits = limits or DEFAULT_LIMITS
+        self.exchanges = connection  # shared with the other direction's decoder: answers typed by their route
         self._start = 0  # buffer index where the current message starts
         self._conn: h11.Connection | None = None
         self._bad_start: int | None = None  # an open malformed span
         self._bad_error: DecodeError | None = None
         self._search_from = 0
         self._refused: DecodeError | None = None  # the message's body passed max_body: it is being skipped
+        self._route: dict | None = None  # the uni route of the request the response being read answers
+
+    def close(self, end_calls: bool = True) -> list:
+        """The end of this direction's bytes; end_calls=False for a capture's gap, after which the connection's
+        answers are no longer paired with their requests (Exchanges)."""
+        if not end_calls and self.exchanges is not None:
+            self.exchanges.lost()
+        return super().close()
 
     @property
     def retained(self) -> int:
@@ -778,6 +801,10 @@ class HttpStreamDecoder(StreamDecoderBase):
             self._start = self._last = pos
         elif isinstance(event, (h11.Request, h11.Response)):
             self._head, self._head_end, self._last = event, pos, pos
+            if self.exchanges is not None and isinstance(event, h11.Request):
+                self.exchanges.asked(uni.route_of(event.target.decode("latin-1"), legacy_routes=False))
+            elif self.exchanges is not None:
+                self._route = self.exchanges.answered()
             if isinstance(event, h11.Response) and event.status_code == 200 \
                     and uni.is_event_stream(event.headers.raw_items()):
                 self._sse_head(out, event, pos)
@@ -806,7 +833,7 @@ class HttpStreamDecoder(StreamDecoderBase):
         elif isinstance(event, h11.EndOfMessage):
             head = self._head
             chunked = _chunked(head)
-            reader = _read_request if isinstance(head, h11.Request) else _read_response
+            reader = _read_request if isinstance(head, h11.Request) else partial(_read_response, route=self._route)
             start, self._start, self._conn = self._start, pos, None
             try:
                 out.append(self._message(reader, head, bytes(self._body), self._segments, start, pos,
@@ -822,10 +849,15 @@ class HttpStreamDecoder(StreamDecoderBase):
         """The head of an event stream is an item of its own (kind sse); its events follow as they arrive."""
         headers = _header_pairs(head)
         code_text = _any_case(headers, "code")
+        route, notes = self._route, []
+        data_kind = uni.sse_data_kind(route)
+        if route is not None and data_kind is None:
+            notes.append(f"{route['name']} does not answer 200 with a text/event-stream (the route table)")
         out.append(HttpResponse(self._base + self._start, pos - self._start, head.status_code,
                                 head.reason.decode("latin-1"), head.http_version.decode("ascii"), headers, b"",
-                                _chunked(head), "sse", code_text, _code(code_text), None))
-        self._sse, self._start = uni.SseReader(self.limits.max_body), pos
+                                _chunked(head), "sse", code_text, _code(code_text), None, warnings=tuple(notes),
+                                route=route["name"] if route else None))
+        self._sse, self._start = uni.SseReader(self.limits.max_body, data_kind), pos
 
     def _sse_data(self, out: list, data: bytes, pos: int) -> None:
         """Each event dispatched in data, spanning from the previous item's end to the end of its blank line.

@@ -8,15 +8,24 @@ EventMeshFrame for the lite -bytes route) and what the runtime would answer with
 method, 400 a missing required parameter, 413 a Content-Length over MAX_MESSAGE_SIZE). An SSE answer is read
 as the HTML standard's event stream; each event becomes an SseEvent, its data typed by its keys (a delivery
 with its CloudEvent, or a StreamChunk of a session stream).
+
+Answers are typed by the route of the request they answer when both directions of a connection are read
+together (a capture: the registry's connection context, Exchanges): the status must be one the route lists,
+the body the shape the table gives that status (told apart by content type where a status has two), and the
+JDK server's own text/html rejects are typed on every route. A body that does not match is a warning naming
+its JSON path, its stream offset and the reason; it never stops the stream.
 """
 from __future__ import annotations
 
 import base64
+import binascii
 import json
+import re
+from collections import deque
 from dataclasses import dataclass, field
 from urllib.parse import unquote_plus
 
-from inlong_proto.core.errors import DecodeError
+from inlong_proto.core.errors import DecodeError, ValidationError
 from inlong_proto.core.plain import render_bytes
 from inlong_proto.generated.eventmesh.bodies.cloud_event import CloudEvent
 from inlong_proto.generated.tables.eventmesh.uni_http import DATA as SPEC
@@ -26,9 +35,44 @@ ROUTES = sorted(SPEC["routes"], key=lambda r: -len(r["path"].split("{", 1)[0])) 
 LIMITS = SPEC["limits"]
 SSE = SPEC["sse"]
 DATA_KINDS = SSE["data-kinds"]
+BODY_KINDS = SPEC["body-kinds"]
+ANSWER_SHAPES = SPEC["answers"]
+JDK = SPEC["jdk-server"]
+JDK_REJECTS = {(r["status"], r["message"]) for r in JDK["rejects"]}
+_JDK_BODY = re.compile(r"<h1>([0-9]{3}) ([^<]*)</h1>(.*)", re.DOTALL)
 # response kinds this module adds to eventmesh.http's (message_type of each)
 RESPONSE_KINDS = {"sse": {"name": "SSE_STREAM", "doc": "The head of a text/event-stream answer; its events follow "
-                                                       "as SseEvent items, then an SSE_END item."}}
+                                                       "as SseEvent items, then an SSE_END item."},
+                  "uni": {"doc": "An answer on a uni route (paired with its request): message_type is the "
+                                 "route's name, answer the body typed by the route table."}}
+MAX_UNANSWERED = 1024  # requests a connection may have in flight before Exchanges stops pairing
+
+
+class Exchanges:
+    """What both directions of one HTTP/1.1 connection share: the uni route (or None) of each request not yet
+    answered, in order, since answers come in request order. A request is counted at its head (the JDK server
+    may answer 413 before the body has arrived). A gap in either direction, or more than MAX_UNANSWERED
+    requests in flight, ends the pairing for the connection: a lost request or answer would shift every
+    answer after it onto the wrong route."""
+
+    def __init__(self):
+        self.unanswered: deque = deque()
+        self.paired = True
+        self.now_ns: int | None = None  # the capture clock, set by the capture layer (unused here)
+
+    def asked(self, route: dict | None) -> None:
+        if self.paired and len(self.unanswered) >= MAX_UNANSWERED:
+            self.lost()
+        if self.paired:
+            self.unanswered.append(route)
+
+    def answered(self) -> dict | None:
+        """The route of the request this final answer answers (None: not a uni route, or not known)."""
+        return self.unanswered.popleft() if self.paired and self.unanswered else None
+
+    def lost(self) -> None:
+        self.paired = False
+        self.unanswered.clear()
 
 
 def route_of(target: str, *, legacy_routes: bool = True) -> dict | None:
@@ -142,6 +186,150 @@ def read_request(route: dict, method: str, target: str, headers, body: bytes) ->
     return fields, notes
 
 
+# ------------------------------------------------------------------------------------------- answers
+def _shapes(route: dict, status: int) -> list:
+    listed = route["answers"].get(status)
+    return [] if listed is None else listed if isinstance(listed, list) else [listed]
+
+
+def _shape_name(shape) -> str:
+    return shape if isinstance(shape, str) else "{" + ", ".join(shape["keys"]) + "}"
+
+
+def answer_content_type(shape) -> str:
+    """The content type the runtime writes an answer of this shape with (writeJson's unless the kind names one)."""
+    if isinstance(shape, dict) or shape in ANSWER_SHAPES:
+        return "application/json"
+    return BODY_KINDS[shape].get("content-type", "application/json")
+
+
+def sse_data_kind(route: dict | None) -> str | None:
+    """The data kind (sse.data-kinds) of the events of this route's 200 text/event-stream answer, if it has one."""
+    for shape in _shapes(route, 200) if route else ():
+        if isinstance(shape, str) and "data-kind" in BODY_KINDS.get(shape, {}):
+            return BODY_KINDS[shape]["data-kind"]
+    return None
+
+
+def jdk_reject(status: int, body: bytes) -> str | None:
+    """The message of the JDK server's own reject() answer (jdk-server), or None when body is not one."""
+    found = _JDK_BODY.fullmatch(body.decode("latin-1"))
+    if found and int(found.group(1)) == status and (status, found.group(3)) in JDK_REJECTS:
+        return found.group(3)
+    return None
+
+
+class _Answer:
+    """One answer's reading: its notes say the JSON path, the stream offset and the reason of each mismatch."""
+
+    def __init__(self, route: dict, status: int, label: str, where):
+        self.route, self.status, self.label, self.where = route, status, label, where
+        self.notes: list[str] = []
+
+    def note(self, path: str, offset: int, reason: str) -> None:
+        self.notes.append(f"{path} at offset {offset}: {reason} (the route table: {self.route['name']} answers "
+                          f"{self.status} with {self.label})")
+
+    def json(self, body: bytes):
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return self.note("body", self.where(exc.start), f"not valid UTF-8: {exc.reason}")
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            self.note("body", self.where(len(text[:exc.pos].encode("utf-8"))), f"not valid JSON: {exc.msg}")
+        except (ValueError, RecursionError) as exc:
+            self.note("body", self.where(0), f"not valid JSON: {exc}")
+        return None
+
+    def typed(self, check, value, path: str):
+        try:
+            return check(value, path, self.where(0))
+        except DecodeError as exc:
+            self.note(exc.field or path, exc.offset, exc.reason)
+            return None
+
+    def array(self, value, item):
+        if not isinstance(value, list):
+            return self.note("body", self.where(0), f"expected a JSON array, got {type(value).__name__}")
+        return [item(v, f"body[{i}]") for i, v in enumerate(value)]
+
+
+def _object(value, path: str, offset: int) -> dict:
+    if not isinstance(value, dict):
+        raise ValidationError(offset, path, f"expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+def _delivery(value, path: str, offset: int) -> dict:
+    value = _object(value, path, offset)
+    if not isinstance(value.get("deliveryId"), str):
+        raise ValidationError(offset, f"{path}.deliveryId", "required, a string")
+    return {**value, "event": CloudEvent.from_json(value.get("event"), f"{path}.event", offset)}
+
+
+def _base64_frame(value, path: str, offset: int):
+    from inlong_proto.core.frames import decode
+
+    if not isinstance(value, str):
+        raise ValidationError(offset, path, f"expected a base64 string, got {type(value).__name__}")
+    try:
+        data = base64.b64decode(value, validate=True)
+    except binascii.Error as exc:
+        raise ValidationError(offset, path, f"not base64: {exc}") from None
+    try:
+        return decode(data, "eventmesh-frame").payload
+    except DecodeError as exc:
+        raise ValidationError(offset, path, f"not one EventMeshFrame: {exc}") from None
+
+
+def read_answer(route: dict, status: int, headers, body: bytes, where) -> tuple[object, list[str]]:
+    """(typed body, warnings) of a final answer to a request on route: the status must be one the route lists
+    (or the JDK server's own reject), the body the shape the table gives it, chosen by content type where a
+    status has more than one. where(i) is the stream offset of body byte i."""
+    content_type = next((v for k, v in headers if k.lower() == "content-type"), "").split(";", 1)[0].strip().lower()
+    message = jdk_reject(status, body)
+    if message is not None:
+        notes = [] if content_type == "text/html" else [f"the JDK server's reject, but Content-Type {content_type!r}"]
+        return {"jdk_reject": message}, notes
+    shapes = _shapes(route, status)
+    if not shapes:
+        return None, [f"{route['name']} does not answer {status} (the route table lists "
+                      f"{', '.join(map(str, sorted(route['answers'])))})"]
+    fitting = [s for s in shapes if answer_content_type(s) == content_type]
+    answer = _Answer(route, status, " or ".join(map(_shape_name, shapes)), where)
+    if not fitting:
+        answer.notes.append(f"Content-Type {content_type or 'none'!r}: {route['name']}'s {status} is written as "
+                            f"{' or '.join(sorted({answer_content_type(s) for s in shapes}))}")
+    shape = (fitting or shapes)[0]
+    if shape == JDK["answer"]:
+        answer.note("body", where(0), "not one of the JDK server's reject() answers")
+        return None, answer.notes
+    value = answer.json(body)
+    if value is None:
+        return None, answer.notes
+    if isinstance(shape, dict) or shape in ANSWER_SHAPES:
+        keys = (shape if isinstance(shape, dict) else ANSWER_SHAPES[shape])["keys"]
+        if answer.typed(_object, value, "body") is not None:
+            missing, extra = [k for k in keys if k not in value], [k for k in value if k not in keys]
+            if missing:
+                answer.note("body", where(0), f"no {', '.join(missing)}")
+            if extra:
+                answer.note("body", where(0), f"unexpected {', '.join(extra)}")
+        return value, answer.notes
+    if shape == "cloudevent":
+        return answer.typed(CloudEvent.from_json, value, "body"), answer.notes
+    if shape == "cloudevent-array":
+        return answer.array(value, lambda v, p: answer.typed(CloudEvent.from_json, v, p)), answer.notes
+    if shape == "deliveries":
+        return answer.array(value, lambda v, p: answer.typed(_delivery, v, p)), answer.notes
+    if shape == "frames-base64":
+        return answer.array(value, lambda v, p: answer.typed(_base64_frame, v, p)), answer.notes
+    answer.note("body", where(0), f"a {shape} answer is not a whole body")  # an SSE kind: read as a stream
+    return value, answer.notes
+
+
 def plain(value):
     """Typed values as JSON data."""
     if hasattr(value, "to_json"):
@@ -223,8 +411,9 @@ class SseReader:
     fields of the event being built), which the caller charges to its memory budget. An event that would hold
     more than `limit` bytes stops the reader (over = True) at that byte: nothing past it is read."""
 
-    def __init__(self, limit: int):
+    def __init__(self, limit: int, data_kind: str | None = None):
         self.limit = limit  # the most bytes of one event held (the decoder's max_body)
+        self.data_kind = data_kind  # what the route says each event's data is (sse.data-kinds), None: any
         self.over = False  # an event passed the limit: feed stopped there
         self._line = bytearray()
         self._cr = False  # the last byte fed was CR: a LF right after it ends nothing more
@@ -299,6 +488,9 @@ class SseReader:
             notes.append("no data lines: an EventSource does not dispatch this event")
         text = "\n".join(data) if data else None
         kind, value = _typed(text, notes) if text is not None else (None, None)
+        if self.data_kind is not None and text is not None and kind != self.data_kind:
+            keys = next(k["keys"] for k in DATA_KINDS if k["name"] == self.data_kind)
+            notes.append(f"the data is not a {self.data_kind} (keys {', '.join(keys)}), as the route's stream carries")
         return SseEvent(0, 0, fields.get("event"), fields.get("id"), fields.get("retry"), text, kind, value,
                         warnings=tuple(notes))
 

@@ -85,6 +85,7 @@ DATA = {'doc': 'The legacy API ignores the path: every request is `POST /` (or G
                                       'HTTP/[0-9]\\.[0-9]\\r?\\n',
                                       'HTTP/[0-9]\\.[0-9] [0-9]{3}[ \\r\\n]']},
               'module': 'inlong_proto.eventmesh.http',
+              'connection': 'inlong_proto.eventmesh.uni:Exchanges',
               'summary': ['{message_type}',
                           '{method} {target}',
                           '{status} {reason}',
