@@ -2367,30 +2367,30 @@ local P_eventmesh_uni = Proto("eventmesh_uni", "Apache EventMesh uni HTTP API")
 do
 local proto = P_eventmesh_uni
 local ROUTES = {  -- longest prefix first
-  {prefix = "/events/lite/publish-bytes", id = false, name = "UNI_LITE_PUBLISH_BYTES", path = "/events/lite/publish-bytes", method = "POST", body = "eventmesh-frame", query = {{"topic", true}, {"lite", true}}, answers = {[202] = "ack", [400] = "error", [405] = "error", [500] = "error", [501] = "error"}},
-  {prefix = "/events/lite/poll-bytes", id = false, name = "UNI_LITE_POLL_BYTES", path = "/events/lite/poll-bytes", method = "GET", body = "none", query = {{"topic", true}, {"lite", true}, {"max", false}, {"timeoutMs", false}}, answers = {[200] = "frames-base64", [400] = "error", [405] = "error", [500] = "error", [501] = "error"}},
-  {prefix = "/events/publish-batch", id = false, name = "UNI_PUBLISH_BATCH", path = "/events/publish-batch", method = "POST", body = "cloudevent-array", query = {{"topic", true}}, answers = {[202] = "ack", [400] = "error", [405] = "error", [429] = "error", [500] = "error"}},
-  {prefix = "/events/lite/publish", id = false, name = "UNI_LITE_PUBLISH", path = "/events/lite/publish", method = "POST", body = "cloudevent", query = {{"topic", true}, {"lite", true}}, answers = {[202] = "ack", [400] = "error", [405] = "error", [500] = "error", [501] = "error"}},
-  {prefix = "/events/unsubscribe", id = false, name = "UNI_UNSUBSCRIBE", path = "/events/unsubscribe", method = "POST", body = "json", query = {}, answers = {[200] = "{removed}", [400] = "error", [405] = "error"}},
-  {prefix = "/events/lite/create", id = false, name = "UNI_LITE_CREATE", path = "/events/lite/create", method = "POST", body = "none", query = {{"topic", true}, {"lite", true}, {"queueCount", false}}, answers = {[200] = "ack", [400] = "error", [405] = "error", [500] = "error", [501] = "error"}},
-  {prefix = "/session/subscribe", id = true, name = "UNI_SESSION_SUBSCRIBE", path = "/session/subscribe/{id}", method = "GET", body = "none", query = {}, answers = {[200] = "sse-stream-chunks", [400] = "error", [405] = "error", [409] = "error", [501] = "error", [503] = "error"}},
-  {prefix = "/session/recommend", id = false, name = "UNI_SESSION_RECOMMEND", path = "/session/recommend", method = "GET", body = "none", query = {{"clientId", false}, {"limit", false}}, answers = {[200] = "{instanceUrl}", [405] = "error"}},
-  {prefix = "/events/subscribe", id = false, name = "UNI_SUBSCRIBE", path = "/events/subscribe", method = "POST", body = "json", query = {}, answers = {[200] = "{subscriptionId, instanceUrl}", [400] = "error", [405] = "error"}},
-  {prefix = "/events/lite/poll", id = false, name = "UNI_LITE_POLL", path = "/events/lite/poll", method = "GET", body = "none", query = {{"topic", true}, {"lite", true}, {"max", false}, {"timeoutMs", false}}, answers = {[200] = "cloudevent-array", [400] = "error", [405] = "error", [500] = "error", [501] = "error"}},
-  {prefix = "/agent/unregister", id = false, name = "UNI_AGENT_UNREGISTER", path = "/agent/unregister", method = "POST", body = "json", query = {}, answers = {[200] = "ack", [400] = "error", [405] = "error", [503] = "error"}},
-  {prefix = "/session/publish", id = true, name = "UNI_SESSION_PUBLISH", path = "/session/publish/{id}", method = "POST", body = "stream-chunk", query = {}, answers = {[201] = "ack", [400] = "error", [405] = "error", [500] = "error", [501] = "error", [503] = "error"}},
-  {prefix = "/agent/heartbeat", id = false, name = "UNI_AGENT_HEARTBEAT", path = "/agent/heartbeat", method = "POST", body = "json", query = {}, answers = {[200] = "ack", [400] = "error", [404] = "ack", [405] = "error", [503] = "error"}},
-  {prefix = "/session/stream", id = true, name = "UNI_SESSION_STREAM", path = "/session/stream/{id}", method = "POST", body = "json", query = {}, answers = {[200] = "sse-stream-chunks", [400] = "error", [404] = "error", [405] = "error", [500] = "error", [501] = "error", [503] = "error"}},
-  {prefix = "/events/publish", id = false, name = "UNI_PUBLISH", path = "/events/publish", method = "POST", body = "cloudevent", query = {{"topic", true}}, answers = {[202] = "ack", [400] = "error", [405] = "error", [413] = "error", [429] = "error", [500] = "error"}},
-  {prefix = "/events/request", id = false, name = "UNI_REQUEST", path = "/events/request", method = "POST", body = "cloudevent", query = {{"topic", false}, {"timeoutMs", false}}, answers = {[200] = "cloudevent", [400] = "jdk-reject", [405] = "error", [504] = "error"}},
-  {prefix = "/agent/register", id = false, name = "UNI_AGENT_REGISTER", path = "/agent/register", method = "POST", body = "json", query = {}, answers = {[200] = "{parent, clientParent}", [400] = "error", [405] = "error", [500] = "error", [503] = "error"}},
-  {prefix = "/session/close", id = true, name = "UNI_SESSION_CLOSE", path = "/session/close/{id}", method = "POST", body = "none", query = {}, answers = {[200] = "ack", [400] = "error", [404] = "ack", [405] = "error", [503] = "error"}},
-  {prefix = "/events/stream", id = false, name = "UNI_STREAM", path = "/events/stream", method = "GET", body = "none", query = {{"clientId", true}}, answers = {[200] = "sse-deliveries", [400] = "error", [405] = "error"}},
-  {prefix = "/events/reply", id = false, name = "UNI_REPLY", path = "/events/reply", method = "POST", body = "json", query = {}, answers = {[200] = "ack", [404] = "ack", [405] = "error", [500] = "error"}},
-  {prefix = "/session/open", id = false, name = "UNI_SESSION_OPEN", path = "/session/open", method = "POST", body = "json", query = {}, answers = {[200] = "{sessionId, agentId, instanceUrl}", [400] = "error", [405] = "error", [429] = "error", [503] = "error"}},
-  {prefix = "/events/poll", id = false, name = "UNI_POLL", path = "/events/poll", method = "GET", body = "none", query = {{"clientId", true}, {"max", false}, {"timeoutMs", false}}, answers = {[200] = "deliveries", [400] = "error or jdk-reject", [405] = "error"}},
-  {prefix = "/agent/ready", id = false, name = "UNI_AGENT_READY", path = "/agent/ready", method = "POST", body = "json", query = {}, answers = {[200] = "ack", [400] = "error", [404] = "ack", [405] = "error", [503] = "error"}},
-  {prefix = "/events/ack", id = false, name = "UNI_ACK", path = "/events/ack", method = "POST", body = "json", query = {}, answers = {[200] = "ack", [400] = "error", [404] = "error", [405] = "error"}},
+  {prefix = "/events/lite/publish-bytes", id = false, name = "UNI_LITE_PUBLISH_BYTES", path = "/events/lite/publish-bytes", method = "POST", body = "eventmesh-frame", query = {{"topic", true}, {"lite", true}}, answers = {[202] = "ack", [400] = "error", [405] = "error", [500] = "error", [501] = "error"}, sse = nil},
+  {prefix = "/events/lite/poll-bytes", id = false, name = "UNI_LITE_POLL_BYTES", path = "/events/lite/poll-bytes", method = "GET", body = "none", query = {{"topic", true}, {"lite", true}, {"max", false}, {"timeoutMs", false}}, answers = {[200] = "frames-base64", [400] = "error", [405] = "error", [500] = "error", [501] = "error"}, sse = nil},
+  {prefix = "/events/publish-batch", id = false, name = "UNI_PUBLISH_BATCH", path = "/events/publish-batch", method = "POST", body = "cloudevent-array", query = {{"topic", true}}, answers = {[202] = "ack", [400] = "error", [405] = "error", [429] = "error", [500] = "error"}, sse = nil},
+  {prefix = "/events/lite/publish", id = false, name = "UNI_LITE_PUBLISH", path = "/events/lite/publish", method = "POST", body = "cloudevent", query = {{"topic", true}, {"lite", true}}, answers = {[202] = "ack", [400] = "error", [405] = "error", [500] = "error", [501] = "error"}, sse = nil},
+  {prefix = "/events/unsubscribe", id = false, name = "UNI_UNSUBSCRIBE", path = "/events/unsubscribe", method = "POST", body = "json", query = {}, answers = {[200] = "{removed}", [400] = "error", [405] = "error"}, sse = nil},
+  {prefix = "/events/lite/create", id = false, name = "UNI_LITE_CREATE", path = "/events/lite/create", method = "POST", body = "none", query = {{"topic", true}, {"lite", true}, {"queueCount", false}}, answers = {[200] = "ack", [400] = "error", [405] = "error", [500] = "error", [501] = "error"}, sse = nil},
+  {prefix = "/session/subscribe", id = true, name = "UNI_SESSION_SUBSCRIBE", path = "/session/subscribe/{id}", method = "GET", body = "none", query = {}, answers = {[200] = "sse-stream-chunks", [400] = "error", [405] = "error", [409] = "error", [501] = "error", [503] = "error"}, sse = "stream_chunk"},
+  {prefix = "/session/recommend", id = false, name = "UNI_SESSION_RECOMMEND", path = "/session/recommend", method = "GET", body = "none", query = {{"clientId", false}, {"limit", false}}, answers = {[200] = "{instanceUrl}", [405] = "error"}, sse = nil},
+  {prefix = "/events/subscribe", id = false, name = "UNI_SUBSCRIBE", path = "/events/subscribe", method = "POST", body = "json", query = {}, answers = {[200] = "{subscriptionId, instanceUrl}", [400] = "error", [405] = "error"}, sse = nil},
+  {prefix = "/events/lite/poll", id = false, name = "UNI_LITE_POLL", path = "/events/lite/poll", method = "GET", body = "none", query = {{"topic", true}, {"lite", true}, {"max", false}, {"timeoutMs", false}}, answers = {[200] = "cloudevent-array", [400] = "error", [405] = "error", [500] = "error", [501] = "error"}, sse = nil},
+  {prefix = "/agent/unregister", id = false, name = "UNI_AGENT_UNREGISTER", path = "/agent/unregister", method = "POST", body = "json", query = {}, answers = {[200] = "ack", [400] = "error", [405] = "error", [503] = "error"}, sse = nil},
+  {prefix = "/session/publish", id = true, name = "UNI_SESSION_PUBLISH", path = "/session/publish/{id}", method = "POST", body = "stream-chunk", query = {}, answers = {[201] = "ack", [400] = "error", [405] = "error", [500] = "error", [501] = "error", [503] = "error"}, sse = nil},
+  {prefix = "/agent/heartbeat", id = false, name = "UNI_AGENT_HEARTBEAT", path = "/agent/heartbeat", method = "POST", body = "json", query = {}, answers = {[200] = "ack", [400] = "error", [404] = "ack", [405] = "error", [503] = "error"}, sse = nil},
+  {prefix = "/session/stream", id = true, name = "UNI_SESSION_STREAM", path = "/session/stream/{id}", method = "POST", body = "json", query = {}, answers = {[200] = "sse-stream-chunks", [400] = "error", [404] = "error", [405] = "error", [500] = "error", [501] = "error", [503] = "error"}, sse = "stream_chunk"},
+  {prefix = "/events/publish", id = false, name = "UNI_PUBLISH", path = "/events/publish", method = "POST", body = "cloudevent", query = {{"topic", true}}, answers = {[202] = "ack", [400] = "error", [405] = "error", [413] = "error", [429] = "error", [500] = "error"}, sse = nil},
+  {prefix = "/events/request", id = false, name = "UNI_REQUEST", path = "/events/request", method = "POST", body = "cloudevent", query = {{"topic", false}, {"timeoutMs", false}}, answers = {[200] = "cloudevent", [400] = "jdk-reject", [405] = "error", [504] = "error"}, sse = nil},
+  {prefix = "/agent/register", id = false, name = "UNI_AGENT_REGISTER", path = "/agent/register", method = "POST", body = "json", query = {}, answers = {[200] = "{parent, clientParent}", [400] = "error", [405] = "error", [500] = "error", [503] = "error"}, sse = nil},
+  {prefix = "/session/close", id = true, name = "UNI_SESSION_CLOSE", path = "/session/close/{id}", method = "POST", body = "none", query = {}, answers = {[200] = "ack", [400] = "error", [404] = "ack", [405] = "error", [503] = "error"}, sse = nil},
+  {prefix = "/events/stream", id = false, name = "UNI_STREAM", path = "/events/stream", method = "GET", body = "none", query = {{"clientId", true}}, answers = {[200] = "sse-deliveries", [400] = "error", [405] = "error"}, sse = "delivery"},
+  {prefix = "/events/reply", id = false, name = "UNI_REPLY", path = "/events/reply", method = "POST", body = "json", query = {}, answers = {[200] = "ack", [404] = "ack", [405] = "error", [500] = "error"}, sse = nil},
+  {prefix = "/session/open", id = false, name = "UNI_SESSION_OPEN", path = "/session/open", method = "POST", body = "json", query = {}, answers = {[200] = "{sessionId, agentId, instanceUrl}", [400] = "error", [405] = "error", [429] = "error", [503] = "error"}, sse = nil},
+  {prefix = "/events/poll", id = false, name = "UNI_POLL", path = "/events/poll", method = "GET", body = "none", query = {{"clientId", true}, {"max", false}, {"timeoutMs", false}}, answers = {[200] = "deliveries", [400] = "error or jdk-reject", [405] = "error"}, sse = nil},
+  {prefix = "/agent/ready", id = false, name = "UNI_AGENT_READY", path = "/agent/ready", method = "POST", body = "json", query = {}, answers = {[200] = "ack", [400] = "error", [404] = "ack", [405] = "error", [503] = "error"}, sse = nil},
+  {prefix = "/events/ack", id = false, name = "UNI_ACK", path = "/events/ack", method = "POST", body = "json", query = {}, answers = {[200] = "ack", [400] = "error", [404] = "error", [405] = "error"}, sse = nil},
 }
 local F = {
   route = ProtoField.string("eventmesh_uni.route", "route", "The route's name (specs/eventmesh/uni_http.yaml)"),
@@ -2514,6 +2514,86 @@ function proto.dissector(tvb, pinfo, tree)
   end
 end
 register_postdissector(proto)
+
+-- Server-Sent Events: HTTP hands a text/event-stream body to the media_type table. Wireshark 4.0 has no streaming
+-- mode for HTTP/1.1 (streaming_content_type is HTTP/2's), so with http.desegment_body (the default) the body comes
+-- once, dechunked, in the packet with the stream's last chunk (or at FIN for a body read until close); a stream
+-- cut before its end is never handed over. Each event (ended by a blank line; CRLF, LF or CR) is a subtree with
+-- event, id, data (data lines joined by LF) and retry; where the answered route's stream carries a data kind
+-- (the route table's sse-deliveries / sse-stream-chunks), the data goes to the json dissector.
+local P_sse = Proto("eventmesh_sse", "Server-Sent Events (EventMesh uni)")
+local S = {
+  event = ProtoField.string("eventmesh_sse.event", "event", "The event's type (its event field)"),
+  id = ProtoField.string("eventmesh_sse.id", "id", "The event's id field"),
+  data = ProtoField.string("eventmesh_sse.data", "data", "The event's data lines, joined by LF"),
+  retry = ProtoField.uint32("eventmesh_sse.retry", "retry", base.DEC, nil, nil, "Reconnection time (ms)"),
+  data_kind = ProtoField.string("eventmesh_sse.data_kind", "data_kind",
+    "What the route's stream carries in data (sse.data-kinds)"),
+}
+P_sse.fields = {S.event, S.id, S.data, S.retry, S.data_kind}
+
+function P_sse.dissector(tvb, pinfo, tree)
+  local answered = f_for()
+  local r = answered ~= nil and route_of(tostring(answered.value):gsub("^%a[%w+.-]*://[^/]*", ""):match("^[^?]*"))
+  local kind = r and r.sse or nil
+  local root = tree:add(P_sse, tvb())
+  local n, len, pos, start = 0, tvb:len(), 0, 0
+  local fields, data, data_ranges = {}, {}, {}
+  while pos < len do
+    local eol, skip = nil, 1
+    for i = pos, len - 1 do
+      local b = tvb(i, 1):uint()
+      if b == 10 or b == 13 then
+        eol = i
+        if b == 13 and i + 1 < len and tvb(i + 1, 1):uint() == 10 then skip = 2 end
+        break
+      end
+    end
+    if eol == nil then break end  -- an unfinished line: never dispatched
+    if eol == pos then  -- a blank line dispatches the event
+      if #data > 0 or next(fields) ~= nil then
+        n = n + 1
+        local item = root:add(P_sse, tvb(start, eol + skip - start))
+        item:set_text("Event " .. n .. (kind and (": " .. kind) or ""))
+        for _, name in ipairs({"event", "id"}) do
+          if fields[name] then item:add(S[name], fields[name][1], fields[name][2]) end
+        end
+        if fields.retry then item:add(S.retry, fields.retry[1], fields.retry[2]) end
+        if #data > 0 then
+          local text = table.concat(data, "\n")
+          local data_item = item:add(S.data, data_ranges[1], text)
+          if kind ~= nil then
+            item:add(S.data_kind, data_ranges[1], kind)
+            if json ~= nil then json:call(ByteArray.new(text, true):tvb("SSE data"), pinfo, data_item) end
+          end
+        end
+      end
+      fields, data, data_ranges, start = {}, {}, {}, eol + skip
+    else
+      local line = tvb(pos, eol - pos):string(ENC_UTF_8)
+      if line:sub(1, 1) ~= ":" then
+        local name, value = line:match("^([^:]*):? ?(.*)$")
+        local colon = line:find(":", 1, true)
+        local at = colon and pos + colon + ((line:sub(colon + 1, colon + 1) == " ") and 1 or 0) or eol
+        local range = at < eol and tvb(at, eol - at) or tvb(pos, eol - pos)
+        if not colon then name, value = line, "" end
+        if name == "data" then
+          data[#data + 1] = value
+          data_ranges[#data_ranges + 1] = range
+        elseif name == "event" or name == "id" then
+          fields[name] = {range, value}
+        elseif name == "retry" and value:match("^%d+$") then
+          fields.retry = {range, tonumber(value)}
+        end
+      end
+    end
+    pos = eol + skip
+  end
+  root:append_text(", " .. n .. " events")
+  pinfo.cols.info:append(" [SSE: " .. n .. " events]")
+  return len
+end
+DissectorTable.get("media_type"):add("text/event-stream", P_sse)
 end
 
 register(PROTOS["broadcast"])

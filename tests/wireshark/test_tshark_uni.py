@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 import struct
@@ -148,3 +149,38 @@ def test_eventmesh_frame_decodes_as_on_tcp_and_udp_ports(tmp_path):
         got = [(msg_type, seq) for row in rows for msg_type, seq in zip(row[0].split("|"), row[1].split("|"))]
         assert got == [(msg_type, seq) for msg_type, seq, _ in expected]
         assert "|".join(row[2] for row in rows) == "|".join(names.replace(",", "|") for _, _, names in expected)
+
+
+def _sse_capture(path: Path) -> bytes:
+    """GET /events/stream answered by a chunked text/event-stream of three events (a delivery with a multi-line
+    split, a comment, CRLF line ends, an event with event/id/retry) cut across segments, then its last chunk."""
+    delivery = json.dumps({"deliveryId": "d-1", "event": cloud_event("e-1", "one")})
+    events = [f"data: {delivery}\n\n", ": keep-alive\r\nevent: note\r\nid: 7\r\nretry: 3000\r\ndata: plain\r\n\r\n",
+              f"data: {delivery.replace('d-1', 'd-2')}\n\n"]
+    body = b"".join(b"%x\r\n%s\r\n" % (len(e.encode()), e.encode()) for e in events) + b"0\r\n\r\n"
+    answer = (b"HTTP/1.1 200 OK\r\nContent-type: text/event-stream\r\nCache-control: no-cache\r\n"
+              b"Transfer-encoding: chunked\r\n\r\n" + body)
+    conv = Conversation(client=("127.0.0.1", 41000), server=("127.0.0.1", 18080))
+    packets = conv.open(T0) + conv.send("client", b"GET /events/stream?clientId=c1 HTTP/1.1\r\nHost: x\r\n\r\n", T0 + 1)
+    for n, at in enumerate(range(0, len(answer), 97)):  # segments that cut lines, chunks and events
+        packets += conv.send("server", answer[at:at + 97], T0 + 2 + n)
+    path.write_bytes(pcap_file(packets + conv.close(T0 + 1000)))
+    return answer
+
+
+def test_sse_events_in_tshark_agree_with_the_decoder(tmp_path):
+    capture = tmp_path / "sse.pcap"
+    _sse_capture(capture)
+    rows = tshark(tmp_path, capture, "-d", "tcp.port==18080,http", "-e", "eventmesh_sse.data_kind",
+                  "-e", "eventmesh_sse.event", "-e", "eventmesh_sse.id", "-e", "eventmesh_sse.retry",
+                  "-e", "eventmesh_sse.data", "-e", "json.member_with_value", "-e", "eventmesh_uni.answer")
+    [row] = [row for row in rows if row[4]]  # the packet with the last chunk: the body, whole
+    items = [i.frame for i in iter_capture_frames(capture.read_bytes(), "eventmesh-http", "PERMISSIVE")]
+    events = [f for f in items if f.kind == "sse_event" and not f.end]
+    assert [e.data for e in events] == row[4].split("|")
+    assert [e.data_kind for e in events] == ["delivery", "text", "delivery"]
+    assert row[0].split("|") == ["delivery"] * 3  # the route's kind (UNI_STREAM: sse-deliveries) on every event
+    assert (row[1], row[2], row[3]) == ("note", "7", "3000")
+    members = row[5].split("|")
+    assert "deliveryId:d-1" in members and "deliveryId:d-2" in members and "id:e-1" in members  # json dissector
+    assert row[6] == "sse-deliveries"

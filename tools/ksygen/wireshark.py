@@ -634,10 +634,12 @@ class Generator:
                                           for shape in (kind if isinstance(kind, list) else [kind]))
                       for status, kind in r["answers"].items()}
             answers = ", ".join(f"[{status}] = {lua_str(shape)}" for status, shape in sorted(shapes.items()))
+            sse = next((table["body-kinds"][k]["data-kind"] for k in ([r["answers"].get(200)] if r["answers"].get(200)
+                        else []) if isinstance(k, str) and "data-kind" in table["body-kinds"].get(k, {})), None)
             rows.append(f"  {{prefix = {lua_str(prefix.rstrip('/') if '{' in r['path'] else prefix)}, "
                         f"id = {'true' if '{' in r['path'] else 'false'}, name = {lua_str(r['name'])}, "
                         f"path = {lua_str(r['path'])}, method = {lua_str(r['method'])}, body = {lua_str(r['body'])}, "
-                        f"query = {{{query}}}, answers = {{{answers}}}}},")
+                        f"query = {{{query}}}, answers = {{{answers}}}, sse = {lua_str(sse) if sse else 'nil'}}},")
         fields = [f'  ["query.{name}"] = ProtoField.string("eventmesh_uni.query.{name}", "{name}", '
                   f'"Query parameter {name}, URL-decoded"),' for name in params]
         return [UNI_LUA.replace("@ROUTES@", "\n".join(rows)).replace("@QUERY_FIELDS@", "\n".join(fields))]
@@ -1427,5 +1429,85 @@ function proto.dissector(tvb, pinfo, tree)
   end
 end
 register_postdissector(proto)
+
+-- Server-Sent Events: HTTP hands a text/event-stream body to the media_type table. Wireshark 4.0 has no streaming
+-- mode for HTTP/1.1 (streaming_content_type is HTTP/2's), so with http.desegment_body (the default) the body comes
+-- once, dechunked, in the packet with the stream's last chunk (or at FIN for a body read until close); a stream
+-- cut before its end is never handed over. Each event (ended by a blank line; CRLF, LF or CR) is a subtree with
+-- event, id, data (data lines joined by LF) and retry; where the answered route's stream carries a data kind
+-- (the route table's sse-deliveries / sse-stream-chunks), the data goes to the json dissector.
+local P_sse = Proto("eventmesh_sse", "Server-Sent Events (EventMesh uni)")
+local S = {
+  event = ProtoField.string("eventmesh_sse.event", "event", "The event's type (its event field)"),
+  id = ProtoField.string("eventmesh_sse.id", "id", "The event's id field"),
+  data = ProtoField.string("eventmesh_sse.data", "data", "The event's data lines, joined by LF"),
+  retry = ProtoField.uint32("eventmesh_sse.retry", "retry", base.DEC, nil, nil, "Reconnection time (ms)"),
+  data_kind = ProtoField.string("eventmesh_sse.data_kind", "data_kind",
+    "What the route's stream carries in data (sse.data-kinds)"),
+}
+P_sse.fields = {S.event, S.id, S.data, S.retry, S.data_kind}
+
+function P_sse.dissector(tvb, pinfo, tree)
+  local answered = f_for()
+  local r = answered ~= nil and route_of(tostring(answered.value):gsub("^%a[%w+.-]*://[^/]*", ""):match("^[^?]*"))
+  local kind = r and r.sse or nil
+  local root = tree:add(P_sse, tvb())
+  local n, len, pos, start = 0, tvb:len(), 0, 0
+  local fields, data, data_ranges = {}, {}, {}
+  while pos < len do
+    local eol, skip = nil, 1
+    for i = pos, len - 1 do
+      local b = tvb(i, 1):uint()
+      if b == 10 or b == 13 then
+        eol = i
+        if b == 13 and i + 1 < len and tvb(i + 1, 1):uint() == 10 then skip = 2 end
+        break
+      end
+    end
+    if eol == nil then break end  -- an unfinished line: never dispatched
+    if eol == pos then  -- a blank line dispatches the event
+      if #data > 0 or next(fields) ~= nil then
+        n = n + 1
+        local item = root:add(P_sse, tvb(start, eol + skip - start))
+        item:set_text("Event " .. n .. (kind and (": " .. kind) or ""))
+        for _, name in ipairs({"event", "id"}) do
+          if fields[name] then item:add(S[name], fields[name][1], fields[name][2]) end
+        end
+        if fields.retry then item:add(S.retry, fields.retry[1], fields.retry[2]) end
+        if #data > 0 then
+          local text = table.concat(data, "\n")
+          local data_item = item:add(S.data, data_ranges[1], text)
+          if kind ~= nil then
+            item:add(S.data_kind, data_ranges[1], kind)
+            if json ~= nil then json:call(ByteArray.new(text, true):tvb("SSE data"), pinfo, data_item) end
+          end
+        end
+      end
+      fields, data, data_ranges, start = {}, {}, {}, eol + skip
+    else
+      local line = tvb(pos, eol - pos):string(ENC_UTF_8)
+      if line:sub(1, 1) ~= ":" then
+        local name, value = line:match("^([^:]*):? ?(.*)$")
+        local colon = line:find(":", 1, true)
+        local at = colon and pos + colon + ((line:sub(colon + 1, colon + 1) == " ") and 1 or 0) or eol
+        local range = at < eol and tvb(at, eol - at) or tvb(pos, eol - pos)
+        if not colon then name, value = line, "" end
+        if name == "data" then
+          data[#data + 1] = value
+          data_ranges[#data_ranges + 1] = range
+        elseif name == "event" or name == "id" then
+          fields[name] = {range, value}
+        elseif name == "retry" and value:match("^%d+$") then
+          fields.retry = {range, tonumber(value)}
+        end
+      end
+    end
+    pos = eol + skip
+  end
+  root:append_text(", " .. n .. " events")
+  pinfo.cols.info:append(" [SSE: " .. n .. " events]")
+  return len
+end
+DissectorTable.get("media_type"):add("text/event-stream", P_sse)
 end
 """
