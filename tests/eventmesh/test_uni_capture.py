@@ -119,8 +119,8 @@ def _talk(port: int) -> dict:
 
 
 async def _more(port: int) -> dict:
-    """Request/reply (a replier polls the request and answers its correlation id), the lite routes, and a burst
-    on one topic until the rate limit answers 429: what each returned."""
+    """Request/reply (a replier polls the request and answers its correlation id), the lite routes, a burst on
+    one topic until the rate limit answers 429, and a poll whose max is not a number: what each returned."""
     client, replier = UniClient("127.0.0.1", port), UniClient("127.0.0.1", port)
     try:
         await replier.subscribe("replier", "rpc")
@@ -143,7 +143,11 @@ async def _more(port: int) -> dict:
             if answer.status == 429:
                 break
             accepted += 1
-        return {"reply": reply, "lite": lite_events, "lite_frames": lite_frames, "burst": accepted}
+        rejecting = UniClient("127.0.0.1", port)  # the JDK server's own 400 closes the connection
+        rejected = await rejecting.call("GET", "/events/poll?clientId=poller&max=lots", expect=(400,))
+        await rejecting.close()
+        return {"reply": reply, "lite": lite_events, "lite_frames": lite_frames, "burst": accepted,
+                "rejected": rejected.body.decode("latin-1")}
     finally:
         await client.close()
         await replier.close()
@@ -165,7 +169,7 @@ def test_captured_uni_traffic_decodes_and_the_dumped_frames_are_the_events_publi
         stdout, _ = server.communicate(timeout=30)
     more = printed["more"]
     assert more["reply"]["id"] == "r-1" and [e["id"] for e in more["lite"]] == ["l-1"] and len(more["lite_frames"]) == 1
-    assert RATE <= more["burst"] <= 2 * RATE
+    assert RATE <= more["burst"] <= 2 * RATE and more["rejected"] == "<h1>400 Bad Request</h1>NumberFormatException thrown"
     logged = len(PUBLISHED) + 1 + 2 + more["burst"]  # the orders, the request, the lite event and frame, the burst
     assert server.returncode == 0 and json.loads(stdout.splitlines()[-1])["published"] == logged
 
@@ -201,6 +205,7 @@ def test_captured_uni_traffic_decodes_and_the_dumped_frames_are_the_events_publi
     typed = {(a.frame.route, a.frame.status): a.frame.to_dict().get("answer") for a in answers}
     assert typed[("UNI_REQUEST", 200)]["id"] == "r-1" and typed[("UNI_PUBLISH", 429)]["error"].startswith("rate")
     assert typed[("UNI_LITE_POLL_BYTES", 200)][0]["msg_type"] == "stream_chunk"
+    assert typed[("UNI_POLL", 400)] == {"jdk_reject": "NumberFormatException thrown"}  # the table's [error, jdk-reject]
     sse = [item.frame for item in items if item.frame.message_type == "SSE_DELIVERY"]
     assert [(e.id, e.data) for e in map(convert.event_from_uni, sse)] == PUBLISHED
 
