@@ -2392,6 +2392,17 @@ local ROUTES = {  -- longest prefix first
   {prefix = "/agent/ready", id = false, name = "UNI_AGENT_READY", path = "/agent/ready", method = "POST", body = "json", query = {}, answers = {[200] = "ack", [400] = "error", [404] = "ack", [405] = "error", [503] = "error"}, sse = nil},
   {prefix = "/events/ack", id = false, name = "UNI_ACK", path = "/events/ack", method = "POST", body = "json", query = {}, answers = {[200] = "ack", [400] = "error", [404] = "error", [405] = "error"}, sse = nil},
 }
+local JDK_REJECTS = {  -- the JDK HttpServer's own text/html answers (jdk-server), on any route: "STATUS MESSAGE"
+  ["400 Bad request line"] = true,
+  ["400 Header key contains illegal characters"] = true,
+  ["400 Conflicting or malformed headers detected"] = true,
+  ["400 Illegal Content-Length value"] = true,
+  ["501 Unsupported Transfer-Encoding value"] = true,
+  ["404 No context found for request"] = true,
+  ["500 No handler for context"] = true,
+  ["400 NumberFormatException thrown"] = true,
+  ["400 URISyntaxException thrown"] = true,
+}
 local F = {
   route = ProtoField.string("eventmesh_uni.route", "route", "The route's name (specs/eventmesh/uni_http.yaml)"),
   path = ProtoField.string("eventmesh_uni.path", "path", "The route's path: a prefix, {id} a path parameter"),
@@ -2503,6 +2514,11 @@ function proto.dissector(tvb, pinfo, tree)
       if r ~= nil then
         item:add(F.status, code.range, code.value)
         local shape = r.answers[code.value]
+        local body = #codes == 1 and bodies[1] ~= nil and bodies[1].range:string() or ""
+        local status, message = body:match("^<h1>(%d%d%d) [^<]*</h1>(.*)$")
+        if status == tostring(code.value) and JDK_REJECTS[status .. " " .. message] then
+          shape = "jdk-reject: " .. message  -- the server's own answer, whatever the route lists
+        end
         if shape ~= nil then
           item:add(F.answer, code.range, shape)
         else

@@ -69,6 +69,9 @@ async def _uni_talk(path: Path) -> int:
                 with contextlib.suppress(UniHttpError):
                     await client.call(method, target, b"{}", content_type="application/json")
             await client.close()
+            rejecting = UniClient("127.0.0.1", await tap.relay(server.port))  # the JDK's 400 closes the connection
+            await rejecting.call("GET", "/events/poll?clientId=c1&max=lots", expect=(400,))
+            await rejecting.close()
             await tap.close()
             path.write_bytes(tap.pcap())
     finally:
@@ -99,7 +102,7 @@ def test_uni_routes_in_tshark_agree_with_the_decoder(tmp_path):
         for request, answer in zip(requests, answers):
             in_decoder[number] += [(request.route, ""), (request.route, str(answer.status))]
     assert sorted(in_tshark.values()) == sorted(in_decoder.values())
-    assert sum(len(v) for v in in_decoder.values()) == 2 * 10  # seven calls, the stream and three refusals
+    assert sum(len(v) for v in in_decoder.values()) == 2 * 11  # seven calls, the stream and four refusals
 
     by_route = {}
     for row in shown:
@@ -116,6 +119,7 @@ def test_uni_routes_in_tshark_agree_with_the_decoder(tmp_path):
     assert any("query parameter topic is missing: the runtime answers 400" in text for text in refusals)
     assert any("no id after the route's path: the runtime answers 400" in text for text in refusals)
     assert by_route[("UNI_SESSION_CLOSE", "503")][5] == "error"
+    assert by_route[("UNI_POLL", "400")][5] == "jdk-reject: NumberFormatException thrown"  # the server's own answer
 
 
 def _udp(src: tuple[str, int], dst: tuple[str, int], payload: bytes) -> bytes:

@@ -642,7 +642,10 @@ class Generator:
                         f"query = {{{query}}}, answers = {{{answers}}}, sse = {lua_str(sse) if sse else 'nil'}}},")
         fields = [f'  ["query.{name}"] = ProtoField.string("eventmesh_uni.query.{name}", "{name}", '
                   f'"Query parameter {name}, URL-decoded"),' for name in params]
-        return [UNI_LUA.replace("@ROUTES@", "\n".join(rows)).replace("@QUERY_FIELDS@", "\n".join(fields))]
+        rejects = [f"  [{lua_str(str(r['status']) + ' ' + r['message'])}] = true,"
+                   for r in table["jdk-server"]["rejects"]]
+        return [UNI_LUA.replace("@ROUTES@", "\n".join(rows)).replace("@QUERY_FIELDS@", "\n".join(fields))
+                .replace("@JDK_REJECTS@", "\n".join(rejects))]
 
     def tubemq_methods(self) -> str:
         path = self.specs / "tubemq" / "methods.yaml"
@@ -1313,6 +1316,9 @@ local proto = P_eventmesh_uni
 local ROUTES = {  -- longest prefix first
 @ROUTES@
 }
+local JDK_REJECTS = {  -- the JDK HttpServer's own text/html answers (jdk-server), on any route: "STATUS MESSAGE"
+@JDK_REJECTS@
+}
 local F = {
   route = ProtoField.string("eventmesh_uni.route", "route", "The route's name (specs/eventmesh/uni_http.yaml)"),
   path = ProtoField.string("eventmesh_uni.path", "path", "The route's path: a prefix, {id} a path parameter"),
@@ -1418,6 +1424,11 @@ function proto.dissector(tvb, pinfo, tree)
       if r ~= nil then
         item:add(F.status, code.range, code.value)
         local shape = r.answers[code.value]
+        local body = #codes == 1 and bodies[1] ~= nil and bodies[1].range:string() or ""
+        local status, message = body:match("^<h1>(%d%d%d) [^<]*</h1>(.*)$")
+        if status == tostring(code.value) and JDK_REJECTS[status .. " " .. message] then
+          shape = "jdk-reject: " .. message  -- the server's own answer, whatever the route lists
+        end
         if shape ~= nil then
           item:add(F.answer, code.range, shape)
         else
