@@ -15,6 +15,7 @@ import click
 
 from inlong_proto.endpoints.common import (HOST, LOG_LEVEL, LOG_RATE, StdinLines, idle_timeout_option, setup_logging,
                                           strict_option, strict_report)
+from inlong_proto.endpoints.faults import faults_option
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +38,8 @@ def dataproxy():
 @LOG_RATE
 @LOG_LEVEL
 @strict_option("dataproxy")
-def serve(host, port, record, dp_ip, max_frame_size, idle_timeout, log_rate, log_level, strict):
+@faults_option("data request (heartbeats not counted)", "errCode 115, nothing accepted")
+def serve(host, port, record, dp_ip, max_frame_size, idle_timeout, log_rate, log_level, strict, faults):
     """Acknowledge DataProxy SDK messages the way the real server does.
 
     A client that sends no whole frame for --idle-timeout seconds is disconnected (real SDKs send
@@ -49,7 +51,7 @@ def serve(host, port, record, dp_ip, max_frame_size, idle_timeout, log_rate, log
     with strict_report("dataproxy", strict) as report:
         try:
             asyncio.run(run_server(host, port, record=record, dp_ip=dp_ip, max_frame_size=max_frame_size,
-                                   idle_timeout=idle_timeout, log_rate=log_rate, strict=report))
+                                   idle_timeout=idle_timeout, log_rate=log_rate, faults=faults, strict=report))
         except KeyboardInterrupt:
             log.info("interrupted, exiting")
 

@@ -34,6 +34,7 @@ import click
 from inlong_proto.endpoints.common import (HOST, LOG_LEVEL, LOG_RATE, host_port, idle_timeout_option, setup_logging,
                                            strict_option, strict_report)
 from inlong_proto.cli.output import terminal_json
+from inlong_proto.endpoints.faults import faults_option
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +64,9 @@ def eventmesh():
 @LOG_RATE
 @LOG_LEVEL
 @strict_option("eventmesh")
-def serve(host, port, record, record_sent, idle_timeout, max_event_size, log_rate, log_level, strict):
+@faults_option("ASYNC_MESSAGE_TO_SERVER, BROADCAST_MESSAGE_TO_SERVER or REQUEST_TO_SERVER",
+               "the answer with code 1, nothing pushed")
+def serve(host, port, record, record_sent, idle_timeout, max_event_size, log_rate, log_level, strict, faults):
     """Answer EventMesh TCP clients like the runtime: sessions, subscriptions, acks, pushes.
 
     A client that sends no whole frame for --idle-timeout seconds is disconnected (clients send
@@ -74,7 +77,7 @@ def serve(host, port, record, record_sent, idle_timeout, max_event_size, log_rat
     setup_logging(log_level)
     with strict_report("eventmesh", strict) as report:
         server = EventMeshServer(host, port, record=record, record_sent=record_sent, idle_timeout=idle_timeout,
-                                 max_event_size=max_event_size, log_rate=log_rate, strict=report)
+                                 max_event_size=max_event_size, log_rate=log_rate, faults=faults, strict=report)
         try:
             asyncio.run(server.serve_forever())
         except KeyboardInterrupt:
@@ -233,10 +236,11 @@ PUSH_TIMEOUT = click.option(
 @LOG_RATE
 @LOG_LEVEL
 @strict_option("eventmesh")
+@faults_option("send (MSG_SEND_ASYNC, MSG_SEND_SYNC, a batch)", "retCode 15, 3 or 17, nothing pushed")
 @click.pass_context
 def http_serve(ctx, host, port, record, record_sent, record_pushes, record_push_replies, idle_timeout, max_event_size,
                max_request_size, max_pending_pushes, push_timeout, webhook_allow, max_subscriptions, reply_timeout,
-               log_rate, log_level, strict):
+               log_rate, log_level, strict, faults):
     """Answer EventMesh HTTP clients like the runtime and push to subscribers' webhooks.
 
     The legacy request-code API: MSG_SEND_ASYNC, MSG_SEND_SYNC, REPLY_MESSAGE, SUBSCRIBE, UNSUBSCRIBE,
@@ -251,7 +255,7 @@ def http_serve(ctx, host, port, record, record_sent, record_pushes, record_push_
                                  max_event_size=max_event_size, max_request_size=max_request_size,
                                  max_pending_pushes=max_pending_pushes, push_timeout=push_timeout,
                                  reply_timeout=reply_timeout, log_rate=log_rate, webhook_allow=webhook_allow,
-                                 max_subscriptions=max_subscriptions,
+                                 max_subscriptions=max_subscriptions, faults=faults,
                                  strict=ctx.with_resource(strict_report("eventmesh", strict)))
     try:
         asyncio.run(server.serve_forever())

@@ -16,6 +16,7 @@ import click
 from inlong_proto.endpoints.common import (HOST, LOG_LEVEL, LOG_RATE, StdinLines, host_port, idle_timeout_option,
                                            setup_logging, strict_option, strict_report)
 from inlong_proto.cli.output import terminal_json
+from inlong_proto.endpoints.faults import faults_option
 from inlong_proto.tubemq import strings
 
 log = logging.getLogger(__name__)
@@ -118,8 +119,9 @@ def master(host, port, broker, broker_id, topics, partitions, max_message_size, 
 @LOG_RATE
 @LOG_LEVEL
 @strict_option("tubemq")
+@faults_option("sendMessageP2B", "419 SERVER_RECEIVE_OVERFLOW, nothing stored")
 def broker(host, port, broker_id, topics, partitions, max_message_size, max_messages, max_bytes, max_registrations,
-           record, record_sent, idle_timeout, max_frame_size, log_rate, log_level, strict):
+           record, record_sent, idle_timeout, max_frame_size, log_rate, log_level, strict, faults):
     """Store produced messages in memory, per topic and partition, and serve them to consumers.
 
     A connection without a whole frame for --idle-timeout seconds is closed; one that leaves over 1 MiB
@@ -133,7 +135,7 @@ def broker(host, port, broker_id, topics, partitions, max_message_size, max_mess
                                  max_message_size=max_message_size, max_messages=max_messages, max_bytes=max_bytes,
                                  max_registrations=max_registrations, record=record,
                                  record_sent=record_sent, idle_timeout=idle_timeout, max_frame_size=max_frame_size,
-                                 log_rate=log_rate, strict=report))
+                                 log_rate=log_rate, faults=faults, strict=report))
 
 
 @tubemq.command()

@@ -47,6 +47,7 @@ from inlong_proto.core.conformance import Report
 from inlong_proto.core.errors import DecodeError
 from inlong_proto.endpoints.common import (DEFAULT_LOG_RATE, DEFAULT_MAX_PENDING, Link, LinkStats, ListeningServer,
                                            connection_scope)
+from inlong_proto.endpoints.faults import FAULT_TEXT, Faults
 from inlong_proto.core.frames import Frame, decode, encode
 from inlong_proto.generated.codec.dataproxy.dataproxy_common import MsgType
 from inlong_proto.generated.codec.dataproxy.dataproxy_request import BinMessage
@@ -314,10 +315,10 @@ class DataProxyServer(ListeningServer):
     unread before it is dropped (None: no limit). log_rate: log lines per second per connection (None:
     no limit). `link_stats` counts what these limits did.
 
-    faults (tests of the audit, issue 28): {n: what} for the n-th data request the server receives (from 1,
-    all connections together; heartbeats not counted), what being "drop" (no answer, nothing accepted),
-    "fail" (answered with errCode `fault_code`, default 115, nothing accepted), "close" (the connection is
-    closed without an answer) or a number of seconds to delay the answer by. `faulted` lists (n, what).
+    faults (endpoints.faults, tests of the audit): {n: what} for the n-th data request the server receives
+    (heartbeats not counted), what being "drop" (no answer, nothing accepted), "fail" (answered with errCode
+    `fault_code`, default 115, nothing accepted), "close" (the connection is closed without an answer) or a
+    number of seconds to delay the answer by. `faulted` lists (n, what).
 
     strict: the conformance report (core.conformance) of the rules of specs/dataproxy/conformance.yaml a
     client breaks; answers stay the same.
@@ -339,9 +340,7 @@ class DataProxyServer(ListeningServer):
         self.link_stats = LinkStats()
         self.payloads: list[Payload] = []
         self._connections: set[_Connection] = set()
-        self.faults, self.fault_code = dict(faults or {}), fault_code
-        self.faulted: list[tuple[int, object]] = []
-        self._data_requests = 0
+        self.faults, self.fault_code = Faults(faults), fault_code
         self.strict = strict
 
     # -- counters, for tests and the CLI ---------------------------------------------------------
@@ -361,6 +360,10 @@ class DataProxyServer(ListeningServer):
     @property
     def clients(self) -> int:
         return len(self._connections)
+
+    @property
+    def faulted(self) -> list[tuple[int, str | float]]:
+        return self.faults.faulted
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -410,11 +413,9 @@ class DataProxyServer(ListeningServer):
         """The outcome as the faults say for this data request, and the delay of its answer."""
         if outcome.raw is None or outcome.base_type in (MsgType.heartbeat, MsgType.bin_heartbeat):
             return outcome, None
-        self._data_requests += 1
-        what = self.faults.get(self._data_requests)
+        what = self.faults.next()
         if what is None:
             return outcome, None
-        self.faulted.append((self._data_requests, what))
         if what == "drop":
             return dataclasses.replace(outcome, payload=None, reply=None, err_code=None), None
         if what == "close":
@@ -424,10 +425,10 @@ class DataProxyServer(ListeningServer):
             message = outcome.frame.message
             build = (builders.bin_response if message.base_type == MsgType.bin_multi_body
                      else builders.text_response)
-            reply = build(message, dp_ip=self.dp_ip, err_code=int(self.fault_code), err_msg="fault injected")
+            reply = build(message, dp_ip=self.dp_ip, err_code=int(self.fault_code), err_msg=FAULT_TEXT)
             return dataclasses.replace(outcome, payload=None, reply=reply, err_code=int(self.fault_code),
-                                       reason="fault injected"), None
-        return outcome, float(what)
+                                       reason=FAULT_TEXT), None
+        return outcome, what
 
     def _apply(self, connection: _Connection, outcome: Outcome) -> bool:
         """Record, count and answer one outcome; False closes the connection."""
@@ -470,9 +471,10 @@ class DataProxyServer(ListeningServer):
 
 async def serve(host: str, port: int, *, record: str | os.PathLike | None = None, dp_ip: str = "127.0.0.1",
                 max_frame_size: int = 65536, idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
-                log_rate: float | None = DEFAULT_LOG_RATE, strict: Report | None = None) -> None:
-    """Run a server until cancelled (Ctrl-C under asyncio.run); strict: DataProxyServer's."""
+                log_rate: float | None = DEFAULT_LOG_RATE, faults: dict | None = None,
+                strict: Report | None = None) -> None:
+    """Run a server until cancelled (Ctrl-C under asyncio.run); faults, strict: DataProxyServer's."""
     async with DataProxyServer(host, port, record=record, dp_ip=dp_ip, max_frame_size=max_frame_size,
-                               keep_payloads=False, idle_timeout=idle_timeout, log_rate=log_rate,
+                               keep_payloads=False, idle_timeout=idle_timeout, log_rate=log_rate, faults=faults,
                                strict=strict) as server:
         await server.serve_forever()

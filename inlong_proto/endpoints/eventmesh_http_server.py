@@ -43,6 +43,12 @@ over the whole process (endpoints.LogBudget).
 
 strict (a core.conformance Report): each rule of specs/eventmesh/conformance.yaml a client breaks is
 reported with the offset of the request in what that client sent on its connection; answers stay the same.
+
+faults (endpoints.faults, tests of the audit): a plan over the sends (101, 102, 104, 107) that pass the request
+code checks. "fail" answers as the runtime's processor does when its producer fails (retCode 15
+EVENTMESH_SEND_ASYNC_MSG_ERR for 104, 3 EVENTMESH_SEND_SYNC_MSG_ERR for 101, 17 EVENTMESH_SEND_BATCHLOG_MSG_ERR
+for a batch), nothing pushed; "drop" leaves the request unanswered, and since HTTP/1.1 answers in order, nothing
+after it on the connection is answered either (it is read and ignored until the client closes or idle_timeout).
 """
 from __future__ import annotations
 
@@ -61,6 +67,7 @@ import h11
 
 from inlong_proto.endpoints.common import (DEFAULT_LOG_RATE, Link, LinkStats, ListeningServer, LogBudget, PeerLog,
                                            RawStream, connection_scope, host_port)
+from inlong_proto.endpoints.faults import FAULT_TEXT, Faults
 from inlong_proto.core.conformance import Report
 from inlong_proto.core.errors import DecodeError
 from inlong_proto.eventmesh import http
@@ -92,6 +99,11 @@ REQUEST_ORIGIN, ALLOWED_ORIGIN = "WebHook-Request-Origin", "WebHook-Allowed-Orig
 ALLOWED_RATE = "WebHook-Allowed-Rate"
 MAX_HANDSHAKE_HEAD = 16384  # a longer answer head to the OPTIONS request is a refusal
 FORM_TYPE = TRANSPORT["form"]["content-type"]  # what a POST body is sent as
+#: The sends a fault plan counts, and the retCode of each one's failure answer (module doc).
+FAULT_FAILURES = {RequestCode.MSG_SEND_ASYNC: RetCode.EVENTMESH_SEND_ASYNC_MSG_ERR,
+                  RequestCode.MSG_SEND_SYNC: RetCode.EVENTMESH_SEND_SYNC_MSG_ERR,
+                  RequestCode.MSG_BATCH_SEND: RetCode.EVENTMESH_SEND_BATCHLOG_MSG_ERR,
+                  RequestCode.MSG_BATCH_SEND_V2: RetCode.EVENTMESH_SEND_BATCHLOG_MSG_ERR}
 
 
 class Refused(Exception):
@@ -529,7 +541,7 @@ class EventMeshHttpServer(ListeningServer):
     is one direction of HTTP, so `inlong-proto decode -p eventmesh-http FILE` reads it. webhook_allow:
     "host:port" targets pushed to without the handshake (module doc). log_budget: the LogBudget every log
     line about a peer or webhook also draws on (the process's unless given). strict: the conformance report
-    of the rules a client breaks (module doc).
+    of the rules a client breaks (module doc). faults: the module doc's; `faulted` lists (n, what).
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, record: str | os.PathLike | None = None,
@@ -542,10 +554,11 @@ class EventMeshHttpServer(ListeningServer):
                  retry_delay: float = 1.0, reply_timeout: float = 10.0, log_rate: float | None = DEFAULT_LOG_RATE,
                  seed: int | None = None, webhook_allow: Iterable = (), webhook_origin: str = DEFAULT_WEBHOOK_ORIGIN,
                  verdict_ttl: float = DEFAULT_VERDICT_TTL, max_subscriptions: int = DEFAULT_MAX_SUBSCRIPTIONS,
-                 log_budget: LogBudget | None = None, strict: Report | None = None):
+                 log_budget: LogBudget | None = None, faults: dict | None = None, strict: Report | None = None):
         if idle_timeout is not None and idle_timeout <= 0:
             raise ValueError(f"idle_timeout must be positive or None, not {idle_timeout!r}")
         self.strict = strict
+        self.faults = Faults(faults)
         self.paths = {"received": record, "sent": record_sent, "pushes": record_pushes,
                       "push_replies": record_push_replies}
         self._init_listening(host, port, self.paths, log)
@@ -576,6 +589,10 @@ class EventMeshHttpServer(ListeningServer):
     @property
     def pending_pushes(self) -> int:
         return self.pusher.pending
+
+    @property
+    def faulted(self) -> list[tuple[int, str | float]]:
+        return self.faults.faulted
 
     def _open_links(self):
         return self._links
@@ -628,7 +645,11 @@ class EventMeshHttpServer(ListeningServer):
             offset = received - requests.pending - sum(map(len, chunks))  # where the first of them starts
             for raw in chunks:
                 link.progress()
-                if not await self._on_request(link, raw, offset):
+                answered = await self._on_request(link, raw, offset)
+                if answered is None:  # dropped by the fault plan: nothing after it is answered (module doc)
+                    while await reader.read(READ_SIZE):
+                        pass
+                if not answered:
                     return
                 offset += len(raw)
             if not data or requests.closed:
@@ -639,8 +660,9 @@ class EventMeshHttpServer(ListeningServer):
         if self.strict is not None:
             self.strict(rule, peer=link.name, offset=offset, got=got, length=length)
 
-    async def _on_request(self, link: Link, raw: bytes, offset: int) -> bool:
-        """Answer one complete request (at offset in what the client sent); False closes the connection."""
+    async def _on_request(self, link: Link, raw: bytes, offset: int) -> bool | None:
+        """Answer one complete request (at offset in what the client sent); False closes the connection, None
+        leaves it unanswered (a fault)."""
         self._record("received", raw)
         try:
             request = read_request(raw)
@@ -667,6 +689,14 @@ class EventMeshHttpServer(ListeningServer):
         content_type = next((v for n, v in request.headers if n.lower() == "content-type"), None)
         if request.method == "POST" and (content_type or "").split(";")[0].strip().lower() != FORM_TYPE:
             self._report(link, "eventmesh.http-content-type", offset, f"Content-Type {content_type!r}", len(raw))
+        fault = self.faults.next() if self.faults and request.code in FAULT_FAILURES else None
+        if fault in ("drop", "close"):
+            link.log.info("%s: fault %s, no answer", request.message_type, fault)
+            return None if fault == "drop" else False
+        if fault == "fail":
+            code = FAULT_FAILURES[request.code]
+            self._answer(link, request.code, code, _ret_msg(code, f": {FAULT_TEXT}"), instance=self._instance())
+            return not wants_close(request)
         try:
             self._check(request, entry)
             processor = self._processors.get(request.code)
@@ -678,6 +708,10 @@ class EventMeshHttpServer(ListeningServer):
             if answer.rule is not None:
                 self._report(link, answer.rule, offset, f"retCode {int(answer.code)}{answer.detail}", len(raw))
             code, ret_msg, instance = answer.code, _ret_msg(answer.code, answer.detail), None
+        if fault is not None:  # a delay
+            link.rest()
+            await asyncio.sleep(fault)
+            link.progress()
         self._answer(link, request.code, code, ret_msg, instance=instance)
         return not wants_close(request)
 

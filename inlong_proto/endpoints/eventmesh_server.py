@@ -40,6 +40,11 @@ strict (a core.conformance Report): each rule of specs/eventmesh/conformance.yam
 reported with the offset of the frame in what that client sent; the answers stay the same.
 
 The ack of a stored message carries no body here (the runtime's is an opaque bean serialization).
+
+faults (endpoints.faults, tests of the audit): a plan over the sends the server serves (ASYNC_MESSAGE_TO_SERVER,
+BROADCAST_MESSAGE_TO_SERVER, REQUEST_TO_SERVER, after a HELLO); "fail" answers as the runtime does when its
+producer fails (MessageTransferProcessor: the answer command with code 1 and the exception's text), nothing
+pushed; a delay delays the answer only (pushes go at once).
 """
 from __future__ import annotations
 
@@ -55,6 +60,7 @@ from inlong_proto.core.conformance import Report
 from inlong_proto.core.errors import DecodeError, EncodeError
 from inlong_proto.endpoints.common import (DEFAULT_LOG_RATE, Link, LinkStats, ListeningServer, RawStream,
                                            connection_scope)
+from inlong_proto.endpoints.faults import FAULT_TEXT, Faults
 from inlong_proto.core.frames import Frame, StreamDecoder, encode
 from inlong_proto.eventmesh import tcp
 from inlong_proto.eventmesh.strict import frame_rule
@@ -200,18 +206,20 @@ class EventMeshServer(ListeningServer):
     them) after which a connection is closed (None: never). max_pending: bytes a client may leave unread
     before it is dropped (None: no limit). log_rate: log lines per second per connection (None: no limit).
     recommend: the "ip:port" a RECOMMEND_REQUEST is answered with (default: this server's own).
-    strict: the conformance report of the rules a client breaks (module doc).
+    strict: the conformance report of the rules a client breaks (module doc). faults: the module doc's;
+    `faulted` lists (n, what).
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, record: str | os.PathLike | None = None,
                  record_sent: str | os.PathLike | None = None, idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
                  max_event_size: int = MAX_EVENT_SIZE, max_pending: int | None = 4 * 1024 * 1024,
                  max_frame_size: int | None = None, goodbye_on_stop: bool = True, recommend: str | None = None,
-                 log_rate: float | None = DEFAULT_LOG_RATE, strict: Report | None = None):
+                 log_rate: float | None = DEFAULT_LOG_RATE, faults: dict | None = None, strict: Report | None = None):
         if idle_timeout is not None and idle_timeout <= 0:
             raise ValueError(f"idle_timeout must be positive or None, not {idle_timeout!r}")
         self._init_listening(host, port, {"received": record, "sent": record_sent}, log)
         self.strict = strict
+        self.faults = Faults(faults)
         self.record, self.record_sent = record, record_sent
         self.idle_timeout, self.max_event_size, self.max_pending = idle_timeout, max_event_size, max_pending
         self.log_rate = log_rate
@@ -241,6 +249,10 @@ class EventMeshServer(ListeningServer):
     @property
     def connections(self) -> list[Session]:
         return list(self._sessions)
+
+    @property
+    def faulted(self) -> list[tuple[int, str | float]]:
+        return self.faults.faulted
 
     def _open_links(self):
         return (session.link for session in self._sessions)
@@ -281,12 +293,19 @@ class EventMeshServer(ListeningServer):
 
     def _later(self, delay: float, session: Session, reason: str) -> None:
         def close() -> None:
-            self._timers.discard(handle)
             if not session.closing:
                 session.link.log.always(logging.INFO, "closing the session (%s)", reason)
                 session.close()
 
-        handle = asyncio.get_running_loop().call_later(max(0.0, delay), close)
+        self._after(delay, close)
+
+    def _after(self, delay: float, callback) -> None:
+        """Run callback delay seconds from now, unless the server stops first."""
+        def run() -> None:
+            self._timers.discard(handle)
+            callback()
+
+        handle = asyncio.get_running_loop().call_later(max(0.0, delay), run)
         self._timers.add(handle)
 
     # -- connections ---------------------------------------------------------------------------
@@ -387,10 +406,14 @@ class EventMeshServer(ListeningServer):
         return True
 
     def _reply(self, session: Session, command: Command, seq: str | None, *, code: int = 0,
-               desc: str | None = SUCCESS, body=None) -> bool:
+               desc: str | None = SUCCESS, body=None, delay: float | None = None) -> bool:
         if code != 0:
             session.link.log.warning("%s code %d: %s", command.name, code, desc)
-        return self._send(session, tcp.header(command, code=code, desc=desc, seq=seq), body)
+        header_obj = tcp.header(command, code=code, desc=desc, seq=seq)
+        if delay is not None:
+            self._after(delay, lambda: self._send(session, header_obj, body))
+            return True
+        return self._send(session, header_obj, body)
 
     # -- the processors --------------------------------------------------------------------------
 
@@ -459,21 +482,34 @@ class EventMeshServer(ListeningServer):
         return True
 
     def _request(self, session: Session, message: TcpMessage) -> bool:
+        fault = self.faults.next() if self.faults else None
+        if fault in ("drop", "close", "fail"):
+            return self._faulted(session, Command.RESPONSE_TO_CLIENT, message, fault)
         self._reply(session, Command.RESPONSE_TO_CLIENT, message.header.seq, code=1,
-                    desc="request-reply (REQUEST_TO_SERVER) is not supported by this reference server")
+                    desc="request-reply (REQUEST_TO_SERVER) is not supported by this reference server", delay=fault)
         return True
 
     def _publish(self, session: Session, message: TcpMessage) -> bool:
         ack = PUBLISH_ACKS[message.command]
+        fault = self.faults.next() if self.faults else None
+        if fault in ("drop", "close", "fail"):
+            return self._faulted(session, ack, message, fault)
         published, problem, rule = self._accept(message)
         if problem is not None:
             self._report(session, rule, problem)
-            self._reply(session, ack, message.header.seq, code=1, desc=problem)
+            self._reply(session, ack, message.header.seq, code=1, desc=problem, delay=fault)
             return True
         self.stats.published += 1
-        self._reply(session, ack, message.header.seq)
+        self._reply(session, ack, message.header.seq, delay=fault)
         self._deliver(session, published)
         return True
+
+    def _faulted(self, session: Session, answer: Command, message: TcpMessage, fault: str) -> bool:
+        """A send the fault plan drops, fails or closes the connection on (module doc)."""
+        session.link.log.info("%s seq=%s: fault %s", message.command.name, message.header.seq, fault)
+        if fault == "fail":
+            self._reply(session, answer, message.header.seq, code=1, desc=f"java.lang.Exception: {FAULT_TEXT}")
+        return fault != "close"
 
     def _accept(self, message: TcpMessage) -> tuple[Published | None, str | None, str | None]:
         """What the runtime's resolvers make of a message: (Published, None, None) or (None, why not, the

@@ -31,6 +31,10 @@ consumer holds makes room; 503 only when every one is held). A registration not 
 fetch) for session_timeout seconds lapses, so a vanished consumer does not hold a partition forever; one
 connection holds at most max_registrations partitions at once (503 beyond), and its registrations are
 released as soon as it closes.
+
+faults (endpoints.faults, tests of the audit): a plan over the sendMessageP2B requests the broker receives;
+"fail" answers as upstream's broker does when its store cannot take a message (419 SERVER_RECEIVE_OVERFLOW,
+"Put message failed from HOST, server receive message overflow!"), nothing stored.
 """
 from __future__ import annotations
 
@@ -44,11 +48,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from inlong_proto.endpoints.common import DEFAULT_LOG_RATE, peer_name
+from inlong_proto.endpoints.faults import Faults
 from inlong_proto.core.errors import DecodeError
 from inlong_proto.generated.protobuf.tubemq import BrokerService_pb2 as pb
 from inlong_proto.generated.tables.tubemq.methods import DATA as TABLE
 from inlong_proto.tubemq import strings
-from inlong_proto.tubemq.rpc import checksum_of, message_data
+from inlong_proto.tubemq.rpc import RpcMessage, checksum_of, message_data, response_frame
 from inlong_proto.core.conformance import Report
 from inlong_proto.endpoints.tubemq_server import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_FRAME_SIZE, RpcServer, RuleNotes
 
@@ -387,7 +392,7 @@ class TubeMQBroker(RpcServer):
     """The broker over TCP: `async with TubeMQBroker(port=0) as broker:`; `broker.state` holds the store.
 
     broker_id must be the one the master announces; the state's host and port are this server's own.
-    strict: the conformance report (RpcServer).
+    strict: the conformance report (RpcServer). faults: the module doc's; `faulted` lists (n, what).
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, broker_id: int = 1,
@@ -397,7 +402,8 @@ class TubeMQBroker(RpcServer):
                  max_bytes: int = DEFAULT_MAX_BYTES, max_registrations: int = DEFAULT_MAX_REGISTRATIONS,
                  record: str | os.PathLike | None = None, record_sent: str | os.PathLike | None = None,
                  idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
-                 log_rate: float | None = DEFAULT_LOG_RATE, strict: Report | None = None):
+                 log_rate: float | None = DEFAULT_LOG_RATE, faults: dict | None = None, strict: Report | None = None):
+        self.faults = Faults(faults)
         self.state = BrokerState(strings.BrokerInfo(broker_id, host, port), topics, partitions=partitions,
                                  stores=stores, max_message_size=max_message_size, max_messages=max_messages,
                                  session_timeout=session_timeout, max_groups=max_groups, max_bytes=max_bytes,
@@ -409,6 +415,20 @@ class TubeMQBroker(RpcServer):
         await super().start()
         host, port = self.address
         self.state.broker = strings.BrokerInfo(self.state.broker.broker_id, host, port)
+
+    @property
+    def faulted(self) -> list[tuple[int, str | float]]:
+        return self.faults.faulted
+
+    def _fault_of(self, rpc: RpcMessage) -> str | float | None:
+        if not self.faults or rpc.method != "sendMessageP2B" or rpc.business is None:
+            return None
+        return self.faults.next()
+
+    def _failure(self, rpc: RpcMessage):
+        response = _failed(pb.SendMessageResponseB2P(success=False), ERR["SERVER_RECEIVE_OVERFLOW"],
+                           f"Put message failed from {self.state.broker.host}, server receive message overflow!")
+        return response_frame(rpc.serial_no, rpc.method, response), None
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """A connection's registrations end the moment it closes, not a session timeout later."""

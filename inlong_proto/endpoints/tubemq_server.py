@@ -267,7 +267,11 @@ class RpcServer(ListeningServer):
         self.stats.requests[rpc.message_type] += 1
         self._write_file("received", chunk)
         link.log.debug("%s serial=%d", rpc.message_type, rpc.serial_no)
-        answered, exception = answer(self.service, rpc, link.name)
+        fault = self._fault_of(rpc)
+        if fault in ("drop", "close"):
+            link.log.info("%s serial=%d: fault %s, no answer", rpc.message_type, rpc.serial_no, fault)
+            return fault == "drop"
+        answered, exception = self._failure(rpc) if fault == "fail" else answer(self.service, rpc, link.name)
         if self.strict is not None:
             for rule, got in self.service.notes:
                 self.strict(rule, peer=link.name, offset=frame.offset, length=frame.length, got=got)
@@ -278,14 +282,29 @@ class RpcServer(ListeningServer):
                              rpc.message_type, rpc.serial_no)
             return True
         data = encode(answered)
-        if not link.write(data):
-            return False
-        self.stats.answers += 1
         if exception is not None:
             self.stats.exceptions += 1
             link.log.info("%s serial=%d answered with %s", rpc.message_type, rpc.serial_no, exception)
+        if isinstance(fault, float):  # a delay
+            asyncio.get_running_loop().call_later(fault, self._answer, link, data)
+            return True
+        return self._answer(link, data)
+
+    def _answer(self, link: Link, data: bytes) -> bool:
+        if not link.write(data):
+            return False
+        self.stats.answers += 1
         self._write_file("sent", data)
         return True
+
+    def _fault_of(self, rpc: RpcMessage) -> str | float | None:
+        """What a fault plan says for this request (endpoints.faults; None: answer as usual). A server whose
+        requests a plan may fault overrides this and _failure."""
+        return None
+
+    def _failure(self, rpc: RpcMessage):
+        """The failure answer to a request a plan fails: (frame, its exception text or None)."""
+        raise NotImplementedError
 
     def _write_file(self, name: str, data: bytes) -> None:
         handle = self._files.get(name)
