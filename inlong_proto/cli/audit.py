@@ -178,11 +178,13 @@ def audit(output_format, window, by, timeout, diff_mode, lost, protocol, max_fra
     output.close()
 
 
-def _replay_protocol(data: bytes, source: str, protocol: str, only_unacked: bool, timeout: float, max_frame_size):
+def _replay_protocol(data: bytes, source: str, protocol: str, only_unacked: bool, timeout: float, max_frame_size,
+                     expression: str | None = None):
     """The protocol to replay (-p, or auto: a dump's by its first frames, a capture's only sending one) and
-    its items."""
+    its items, those whose request the --filter expression keeps."""
     from inlong_proto.audit.replay import PROTOCOLS, replay_items
     from inlong_proto.capture import is_capture
+    from inlong_proto.cli.commands import _Selection
     from inlong_proto.cli.failure import Failure
     from inlong_proto.core.detect import HEAD_SIZE, settle
 
@@ -191,8 +193,12 @@ def _replay_protocol(data: bytes, source: str, protocol: str, only_unacked: bool
         protocol = settle(data[:HEAD_SIZE])[0]
         if protocol not in PROTOCOLS:
             raise Failure(f"{source}: not a capture, nor a raw dump of {', '.join(PROTOCOLS)}; name it with -p")
+    # decode -Y's filter, its paths checked against the protocol's before anything is read
+    selection = _Selection(protocol, (), expression, as_records=False, with_payload=False) if expression else None
     items = replay_items(data, None if protocol == "auto" else protocol, only_unacked=only_unacked,
                          timeout=timeout if only_unacked and capture else None, max_frame_size=max_frame_size)
+    if selection is not None:
+        items = [item for item in items if selection.records([item.request], "PERMISSIVE", None)]
     found = sorted({item.request.protocol for item in items})
     if protocol == "auto" and len(found) > 1:
         raise Failure(f"{source}: requests of {', '.join(found)}: name the one to replay with -p")
@@ -210,12 +216,15 @@ def _replay_protocol(data: bytes, source: str, protocol: str, only_unacked: bool
 @click.option("--only-unacked", is_flag=True,
               help="Only what the source shows not acknowledged OK (failed, unanswered, not asked to ack, "
                    "unknown), leaving out any whose re-send was.")
+@click.option("--filter", "-Y", "expression", metavar="EXPR",
+              help="Only the requests this filter keeps, in decode -Y's language over each request as decode shows "
+                   "it (payload.* included): -Y 'payload.stream_id == \"s1\"'.")
 @click.option("--dry-run", is_flag=True, help="Say what would be sent, send nothing.")
 @click.option("--timeout", type=float, default=10.0, show_default=True, callback=_positive, metavar="SECONDS",
               help="How long to wait for each answer; also the audit's timeout for --only-unacked.")
 @MAX_FRAME_SIZE
 @click.argument("source")
-def replay(target, protocol, rate, only_unacked, dry_run, timeout, max_frame_size, source):
+def replay(target, protocol, rate, only_unacked, expression, dry_run, timeout, max_frame_size, source):
     """Re-send the messages of SOURCE (a capture, or a raw dump) to HOST:PORT, one at a time, waiting for each
     answer, and report what was accepted (exit status 1 unless all were): DataProxy data requests, TubeMQ
     sendMessageP2B (to a broker), EventMesh TCP sends (after a HELLO as a publisher) and EventMesh HTTP sends.
@@ -232,7 +241,7 @@ def replay(target, protocol, rate, only_unacked, dry_run, timeout, max_frame_siz
             data = handle.read()
     except OSError as exc:
         raise Failure(f"{source}: {exc.strerror or exc}") from None
-    protocol, items = _replay_protocol(data, source, protocol, only_unacked, timeout, max_frame_size)
+    protocol, items = _replay_protocol(data, source, protocol, only_unacked, timeout, max_frame_size, expression)
     if only_unacked and any(item.outcome == "unknown" for item in items):
         click.echo(f"note: {source}: a dump without answers: nothing is known to be acknowledged, so every "
                    f"message is replayed", err=True)

@@ -331,3 +331,35 @@ def test_damaged_captures_never_break_the_audit_and_every_message_has_one_outcom
             assert row["messages"] == row["acked_ok"] + row["failed"] + row["unanswered"] + row["not_asked"]
             assert row["unknown"] == 0  # (a capture holds both directions)
             assert row["records_ok"] <= row["records"] and row["duplicates"] <= row["messages"]
+
+
+def test_replay_filter_selects_requests_with_decodes_filter_language(tmp_path):
+    """replay --filter / -Y: decode -Y's expressions over each request (payload paths read on demand); what it
+    keeps is what the known truth says of the group and stream it names; a misspelt path is a usage error."""
+    import json
+
+    from click.testing import CliRunner
+
+    from inlong_proto.cli import main
+
+    data, truth = dataproxy_capture(1)
+    capture = tmp_path / "a.pcap"
+    capture.write_bytes(data)
+
+    def would_send(*args):
+        out = CliRunner().invoke(main, ["replay", "--dry-run", "--to", "127.0.0.1:9", *args, str(capture)])
+        assert out.exit_code == 0, out.output
+        return json.loads(out.output)["would_send"]
+
+    def truth_of(group, stream, *names):
+        return sum(counts[name] for (g, s, _), counts in truth.counts.items() if (g, s) == (group, stream)
+                   for name in names)
+
+    assert would_send("-Y", 'payload.group_id == "g1" and payload.stream_id == "s2"') == truth_of(
+        "g1", "s2", "messages")
+    assert would_send("--only-unacked", "--filter", 'payload.group_id == "g2"') == truth_of(
+        "g2", "s1", "failed", "unanswered", "not_asked")
+    assert would_send("-Y", "length > 0") == sum(c["messages"] for c in truth.counts.values())
+    bad = CliRunner().invoke(main, ["replay", "--dry-run", "--to", "127.0.0.1:9", "-Y", "payload.nope == 1",
+                                    str(capture)])
+    assert bad.exit_code == 2 and "unknown field 'payload.nope'" in bad.output
