@@ -223,7 +223,7 @@ class UniServer:
         if handler is None:  # the agent and session plane: no registrar, no matchmaker here
             if request.route == "UNI_SESSION_RECOMMEND":
                 return _json(200, {"instanceUrl": ""})
-            return _error(503, "agent registrar / matchmaker not configured")
+            return _error(503, route["unconfigured"])
         query, body = request.fields.get("query", {}), request.fields.get("body")
         answer = handler(request, query, body)
         return await answer if asyncio.iscoroutine(answer) else answer

@@ -123,6 +123,26 @@ def test_cli_uni_serve_answers_and_prints_its_counters():
     assert proc.returncode == 0 and json.loads(out.strip().splitlines()[-1])["published"] == 1
 
 
+def test_the_control_plane_answers_503_with_upstreams_text_per_route():
+    """No registrar, matchmaker or session router here, as in a runtime started without them: each route's
+    503 carries the text its handler writes (the route table's `unconfigured`)."""
+    async def main():
+        server = UniServer()
+        await server.start()
+        try:
+            return await exchange(server.port, request("POST", "/session/open", {"clientId": "c"}),
+                                  request("POST", "/session/close/s-1"),
+                                  request("POST", "/session/stream/s-1", {"prompt": "hi"}),
+                                  request("GET", "/session/subscribe/s-1"))
+        finally:
+            await server.stop()
+
+    answers = asyncio.run(main())
+    assert [(a.status, json.loads(a.body)["error"]) for a in answers] == [
+        (503, "matchmaker not configured"), (503, "matchmaker not configured"),
+        (503, "session router not configured"), (503, "session publish/subscribe not configured on this runtime")]
+
+
 def test_batch_request_reply_and_lite_bytes_answer_as_the_route_table_says():
     from inlong_proto.eventmesh import frame as frames
     from inlong_proto.core.frames import encode
@@ -149,6 +169,7 @@ def test_batch_request_reply_and_lite_bytes_answer_as_the_route_table_says():
             )
             assert [a.status for a in answers] == [202, 400, 500, 429, 202, 400, 200, 503, 400, 504]
             assert [base64.b64decode(v) for v in json.loads(answers[6].body)] == [chunk]
+            assert json.loads(answers[7].body) == {"error": "agent registrar not configured"}  # upstream's text
             assert [t for t, _ in server.log] == ["orders"] * 3 + ["p/l", "rpc"]
 
             await exchange(server.port, request("POST", "/events/subscribe",
