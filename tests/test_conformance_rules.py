@@ -39,3 +39,16 @@ def test_report_writes_json_lines_and_refuses_unknown_rules():
                                 "expected": rules("broadcast")["broadcast.request-frame"].expects, "got": "garbage",
                                 "spec": "specs/broadcast/broadcast_frame.ksy#data_request", "length": 3}
     assert report.counts() == {"broadcast.request-frame": 1}
+
+
+def test_summary_keeps_rule_ids_and_specs_whole_on_a_narrow_terminal():
+    from rich.console import Console
+
+    report = Report("broadcast")
+    report("broadcast.request-frame", peer="127.0.0.1:1", offset=0, got="garbage", length=37)
+    out = io.StringIO()
+    report.summary(Console(file=out, width=80))  # stderr redirected to a file: rich's 80 columns
+    rows = [line.split("│")[1:-1] for line in out.getvalue().splitlines() if line.startswith("│")]
+    assert "…" not in out.getvalue()
+    assert rows[0][0].strip() == "broadcast.request-frame"
+    assert "".join(row[3].strip() for row in rows) == "specs/broadcast/broadcast_frame.ksy#data_request"

@@ -120,8 +120,12 @@ class Report:
             console.print(f"{self.protocol} conformance: no rule broken")
             return
         table = Table(title=f"{self.protocol} conformance: {sum(counts.values())} findings")
-        for column in ("rule", "count", "expects", "spec"):
-            table.add_column(column, justify="right" if column == "count" else "left")
+        # a rule id and a spec anchor are what a reader looks up: never cut short on a narrow terminal (or
+        # stderr to a file, 80 columns); the id on one line, the spec folded
+        table.add_column("rule", no_wrap=True, min_width=max(map(len, counts)))
+        table.add_column("count", justify="right")
+        table.add_column("expects")
+        table.add_column("spec", overflow="fold")
         for rule, count in sorted(counts.items()):
             known = self.rules[rule]
             table.add_row(rule, str(count), known.expects, known.spec)
