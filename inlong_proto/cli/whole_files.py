@@ -103,7 +103,7 @@ def _whole_capture(src, uri: str, protocol: str, mode: str):
         return None
     from inlong_proto.backends import compiled_capture
 
-    return compiled_capture.compiled_batches(src.read(0, src.size), protocol, mode, uri)
+    return compiled_capture.compiled_batches(src.read(0, src.size), protocol, mode, uri, batch_rows=4096)
 
 
 def write(files, protocol: str, direction: str | None, mode: str, output_format: str, stream) -> None:
