@@ -10,8 +10,8 @@ import logging
 
 import click
 
-from inlong_proto.endpoints.common import (HOST, LOG_LEVEL, LOG_RATE, idle_timeout_option, setup_logging,
-                                          strict_option, strict_report)
+from inlong_proto.endpoints.common import (HOST, LOG_LEVEL, LOG_RATE, idle_timeout_option, run_until_stopped,
+                                           setup_logging, strict_option, strict_report)
 
 log = logging.getLogger(__name__)
 
@@ -44,11 +44,8 @@ def serve(host, port, interval, seed, max_history, idle_timeout, log_rate, log_l
 
     setup_logging(log_level)
     with strict_report("broadcast", strict) as report:
-        try:
-            asyncio.run(run_server(host, port, interval, seed=seed, max_history=max_history or None,
-                                   idle_timeout=idle_timeout, log_rate=log_rate, strict=report))
-        except KeyboardInterrupt:
-            log.info("interrupted, exiting")
+        run_until_stopped(run_server(host, port, interval, seed=seed, max_history=max_history or None,
+                                     idle_timeout=idle_timeout, log_rate=log_rate, strict=report), log)
 
 
 @broadcast.command()

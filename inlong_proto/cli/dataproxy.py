@@ -13,8 +13,8 @@ import sys
 
 import click
 
-from inlong_proto.endpoints.common import (HOST, LOG_LEVEL, LOG_RATE, StdinLines, idle_timeout_option, setup_logging,
-                                          strict_option, strict_report)
+from inlong_proto.endpoints.common import (HOST, LOG_LEVEL, LOG_RATE, StdinLines, idle_timeout_option,
+                                           run_until_stopped, setup_logging, strict_option, strict_report)
 from inlong_proto.endpoints.faults import faults_option
 
 log = logging.getLogger(__name__)
@@ -49,11 +49,8 @@ def serve(host, port, record, dp_ip, max_frame_size, idle_timeout, log_rate, log
 
     setup_logging(log_level)
     with strict_report("dataproxy", strict) as report:
-        try:
-            asyncio.run(run_server(host, port, record=record, dp_ip=dp_ip, max_frame_size=max_frame_size,
-                                   idle_timeout=idle_timeout, log_rate=log_rate, faults=faults, strict=report))
-        except KeyboardInterrupt:
-            log.info("interrupted, exiting")
+        run_until_stopped(run_server(host, port, record=record, dp_ip=dp_ip, max_frame_size=max_frame_size,
+                                     idle_timeout=idle_timeout, log_rate=log_rate, faults=faults, strict=report), log)
 
 
 @dataproxy.command()

@@ -26,13 +26,12 @@ import importlib
 import json
 import logging
 import os
-import signal
 import sys
 
 import click
 
-from inlong_proto.endpoints.common import (HOST, LOG_LEVEL, LOG_RATE, host_port, idle_timeout_option, setup_logging,
-                                           strict_option, strict_report)
+from inlong_proto.endpoints.common import (HOST, LOG_LEVEL, LOG_RATE, host_port, idle_timeout_option, run_until_stopped,
+                                           setup_logging, strict_option, strict_report)
 from inlong_proto.cli.output import terminal_json
 from inlong_proto.endpoints.faults import faults_option
 
@@ -78,10 +77,7 @@ def serve(host, port, record, record_sent, idle_timeout, max_event_size, log_rat
     with strict_report("eventmesh", strict) as report:
         server = EventMeshServer(host, port, record=record, record_sent=record_sent, idle_timeout=idle_timeout,
                                  max_event_size=max_event_size, log_rate=log_rate, faults=faults, strict=report)
-        try:
-            asyncio.run(server.serve_forever())
-        except KeyboardInterrupt:
-            log.info("interrupted, exiting")
+        run_until_stopped(server.serve_forever(), log)
     _echo_json(server.stats.to_dict())
 
 
@@ -257,10 +253,7 @@ def http_serve(ctx, host, port, record, record_sent, record_pushes, record_push_
                                  reply_timeout=reply_timeout, log_rate=log_rate, webhook_allow=webhook_allow,
                                  max_subscriptions=max_subscriptions, faults=faults,
                                  strict=ctx.with_resource(strict_report("eventmesh", strict)))
-    try:
-        asyncio.run(server.serve_forever())
-    except KeyboardInterrupt:
-        log.info("interrupted, exiting")
+    run_until_stopped(server.serve_forever(), log)
     _echo_json(server.stats.to_dict())
 
 
@@ -644,24 +637,13 @@ def grpc_serve(ctx, host, port, capture, idle_timeout, max_queued, reply_timeout
                                  strict=ctx.with_resource(strict_report("eventmesh", strict)))
 
     async def main():
-        # Ctrl-C and kill (SIGTERM) stop the server cleanly, so a --capture file is written either way; SIGINT
-        # is handled even where the shell started the server with it ignored (`... & ` in a script).
-        loop, task = asyncio.get_running_loop(), asyncio.current_task()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(signum, task.cancel)
         try:
             await server.serve_forever()
         except OSError as exc:
             log.error("%s", exc)
             sys.exit(1)
-        except asyncio.CancelledError:
-            log.info("interrupted, exiting")
 
-    try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        log.info("interrupted, exiting")
+    run_until_stopped(main(), log)  # so a --capture file is written however it is stopped
     _echo_json(server.stats.to_dict())
 
 

@@ -14,7 +14,7 @@ import sys
 import click
 
 from inlong_proto.endpoints.common import (HOST, LOG_LEVEL, LOG_RATE, StdinLines, host_port, idle_timeout_option,
-                                           setup_logging, strict_option, strict_report)
+                                           run_until_stopped, setup_logging, strict_option, strict_report)
 from inlong_proto.cli.output import terminal_json
 from inlong_proto.endpoints.faults import faults_option
 from inlong_proto.tubemq import strings
@@ -39,11 +39,8 @@ def _address(ctx, param, value: str) -> tuple[str, int]:
 
 
 def _run_server(server) -> None:
-    """Run a server until Ctrl-C, then print its counters as one JSON line."""
-    try:
-        asyncio.run(server.serve_forever())
-    except KeyboardInterrupt:
-        log.info("interrupted, exiting")
+    """Run a server until Ctrl-C or SIGTERM, then print its counters as one JSON line."""
+    run_until_stopped(server.serve_forever(), log)
     click.echo(terminal_json(server.stats.to_dict()))
 
 

@@ -22,10 +22,11 @@ import contextlib
 import logging
 import math
 import os
+import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 import click
@@ -89,6 +90,28 @@ def strict_report(protocol: str, path: str | None):
             yield report
         finally:
             report.summary()
+
+
+def run_until_stopped(main: Awaitable[None], log: logging.Logger) -> None:
+    """Run a server's coroutine until Ctrl-C or SIGTERM (`kill`), either of which stops it cleanly, so that its
+    recordings and its --strict report and summary are written however it is stopped. SIGINT is handled even
+    where the shell started the server with it ignored (`... &` in a script, where `kill -INT` would not
+    reach Python's own handler)."""
+
+    async def until_signal() -> None:
+        loop, task = asyncio.get_running_loop(), asyncio.current_task()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not a Unix main thread
+                loop.add_signal_handler(signum, task.cancel)
+        try:
+            await main
+        except asyncio.CancelledError:
+            log.info("interrupted, exiting")
+
+    try:
+        asyncio.run(until_signal())
+    except KeyboardInterrupt:
+        log.info("interrupted, exiting")
 
 
 class _PrintableFormatter(logging.Formatter):

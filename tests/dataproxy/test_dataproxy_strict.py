@@ -6,6 +6,11 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import signal
+import socket
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -257,3 +262,42 @@ def test_the_client_authors_page_lists_every_rule():
     page = hook.on_page_markdown((root / "docs/how-to/client-authors.md").read_text(), None, None, None)
     for rule in rules("dataproxy").values():
         assert f"| `{rule.id}` | {' '.join(rule.expects.split())} |" in page
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_serve_strict_summarises_however_a_script_stops_it(tmp_path, signum):
+    """`dataproxy serve --strict FILE &` in a script: the shell starts it with SIGINT ignored, and `kill` sends
+    SIGTERM; either way it stops cleanly, the summary table on stderr (before: SIGINT did nothing, SIGTERM
+    killed it without a summary)."""
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        port = probe.getsockname()[1]
+    report = tmp_path / "findings.jsonl"
+    server = subprocess.Popen([sys.executable, "-m", "inlong_proto", "dataproxy", "serve", "--port", str(port),
+                               "--strict", str(report)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                peer = socket.create_connection((HOST, port), timeout=5)
+                break
+            except OSError:
+                assert time.monotonic() < deadline and server.poll() is None, "the server did not start"
+                time.sleep(0.1)
+        with peer:
+            peer.sendall(b"\x00\x00\x00\x01\x09")  # MsgType 9: the connection is closed
+            while peer.recv(65536):
+                pass
+        while not (report.is_file() and report.read_text().endswith("\n")):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    finally:
+        server.send_signal(signum)
+        try:
+            _, stderr = server.communicate(timeout=30)
+        finally:
+            server.kill()
+    assert server.returncode == 0, stderr
+    assert "interrupted, exiting" in stderr
+    assert "dataproxy conformance: 1 findings" in stderr and "dataproxy.msg-type" in stderr
