@@ -26,11 +26,14 @@ import signal
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 import click
 
+from inlong_proto.core.errors import DecodeError, TruncatedError
+from inlong_proto.core.frames import iter_frames
 from inlong_proto.core.plain import printable
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -147,6 +150,23 @@ class RawStream:
         del self._buf[:stop]
         self._base += stop
         return chunk
+
+    def unframeable(self, protocol: str, direction: str, max_frame_size: int) -> tuple[int, DecodeError] | None:
+        """(the stream offset of the bytes held, why they cannot begin a frame: a bad start, a length over the
+        limit), or None while they may still become one. A PERMISSIVE decoder holds such bytes until a valid
+        frame follows them; a peer that sends nothing after them would wait out the idle deadline, where the
+        real server's decoder gives up on the connection at once."""
+        if not self._buf:
+            return None
+        try:
+            next(iter_frames(bytes(self._buf), protocol, direction, "FAILFAST", max_frame_size=max_frame_size), None)
+        except DecodeError as exc:
+            cause: BaseException | None = exc
+            while cause is not None:  # the decoder's frames would keep the copy alive in a cycle until a gc
+                traceback.clear_frames(cause.__traceback__)
+                cause = cause.__context__
+            return None if isinstance(exc, TruncatedError) else (self._base, exc.shifted(self._base))
+        return None
 
 
 class _TokenBucket:

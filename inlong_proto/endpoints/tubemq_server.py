@@ -223,6 +223,10 @@ class RpcServer(ListeningServer):
                     self._check_serial(connection, frame)
                 if not self._on_request(link, frame, chunk):
                     return
+            held = raw.unframeable(PROTOCOL, "request", self.max_frame_size) if decoder.buffered else None
+            if held is not None:  # a bad start with no frame after it (yet): closed now, as the real server does
+                self._close_unframeable(connection, *held)
+                return
             if not data:
                 return
             await link.drain()  # stop reading from a client that does not read answers
@@ -233,15 +237,13 @@ class RpcServer(ListeningServer):
         connection goes on; anything else (a bad token or list size, a cut frame) closes it, as the real
         server's frame decoder does. False when the connection is to be closed."""
         link, error = connection.link, frame.error
-        rule = _frame_rule(error)
-        serial = frame_serial(chunk) if rule == "tubemq.rpc-envelope" else None
-        if self.strict is not None:  # a span that closes the connection has no length of its own
-            self.strict(rule, peer=link.name, offset=frame.offset, length=None if serial is None else frame.length,
-                        got=str(error))
+        serial = frame_serial(chunk) if _frame_rule(error) == "tubemq.rpc-envelope" else None
         if serial is None:
-            self.stats.closed_for_bad_input += 1
-            link.log.always(logging.WARNING, "closing the connection on a frame that does not decode: %s", error)
+            self._close_unframeable(connection, frame.offset, error)
             return False
+        if self.strict is not None:
+            self.strict("tubemq.rpc-envelope", peer=link.name, offset=frame.offset, length=frame.length,
+                        got=str(error))
         link.progress()
         connection.framed = frame.offset + frame.length
         data = encode(unreadable_request_frame(serial, error.field, error.reason))
@@ -252,6 +254,14 @@ class RpcServer(ListeningServer):
         link.log.info("serial=%d answered FATAL: the request does not parse (%s)", serial, error)
         self._write_file("sent", data)
         return True
+
+    def _close_unframeable(self, connection: "_Connection", offset: int, error: DecodeError) -> None:
+        """Report (strict) and log bytes at `offset` that cannot be a frame; the caller closes the connection."""
+        link = connection.link
+        if self.strict is not None:  # a span that closes the connection has no length of its own
+            self.strict(_frame_rule(error), peer=link.name, offset=offset, got=str(error))
+        self.stats.closed_for_bad_input += 1
+        link.log.always(logging.WARNING, "closing the connection on a frame that does not decode: %s", error)
 
     def _check_serial(self, connection: "_Connection", frame) -> None:
         """Report a serial that repeats or goes back from the connection's last one."""

@@ -138,6 +138,29 @@ def test_the_servers_report_each_rule_a_client_breaks(case):
     assert len(answers) == answered
 
 
+@pytest.mark.parametrize("rule", ["tubemq.begin-token", "tubemq.list-size", "tubemq.block-len",
+                                  "tubemq.max-frame-size"])
+def test_a_bad_frame_start_with_nothing_after_it_is_reported_and_closed_at_once(rule):
+    """A faulty client that sends one bad frame and waits: no valid frame follows for the decoder to resync on,
+    and still the server reports it and closes at once, as the real server's decoder does (before: nothing
+    until the idle deadline, then only tubemq.idle)."""
+    kind, before, faulty, _, _, options = SERVER_CASES[rule]
+    report = Report("tubemq")
+
+    async def body():
+        async with _server(kind, report, **options) as server:
+            reader, writer = await asyncio.open_connection(HOST, server.port)
+            writer.write(b"".join(before) + faulty)
+            await writer.drain()
+            answers = await asyncio.wait_for(_answers(reader, None), 10)  # None: until the server closes
+            writer.close()
+            return answers
+
+    answers = run(body())
+    assert len(answers) == len(before)
+    assert [(f.rule, f.offset, f.length) for f in report.findings] == [(rule, sum(map(len, before)), None)]
+
+
 def test_a_heartbeat_after_the_session_timeout_is_reported_at_the_master():
     report = Report("tubemq")
     now = [1000.0]
