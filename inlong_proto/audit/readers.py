@@ -34,8 +34,8 @@ from dataclasses import dataclass
 
 from inlong_proto.core.errors import DecodeError
 from inlong_proto.core.plain import lenient_text
-from inlong_proto.dataproxy.payload import (ErrCode, MsgType, attr_value, infer_direction, parse_attrs, payload,
-                                            response_status)
+from inlong_proto.dataproxy.payload import (ErrCode, MsgType, attr_value, infer_direction, parse_attrs,
+                                            request_tally, response_status)
 from inlong_proto.eventmesh.convert import event_from_tcp
 from inlong_proto.eventmesh.http import RequestCode
 from inlong_proto.eventmesh.tcp import Command
@@ -143,7 +143,7 @@ def _dp_key(base: int, unique_id, message_id) -> tuple:
 
 
 def _dataproxy(frame, direction: str) -> list:
-    base = MsgType(frame.message.base_type)
+    base = frame.message.base_type  # (an int: MsgType's members hash and compare as theirs)
     if base not in _DATA_TYPES:
         return []
     if direction == "response":  # (its attributes read as payload.response reads them, without the rest)
@@ -161,17 +161,17 @@ def _dataproxy(frame, direction: str) -> list:
         return [Answer(key, False, f"{int(code)} {name}" + (f": {message}" if message else ""))]
     inner = frame.message.body
     try:
-        read = payload(frame, "request")
+        read = request_tally(frame)  # (payload's reading, its records counted, not built)
         attrs = read.attrs
     except DecodeError:  # the server answers such a request with an error (or closes): still a message sent
         read, attrs = None, parse_attrs(getattr(inner, "attr", "") or "", strict=False)
     group = (read.group_id if read is not None else attr_value(attrs, "groupId")) or ""
     stream = (read.stream_id if read is not None else attr_value(attrs, "streamId")) or ""
     if read is not None and read.records:
-        records, size = len(read.records), sum(len(record.data) for record in read.records)
+        records, size = read.records, read.size
     else:
         records = (read.record_count if read is not None else None) or 0
-        size = len(read.body) if read is not None else len(getattr(inner, "body", b"") or b"")
+        size = read.body_size if read is not None else len(getattr(inner, "body", b"") or b"")
     unique_id = getattr(inner, "unique_id", None) if base == MsgType.bin_multi_body else None
     message_id = attr_value(attrs, "messageId")
     asked = (attr_value(attrs, "isAck") or "").strip().lower() != "false" or any(

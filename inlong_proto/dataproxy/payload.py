@@ -280,6 +280,46 @@ def payload(frame_or_message, direction: str | None = None, *, max_body_size: in
     return read
 
 
+# the bodies _payload does not read as a text request (MsgType 2-6), whatever the direction asked
+_NOT_TEXT_REQUESTS = (response_codec.BinResponse, response_codec.LegacyHeartbeatReply, common.BinHeartbeat)
+
+
+@dataclass(frozen=True, slots=True)
+class RequestTally:
+    """What payload(frame, "request") says of a request, its records counted rather than built: records and
+    size (their data bytes), body_size (the body as read: decompressed), record_count (cnt / MsgCnt)."""
+
+    attrs: Pairs
+    group_id: str | None
+    stream_id: str | None
+    records: int
+    size: int
+    body_size: int
+    record_count: int | None
+
+
+def request_tally(frame_or_message, *, max_body_size: int = MAX_BODY_SIZE) -> RequestTally:
+    """payload(frame_or_message, "request") counted: the same reading (the same head, body and layout, so the
+    same counts and the same errors), without a Record, a time or a Payload made; what the audit counts by."""
+    frame, message = _unwrap(frame_or_message)
+    _direction(frame, message, "request")
+    reader = _Reader(message, frame.offset if frame is not None else 0, max_body_size)
+    inner = message.body
+    if type(inner) is request_codec.BinMessage:
+        attrs, group_id, stream_id = reader.bin_head()
+        body, data = reader.bin_data()
+        record_count = inner.msg_cnt
+    elif type(inner) not in _NOT_TEXT_REQUESTS and message.base_type != MsgType.heartbeat:  # as _payload reads
+        _, attrs, group_id, stream_id, compressed = reader.text_head()
+        body, data, _ = reader.text_data(attrs, compressed)
+        record_count = _java_int(attr_value(attrs, "cnt"), _INT_MAX)
+    else:  # a heartbeat, or an answer's layout: no records
+        read = _payload(frame_or_message, "request", max_body_size)
+        return RequestTally(read.attrs, read.group_id, read.stream_id, 0, 0, len(read.body), read.record_count)
+    return RequestTally(attrs, group_id, stream_id, len(data), sum(len(item) for item, _ in data), len(body),
+                        record_count)
+
+
 def _payload(frame_or_message, direction: str | None, max_body_size: int) -> Payload:
     frame, message = _unwrap(frame_or_message)
     direction = _direction(frame, message, direction)
@@ -374,6 +414,12 @@ def _lines(body: bytes, strip_trailing_newline: bool) -> tuple[bytes, ...]:
     return tuple(body.split(b"\n")) if body else ()
 
 
+def _records(group_id: str | None, stream_id: str | None, data_time: datetime | None, data: list) -> tuple:
+    """The Records of a request's (data, attribute text or None) list."""
+    return tuple(Record(group_id, stream_id, data_time, item, () if attr is None else parse_attrs(attr, strict=False),
+                        index) for index, (item, attr) in enumerate(data))
+
+
 class _Reader:
     """Builds the Payload of one frame message; knows where the frame came from, for error offsets."""
 
@@ -426,75 +472,94 @@ class _Reader:
                                       f"{reason} (at offset {exc.offset} of the decompressed body)") from None
             raise ValidationError(self.at("body") + exc.offset, exc.field, reason) from None
 
+    def text_head(self) -> tuple[MsgType, Pairs, str | None, str | None, bool]:
+        """A MsgType 2-6 request's type, attributes (strict, as the server splits them), group, stream and
+        whether the body is Snappy (the cp attribute non-blank)."""
+        base_type = MsgType(self.message.base_type)
+        attrs = self.attrs(self.inner.attr, strict=True)
+        compressed = bool((attr_value(attrs, "cp") or "").strip())
+        return base_type, attrs, attr_value(attrs, "groupId"), attr_value(attrs, "streamId"), compressed
+
+    def text_data(self, attrs: Pairs, compressed: bool) -> tuple[bytes, list, ValidationError | None]:
+        """A MsgType 2-6 request's records as the server reads them (CodecTextMsg): the body (decompressed),
+        each record's (data, attribute text or None), and the error of a body the server loses (MsgType 6).
+        An encrypted body is not read: no records."""
+        message, body = self.message, self.inner.body
+        if message.encrypted:
+            return body, [], None
+        if compressed:
+            body = self.decompress(body, server_error=True)
+            if not body:
+                raise ValidationError(self.at("body"), "body.body", "the Snappy block holds no data; "
+                                      "the server answers 96 UNCOMPRESS_DATA_ERROR")
+        if message.base_type == MsgType.multi_body:
+            items = self.items(layouts.decode_text_items, body, compressed).items
+            return body, [(item.data, None) for item in items], None
+        if message.base_type == MsgType.multi_body_attr:
+            # InLongMsg v3 pairs. The server takes any body and loses what is not in this layout without
+            # an error code (CodecTextMsg.encEventPackage, InLongMsg.addMsg/checkData/parseMixAttr):
+            # flagged in Payload.error, raised only with strict=True, since the frame itself is well-formed.
+            try:
+                items = self.items(layouts.decode_multi_body_attr_items, body, compressed).items
+            except ValidationError as exc:
+                return body, [], ValidationError(exc.offset, exc.field, f"MsgType 6 body is not InLongMsg v3 "
+                                                 f"{{len, data}}{{len, attr}} pairs: {exc.reason}; the real server "
+                                                 f"loses such a body's records without an error code")
+            return body, [(item.data, item.attr) for item in items], None
+        if attr_value(attrs, "mt") == "pb":  # a protobuf: the server keeps its last byte, and so
+            return body, [(body, None)] if body else [], None  # does this; cutting it at 0x0A would break it
+        return body, [(data, None) for data in _lines(body, strip_trailing_newline=True)], None
+
     def text_request(self) -> Payload:
         """MsgType 2-6 (CodecTextMsg): Snappy when the cp attribute is non-blank, then the type's layout."""
-        message, inner = self.message, self.inner
-        base_type = MsgType(message.base_type)
-        attrs = self.attrs(inner.attr, strict=True)
-        group_id, stream_id = attr_value(attrs, "groupId"), attr_value(attrs, "streamId")
+        message = self.message
+        base_type, attrs, group_id, stream_id, compressed = self.text_head()
         dt = _java_int(attr_value(attrs, "dt"), _LONG_MAX)
         data_time = _time(dt, "ms") if dt is not None else None
-        compressed = bool((attr_value(attrs, "cp") or "").strip())
-        body, records, error = inner.body, (), None
-        if not message.encrypted:
-            if compressed:
-                body = self.decompress(body, server_error=True)
-                if not body:
-                    raise ValidationError(self.at("body"), "body.body", "the Snappy block holds no data; "
-                                          "the server answers 96 UNCOMPRESS_DATA_ERROR")
-            pairs: list = []
-            if base_type == MsgType.multi_body:
-                pairs = [(item.data, ()) for item in self.items(layouts.decode_text_items, body, compressed).items]
-            elif base_type == MsgType.multi_body_attr:
-                # InLongMsg v3 pairs. The server takes any body and loses what is not in this layout without
-                # an error code (CodecTextMsg.encEventPackage, InLongMsg.addMsg/checkData/parseMixAttr):
-                # flagged in Payload.error, raised only with strict=True, since the frame itself is well-formed.
-                try:
-                    items = self.items(layouts.decode_multi_body_attr_items, body, compressed).items
-                    pairs = [(item.data, parse_attrs(item.attr, strict=False)) for item in items]
-                except ValidationError as exc:
-                    error = ValidationError(exc.offset, exc.field, f"MsgType 6 body is not InLongMsg v3 "
-                                            f"{{len, data}}{{len, attr}} pairs: {exc.reason}; the real server "
-                                            f"loses such a body's records without an error code")
-            elif attr_value(attrs, "mt") == "pb":  # a protobuf: the server keeps its last byte, and so
-                pairs = [(body, ())] if body else []  # does this; cutting it at 0x0A bytes would break it
-            else:
-                pairs = [(data, ()) for data in _lines(body, strip_trailing_newline=True)]
-            records = tuple(Record(group_id, stream_id, data_time, data, record_attrs, index)
-                            for index, (data, record_attrs) in enumerate(pairs))
+        body, data, error = self.text_data(attrs, compressed)
         return Payload(base_type, "request", attrs, group_id, stream_id, data_time,
-                       "ms" if data_time is not None else None, compressed, bool(message.encrypted), records,
-                       body, None, None, attr_value(attrs, "messageId"), None,
-                       _java_int(attr_value(attrs, "cnt"), _INT_MAX), error)
+                       "ms" if data_time is not None else None, compressed, bool(message.encrypted),
+                       _records(group_id, stream_id, data_time, data), body, None, None,
+                       attr_value(attrs, "messageId"), None, _java_int(attr_value(attrs, "cnt"), _INT_MAX), error)
+
+    def bin_head(self) -> tuple[Pairs, str | None, str | None]:
+        """A MsgType 7 request's attributes (strict), group and stream (names, or numbers when ExtField says
+        the ids are numeric: DataProxy's configuration maps them; 0 means none)."""
+        inner = self.inner
+        attrs = self.attrs(inner.attr, strict=True)
+        if inner.ext_field.ids_as_strings:
+            return attrs, attr_value(attrs, "groupId"), attr_value(attrs, "streamId")
+        return (attrs, str(inner.group_num) if inner.group_num else None,
+                str(inner.stream_num) if inner.stream_num else None)
+
+    def bin_data(self) -> tuple[bytes, list]:
+        """A MsgType 7 request's records (CodecBinMsg, InLongMsg.parseBinMsg: flag bit 5 is Snappy, ExtField
+        picks the layout): the body (decompressed) and each record's (data, attribute text or None). An
+        encrypted body is not read: no records."""
+        message, inner = self.message, self.inner
+        body, ext = inner.body, inner.ext_field
+        if message.encrypted:
+            return body, []
+        if message.compressed:
+            body = self.decompress(body, server_error=False)
+        if ext.per_record_attributes:
+            items = self.items(layouts.decode_bin_items_with_attrs, body, message.compressed).items
+            return body, [(item.data, item.attr) for item in items]
+        if ext.separated_by_lf:
+            block = self.items(layouts.decode_lf_block, body, message.compressed)
+            return body, [(data, None) for data in _lines(block.data, strip_trailing_newline=False)]
+        items = self.items(layouts.decode_bin_items, body, message.compressed).items
+        return body, [(item.data, None) for item in items]
 
     def bin_request(self) -> Payload:
-        """MsgType 7 (CodecBinMsg, InLongMsg.parseBinMsg): flag bit 5 is Snappy, ExtField picks the layout."""
+        """MsgType 7: the head, then the records (bin_head, bin_data)."""
         message, inner = self.message, self.inner
-        ext = inner.ext_field
-        attrs = self.attrs(inner.attr, strict=True)
-        if ext.ids_as_strings:
-            group_id, stream_id = attr_value(attrs, "groupId"), attr_value(attrs, "streamId")
-        else:  # numeric ids, mapped to names by DataProxy's configuration; 0 means none
-            group_id = str(inner.group_num) if inner.group_num else None
-            stream_id = str(inner.stream_num) if inner.stream_num else None
+        attrs, group_id, stream_id = self.bin_head()
         data_time = _time(inner.data_time, "s")
-        body, records = inner.body, ()
-        if not message.encrypted:
-            if message.compressed:
-                body = self.decompress(body, server_error=False)
-            if ext.per_record_attributes:
-                items = self.items(layouts.decode_bin_items_with_attrs, body, message.compressed).items
-                pairs = [(item.data, parse_attrs(item.attr, strict=False)) for item in items]
-            elif ext.separated_by_lf:
-                block = self.items(layouts.decode_lf_block, body, message.compressed)
-                pairs = [(data, ()) for data in _lines(block.data, strip_trailing_newline=False)]
-            else:
-                pairs = [(item.data, ()) for item in self.items(layouts.decode_bin_items, body,
-                                                                 message.compressed).items]
-            records = tuple(Record(group_id, stream_id, data_time, data, record_attrs, index)
-                            for index, (data, record_attrs) in enumerate(pairs))
+        body, data = self.bin_data()
         return Payload(MsgType.bin_multi_body, "request", attrs, group_id, stream_id, data_time, "s",
-                       bool(message.compressed), bool(message.encrypted), records, body, None, None,
+                       bool(message.compressed), bool(message.encrypted),
+                       _records(group_id, stream_id, data_time, data), body, None, None,
                        attr_value(attrs, "messageId"), inner.unique_id, inner.msg_cnt)
 
     def response(self, attr_text: str, *, body: bytes = b"", unique_id: int | None = None) -> Payload:
