@@ -83,6 +83,31 @@ def test_auto_partitioned_by_protocol_and_date_and_orc(spark, inlong, tmp_path):
     _round_trip(inlong(protocol="dataproxy").load(str(DATA / "dataproxy.bin")), tmp_path / "orc", "orc")
 
 
+def test_read_dumps_auto_equals_format_inlong_auto(spark, inlong, tmp_path):
+    """read_dumps(protocol="auto") and format("inlong") with protocol auto: the same columns (the structs of the
+    protocols found at the start of the dumps, or of those pinned) and the same rows, through Parquet."""
+    from inlong_proto.spark.dumps import read_dumps
+
+    folder = tmp_path / "dumps"
+    folder.mkdir()
+    for name in ("dataproxy.bin", "tubemq.bin", "eventmesh-http.bin"):
+        (folder / name).write_bytes((DATA / name).read_bytes())
+    (folder / "zeros.bin").write_bytes(bytes(300))  # no protocol: one error row, no struct
+    found = inlong(protocol="auto").load(str(folder))
+    assert found.columns[8:] == ["dataproxy", "eventmesh_http", "tubemq", "capture", "date"]
+    dumped = read_dumps(spark, str(folder), "auto")
+    assert dumped.schema == found.schema
+    rows = _round_trip(found, tmp_path / "source")
+    assert sorted(map(repr, _round_trip(dumped, tmp_path / "read_dumps"))) == sorted(map(repr, rows))
+    assert {row["protocol"] for row in rows} == {"dataproxy", "tubemq", "eventmesh-http", None}
+    pinned = inlong(protocol="auto", protocols="tubemq,eventmesh-http").load(str(folder))
+    pinned_rows = sorted(map(repr, pinned.collect()))
+    assert sorted(map(repr, read_dumps(spark, str(folder), "auto", protocols=["tubemq", "eventmesh-http"])
+                      .collect())) == pinned_rows
+    assert pinned.where("protocol = 'dataproxy' AND error LIKE 'a dataproxy frame, a protocol this table has no%'"
+                        ).count() == sum(row["protocol"] == "dataproxy" for row in rows)
+
+
 def test_captures_records_and_the_parse_udtf_write_to_parquet(spark, tmp_path):
     from inlong_proto.spark.captures import read_captures
     from inlong_proto.spark.dumps import register_udtf

@@ -16,12 +16,13 @@ from inlong_proto.core.arrow import frame_row
 from inlong_proto.core.frames import decode_at
 from inlong_proto.spark.dumps import DumpDecodeError
 from inlong_proto.spark.source import (AUTO, BytesSource, FileSource, InlongReader, Options, DumpWalker, file_uri,
-                                       list_files, parse_size, plan, read_split, split_bounds, split_count,
-                                       split_frames)
+                                       found_protocols, list_files, parse_size, plan, read_split, split_bounds,
+                                       split_count, split_frames)
 
 import vectors
 
 PROTOCOLS = sorted(protocols.names())
+CAPTURE = Path(__file__).resolve().parent.parent / "examples" / "data" / "mixed.pcap"
 VALID = vectors.valid_frames()
 
 
@@ -298,6 +299,50 @@ def test_failfast_on_a_file_that_matches_nothing(mixed):
             list(read_split(src, "zeros.bin", AUTO, None, "FAILFAST", 64, 0)[1])
 
 
+def test_auto_carries_the_protocols_found_at_the_start_of_the_dumps(mixed, tmp_path):
+    """found_protocols: what an unpinned auto table carries (the rule in spark.source's doc)."""
+    assert found_protocols(str(mixed)) == tuple(PROTOCOLS)  # the unrecognised files add none
+    (tmp_path / "b.bin").write_bytes(dump("tubemq", 5))
+    (tmp_path / "a.bin").write_bytes(bytes(100))
+    assert found_protocols(str(tmp_path)) == ("tubemq",)
+    assert found_protocols(str(tmp_path), date_column="eventmesh_legacy.package") == \
+        ("eventmesh-legacy", "tubemq")  # and the protocol of the dateColumn, in the registry's order
+    every = tuple(protocols.every_name())
+    assert found_protocols(str(tmp_path / "a.bin")) == every  # no dump any protocol reads
+    (tmp_path / "c.pcap").write_bytes(CAPTURE.read_bytes())
+    assert found_protocols(str(tmp_path)) == every  # a capture's flows are classified as they are read
+
+
+def test_a_frame_of_a_protocol_the_table_does_not_carry_is_an_error_row(tmp_path):
+    (tmp_path / "d.bin").write_bytes(dump("dataproxy", 30, 1))
+    (tmp_path / "t.bin").write_bytes(dump("tubemq", 30, 2))
+
+    def read(mode):
+        reader = InlongReader(Options({"path": str(tmp_path), "protocol": "auto", "protocols": "tubemq ,",
+                                       "mode": mode, "splitSize": "300"}))
+        return [row for part in reader.partitions() for batch in reader.read(part) for row in batch.to_pylist()]
+
+    every = read("PERMISSIVE")
+    assert list(every[0])[8:] == ["tubemq", "capture", "date"]
+    foreign = [row for row in every if row["protocol"] == "dataproxy"]
+    want = expected((tmp_path / "d.bin").read_bytes(), "dataproxy")
+    assert [(r["offset"], r["length"], r["direction"]) for r in foreign] == \
+        [(r["offset"], r["length"], r["direction"]) for r in want]  # every frame kept, where it is
+    assert {(r["error"], r["message_type"], r["_corrupt_record"]) for r in foreign} == {
+        ("a dataproxy frame, a protocol this table has no column for (it carries tubemq: name the protocols it "
+         "should carry)", None, None)}
+    own = [row for row in every if row["protocol"] == "tubemq"]
+    assert own and all(row["error"] is None and row["tubemq"] is not None for row in own)
+    assert read("DROPMALFORMED") == own
+    with pytest.raises(Exception, match=r"file:\S*d\.bin: offset 0: a dataproxy frame, a protocol this table"):
+        read("FAILFAST")
+    for bad, message in (({"protocol": "dataproxy", "protocols": "tubemq"}, "goes with protocol auto"),
+                         ({"protocol": "auto", "protocols": " , "}, "needs protocol names"),
+                         ({"protocol": "auto", "protocols": "tubemq,nope"}, "unknown protocol 'nope'")):
+        with pytest.raises(ValueError, match=message):
+            Options({"path": "x", **bad})
+
+
 # --- files, options, planning ----------------------------------------------------------------------------
 
 
@@ -376,8 +421,9 @@ def test_spark_equals_read_dumps(spark, tmp_path):
 
 def test_spark_auto_on_a_mixed_directory(spark, mixed):
     df = _spark_rows(spark, mixed, protocol="auto", splitSize="1024")
-    # after the meta columns (error, _corrupt_record); a hyphen is no column name: eventmesh-legacy's is eventmesh_legacy
-    assert df.columns[8:] == [protocols.column_name(p) for p in protocols.every_name()] + ["capture", "date"]
+    # after the meta columns (error, _corrupt_record), the protocols found in the dumps (found_protocols: not the
+    # HTTP streams here); a hyphen is no column name: eventmesh-legacy's is eventmesh_legacy
+    assert df.columns[8:] == [protocols.column_name(p) for p in PROTOCOLS] + ["capture", "date"]
     files: dict[str, list] = {}
     for row in df.select("path", "offset", "length", "protocol", "error").collect():
         files.setdefault(Path(row.path.removeprefix("file:")).relative_to(mixed.resolve()).as_posix(), []).append(row)

@@ -21,6 +21,7 @@ from functools import cache
 from typing import Iterable
 
 from inlong_proto.core import protocols
+from inlong_proto.core.errors import DecodeError
 
 # The column holding an error row's raw bytes (null for frames), named as Spark's JSON and CSV readers name
 # theirs; the readers rename it after their columnNameOfCorruptRecord option (with_corrupt_record).
@@ -371,16 +372,67 @@ AUTO = "auto"
 
 
 @cache
-def auto_schema():
+def auto_schema(carried: tuple[str, ...] | None = None):
     """The pyarrow schema of protocol=auto: the meta columns (the corrupt-record column among them), one
-    struct of frame columns per protocol, then the capture column."""
+    struct of frame columns per protocol carried (carried_protocols; None: every protocol), then the capture
+    column."""
     import pyarrow as pa
 
     meta = len(META_COLUMNS)
     fields = list(meta_schema())
-    for name in protocols.every_name():
+    for name in carried_protocols(carried):
         fields.append(pa.field(protocols.column_name(name), pa.struct(list(frame_schema(name))[meta:-1])))
     return pa.schema(fields + [capture_field()])
+
+
+def carried_protocols(names: Iterable[str] | None = None) -> tuple[str, ...]:
+    """The protocols whose structs an auto table carries, checked, once each, in the registry's order (so the
+    table's columns do not depend on how the list was spelt); None: every protocol."""
+    if names is None:
+        return tuple(protocols.every_name())
+    given = {protocols.checked(name) for name in names}
+    return tuple(name for name in protocols.every_name() if name in given)
+
+
+def carry(batch, carried: tuple[str, ...] | None, mode: str = "PERMISSIVE"):
+    """An auto_schema() batch as the table of auto_schema(carried) holds it: the other protocols' structs left
+    out, and a frame of one of them made an error row, never dropped unsaid. That row keeps its meta columns
+    (protocol, direction, offset, length) and loses its message_type; its error says which protocol the table
+    lacks; its corrupt-record column stays null (the frame's bytes are at offset and length). DROPMALFORMED
+    leaves such rows out; FAILFAST keeps them, for the caller to fail at the first (first_error). carried None:
+    every protocol, the batch as it is."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    carried = carried_protocols(carried)
+    if len(carried) == len(_protocol_names()):
+        return batch
+    error, protocol = batch.column("error"), batch.column("protocol")
+    foreign = pc.and_(pc.is_null(error), pc.invert(pc.fill_null(pc.is_in(protocol, pa.array(carried)), True)))
+    if pc.any(foreign).as_py():
+        reason = pc.binary_join_element_wise(
+            "a ", protocol, f" frame, a protocol this table has no column for (it carries "
+                            f"{', '.join(carried)}: name the protocols it should carry)", "")
+        if mode == "DROPMALFORMED":
+            batch = batch.filter(pc.invert(foreign))
+        else:
+            columns = dict(zip(batch.schema.names, batch.columns))
+            columns["error"] = pc.if_else(foreign, reason, error)
+            columns["message_type"] = pc.if_else(foreign, pa.scalar(None, pa.string()), columns["message_type"])
+            batch = pa.RecordBatch.from_arrays(list(columns.values()), schema=batch.schema)
+    schema = auto_schema(carried)
+    return pa.RecordBatch.from_arrays([batch.column(name) for name in schema.names], schema=schema)
+
+
+def first_error(batch) -> DecodeError | None:
+    """The error of a batch's first error row (offset and reason), or None: where a FAILFAST read stops."""
+    import pyarrow.compute as pc
+
+    errors = batch.column("error")
+    if errors.null_count == len(errors):
+        return None
+    first = pc.index(pc.is_valid(errors), True).as_py()
+    return DecodeError(batch.column("offset")[first].as_py(), "", errors[first].as_py())
 
 
 def auto_batch(path: str, frames: list, captures: list | None = None):

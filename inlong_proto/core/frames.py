@@ -136,22 +136,25 @@ def decode_at(proto: protocols.Protocol, candidates: tuple, view, pos: int, end:
             return None, size
         return build_frame(proto, codec, message, base + pos, size, direction, False, pos), size
     found, first_error, need = [], None, None
-    for codec in candidates:
-        try:
-            message, size = decode_with(codec, view, pos, end, limit, chains)
-        except DecodeError as exc:
-            first_error = first_error or exc
-            continue
-        if message is None:
-            need = (size,)
-        else:
-            found.append((codec, message, size))
-    if found:
-        codec, message, size = found[0]
-        return build_frame(proto, codec, message, base + pos, size, direction, len(found) > 1, pos), size
-    if need is not None:
-        return None, need[0]
-    raise first_error
+    try:
+        for codec in candidates:
+            try:
+                message, size = decode_with(codec, view, pos, end, limit, chains)
+            except DecodeError as exc:
+                first_error = first_error or exc
+                continue
+            if message is None:
+                need = (size,)
+            else:
+                found.append((codec, message, size))
+        if found:
+            codec, message, size = found[0]
+            return build_frame(proto, codec, message, base + pos, size, direction, len(found) > 1, pos), size
+        if need is not None:
+            return None, need[0]
+        raise first_error
+    finally:  # a local holding an error whose traceback holds this frame is a cycle, which would keep the
+        first_error = None  # callers' frames (a scan's view of a mapped file) alive until a garbage collection
 
 
 def _probe_size(proto: protocols.Protocol, view, pos: int, end: int, limit: int) -> int | None:

@@ -45,39 +45,42 @@ class DumpDecodeError(DecodeError):
         return type(self)(self.path, self.offset + delta, self.field, self.reason, self.kind)
 
 
-def check_reader_args(protocol: str, direction: str | None, mode: str) -> tuple[str, str]:
+def check_reader_args(protocol: str, direction: str | None, mode: str, auto: bool = False) -> tuple[str, str]:
     """(protocol, mode) as the project spells them (public: every Spark reader checks its arguments so); fails
     on the driver, at call time, rather than later
-    inside every task."""
-    protocol = protocols.checked(protocol)
+    inside every task. auto: the reader takes protocol auto too."""
+    protocol = AUTO if auto and str(protocol).strip().lower() == AUTO else protocols.checked(protocol)
     check_direction(direction)
     return protocol, check_mode(mode)
 
 
-def spark_arrow_schema(protocol: str, corrupt_record: str = arrow.CORRUPT_RECORD):
+def spark_arrow_schema(protocol: str, corrupt_record: str = arrow.CORRUPT_RECORD,
+                       carried: tuple[str, ...] | None = None):
     """The Arrow form Spark wants the batches in (microseconds; TIMESTAMP values as UTC instants)."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    return to_arrow_schema(spark_schema(protocol, corrupt_record), timezone="UTC")
+    return to_arrow_schema(spark_schema(protocol, corrupt_record, carried), timezone="UTC")
 
 
-def spark_schema(protocol: str, corrupt_record: str = arrow.CORRUPT_RECORD):
-    """The Spark schema of format inlong for a protocol (or auto); InlongDataSource lists the columns.
-    Zone-less timestamps (wall-clock text on the wire) are TIMESTAMP_NTZ, instants TIMESTAMP."""
+def spark_schema(protocol: str, corrupt_record: str = arrow.CORRUPT_RECORD, carried: tuple[str, ...] | None = None):
+    """The Spark schema of format inlong for a protocol (or auto, with the structs of the carried protocols:
+    arrow.auto_schema); InlongDataSource lists the columns. Zone-less timestamps (wall-clock text on the wire)
+    are TIMESTAMP_NTZ, instants TIMESTAMP."""
     if protocol == AUTO:
-        return arrow.to_spark_schema(auto_schema(), corrupt_record)
+        return arrow.to_spark_schema(auto_schema(carried), corrupt_record)
     return arrow.spark_schema(protocol, corrupt_record)
 
 
-def spark_batch(batch, protocol: str, corrupt_record: str = arrow.CORRUPT_RECORD):
-    """A frame_schema (or auto_schema) batch in the Arrow form Spark wants, the corrupt-record column
+def spark_batch(batch, protocol: str, corrupt_record: str = arrow.CORRUPT_RECORD,
+                carried: tuple[str, ...] | None = None):
+    """A frame_schema (or auto_schema(carried)) batch in the Arrow form Spark wants, the corrupt-record column
     renamed (no copy)."""
     import pyarrow as pa
 
-    typed = batch.cast(spark_arrow_schema(protocol))
+    typed = batch.cast(spark_arrow_schema(protocol, carried=carried))
     if corrupt_record == arrow.CORRUPT_RECORD:
         return typed
-    return pa.RecordBatch.from_arrays(typed.columns, schema=spark_arrow_schema(protocol, corrupt_record))
+    return pa.RecordBatch.from_arrays(typed.columns, schema=spark_arrow_schema(protocol, corrupt_record, carried))
 
 
 class BackendMismatchWarning(RuntimeWarning):

@@ -20,7 +20,7 @@ from inlong_proto.capture.container import is_capture
 from inlong_proto.core.errors import DecodeError
 from inlong_proto.core.sources import BytesSource
 from inlong_proto.spark.common import (SPARK_EXTRA, DumpDecodeError, check_reader_args, require_spark,  # noqa: F401
-                                       spark_batch, worker_backend)
+                                       spark_batch, spark_schema, worker_backend)
 
 
 # binaryFile holds a whole file in one row of the JVM's memory, several copies of it on its way to Python:
@@ -165,8 +165,13 @@ def register_udtf(spark, protocol: str, direction: str | None = None, mode: str 
 def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str | None = None,
                mode: str = "PERMISSIVE", corrupt_record_column: str = arrow.CORRUPT_RECORD,
                max_file_size: int | None = None, limits=None, date_column: str | None = None,
-               max_frame_size: int | None = None):
+               max_frame_size: int | None = None, protocols: Sequence[str] | None = None):
     """A DataFrame of every frame in the dump file(s) at path: a file, a glob, a directory or a list.
+
+    protocol "auto" finds each file's protocol from its first bytes, and gives the rows and columns of
+    ``spark.read.format("inlong")`` with protocol auto (InlongDataSource lists them): one struct per protocol
+    carried. protocols pins those (the format's protocols option); by default they are the protocols found
+    at the start of the files read (spark.source.found_protocols, on the driver, when read_dumps is called).
 
     Directories are read recursively; pcap / pcapng files among them are reassembled (capture column).
     PERMISSIVE keeps malformed spans as rows with ``error`` set (frames and spans then tile each file
@@ -232,13 +237,34 @@ def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str |
         from inlong_proto.spark.source import ReadLimits
 
         limits = (limits or ReadLimits())._replace(frame_size=check_max_frame_size(max_frame_size))
-    udtf = batch_udtf(protocol, direction, mode, corrupt_record_column, limits, date_column)
+    require_spark()
+    protocol, _ = check_reader_args(protocol, direction, mode, auto=True)
+    files = dump_files(spark, path, max_file_size)
+    carried = None
+    if protocol == arrow.AUTO:
+        carried = (auto_protocols(spark, path, date_column) if protocols is None
+                   else arrow.carried_protocols(protocols))
+    elif protocols is not None:
+        raise ValueError(f"protocols goes with protocol {arrow.AUTO} (the structs it carries), not {protocol!r}")
+    udtf = batch_udtf(protocol, direction, mode, corrupt_record_column, limits, date_column, carried)
     worker_backend(spark)  # logs the backend the tasks run on, warns where it is not the driver's
-    return udtf(dump_files(spark, path, max_file_size))
+    return udtf(files)
+
+
+def auto_protocols(spark, path: str | Sequence[str], date_column: str | None = None) -> tuple[str, ...]:
+    """The protocols read_dumps(protocol="auto") carries: found_protocols over the files binaryFile lists at
+    path (the files the UDTF reads), and the one date_column names, as format("inlong") does."""
+    from inlong_proto.spark.source import found_protocols
+
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    listed = (spark.read.format("binaryFile").option("recursiveFileLookup", "true")
+              .load([os.fspath(p) for p in paths]).select("path").collect())
+    return found_protocols([row.path for row in listed], date_column=date_column)
 
 
 def batch_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISSIVE",
-               corrupt_record_column: str = arrow.CORRUPT_RECORD, limits=None, date_column: str | None = None):
+               corrupt_record_column: str = arrow.CORRUPT_RECORD, limits=None, date_column: str | None = None,
+               carried: tuple[str, ...] | None = None):
     """parse_udtf's rows as an Arrow-native UDTF (Spark's arrow_udtf) over a TABLE of (path, content).
 
     Each file's rows are built as Arrow batches, by the compiled scanners where they are built
@@ -246,7 +272,8 @@ def batch_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISS
     packets in C and hands the capture to the pure path when it cannot), so no Python tuple is made per
     frame: the batches of format("inlong") for a file read whole (spark_source.piece_batches), under limits
     (spark_source.ReadLimits). It takes the table form only: Spark runs no Arrow UDTF on the right of a LATERAL
-    join, which is what parse_udtf is for.
+    join, which is what parse_udtf is for. protocol "auto": each file's protocol detected, the rows in
+    arrow.auto_schema(carried), as format("inlong") gives them.
     """
     require_spark()
     from pyspark.sql.functions import arrow_udtf
@@ -255,11 +282,12 @@ def batch_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISS
 
     from pyspark.sql.types import DateType, StructField, StructType
 
-    protocol, mode = check_reader_args(protocol, direction, mode)
-    return_type = arrow.spark_schema(protocol, corrupt_record_column)
+    protocol, mode = check_reader_args(protocol, direction, mode, auto=True)
+    return_type = spark_schema(protocol, corrupt_record_column, carried)
     return_type = StructType(return_type.fields + [StructField(arrow.DATE, DateType())])
     if date_column is not None:
-        arrow.check_date_column(arrow.frame_schema(protocol), date_column)
+        table = arrow.auto_schema(carried) if protocol == arrow.AUTO else arrow.frame_schema(protocol)
+        arrow.check_date_column(table, date_column)
     limits = limits or ReadLimits()
 
     class ParseDumpBatches:
@@ -271,11 +299,12 @@ def batch_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISS
                     continue
                 src = _ContentSource(memoryview(content.as_buffer()), path)
                 for batch in piece_batches(src, path, protocol, direction, mode, max(1, src.size), 0,
-                                           limits=limits):
-                    yield arrow.with_date(spark_batch(batch, protocol, corrupt_record_column), _utc_date(mtime),
-                                          date_column)
+                                           limits=limits, carried=carried):
+                    yield arrow.with_date(spark_batch(batch, protocol, corrupt_record_column, carried),
+                                          _utc_date(mtime), date_column)
 
-    ParseDumpBatches.__name__ = ParseDumpBatches.__qualname__ = f"{udtf_name(protocol)}_batches"
+    ParseDumpBatches.__name__ = ParseDumpBatches.__qualname__ = \
+        f"{'parse_auto' if protocol == arrow.AUTO else udtf_name(protocol)}_batches"
     return arrow_udtf(ParseDumpBatches, returnType=return_type)
 
 

@@ -6,6 +6,7 @@
     register(spark)                                  # spark.dataSource.register(InlongDataSource)
     df = (spark.read.format("inlong").option("protocol", "dataproxy")    # or "auto": detected per file
           .option("direction", "request")            # optional, as for read_dumps
+          .option("protocols", "dataproxy,tubemq")   # auto only: the protocols whose structs the table carries
           .option("mode", "PERMISSIVE")              # PERMISSIVE (default), DROPMALFORMED, FAILFAST
           .option("splitSize", "64m")                # bytes per split (k/m/g suffixes; default 128m)
           .option("columnNameOfCorruptRecord", "_corrupt_record")  # error rows' raw bytes (the default)
@@ -26,8 +27,29 @@ lookahead it needs, by ranged reads; ``fs.*`` options go to the filesystem (``so
 
 With ``protocol=auto`` each file's protocol is found from its first bytes by ``detect.detect``; the
 table then has the meta columns (``protocol`` holds the detected name) and one struct column per
-protocol holding that protocol's frame columns. A file no protocol matches becomes one error row
+protocol carried, holding that protocol's frame columns. A file no protocol matches becomes one error row
 covering the whole file (PERMISSIVE), is dropped (DROPMALFORMED) or fails the job (FAILFAST).
+
+Which protocols auto carries
+----------------------------
+Every struct column costs: its nulls are buffers too, which cross from the Python worker to the JVM
+like any other (with every protocol's struct, a DataProxy dump's batches were twice the bytes of the
+named read's, and auto took 1.5x its time). So the table carries the structs of the ``protocols``
+option (comma-separated names, in the registry's order whatever the order given); without it,
+``schema()`` pins them when the DataFrame is made (``load()``), by ``found_protocols``: the
+protocols that ``detect`` finds at the start of the dumps listed then (one HEAD_SIZE read per
+file), plus the one the dateColumn option names; every protocol when a capture is among the files
+(its flows are classified only as it is read) or when no dump is recognised. The list travels in
+the options to the tasks, so every task reads the same table. A user schema (``.schema(...)``)
+selects from the table of every protocol (or of those pinned). readStream pins the same way at the
+query's start, which a later file of another protocol does not change (``ingest`` passes every
+protocol's schema).
+
+A frame of a protocol the table does not carry (a file that changed or appeared after load(), a
+pinned list that leaves its protocol out) is never dropped unsaid: it is an error row (arrow.carry)
+that keeps its offset, length, protocol and direction, with an error naming the protocol and null
+message_type and corrupt record; DROPMALFORMED leaves it out, FAILFAST fails the job naming the file
+and the offset.
 
 A pcap / pcapng file (found by its magic when the tasks are planned) is read by one task, since TCP
 reassembly is sequential: its task streams it through ``capture.CaptureDecoder`` (capture_batches), and
@@ -729,12 +751,50 @@ def is_capture_file(path: str, fs_options=None) -> bool:
 
 
 def piece_batches(src, path: str, protocol: str, direction: str | None, mode: str, split_size: int, index: int,
-                  rows: int = BATCH_ROWS, limits: ReadLimits | None = None) -> Iterator:
+                  rows: int = BATCH_ROWS, limits: ReadLimits | None = None,
+                  carried: tuple[str, ...] | None = None) -> Iterator:
     """The batches of split `index` of one file under limits: a capture's (read whole by split 0), or a
-    dump's split's (read_split_batches)."""
+    dump's split's (read_split_batches). With protocol auto, in auto_schema(carried) (arrow.carry)."""
     if is_capture(src.head(4)):
-        return capture_batches(src, path, protocol, mode, rows, limits)
-    return read_split_batches(src, path, protocol, direction, mode, split_size, index, rows, limits)
+        batches = capture_batches(src, path, protocol, mode, rows, limits)
+    else:
+        batches = read_split_batches(src, path, protocol, direction, mode, split_size, index, rows, limits)
+    return batches if protocol != AUTO else carried_batches(batches, path, carried, mode)
+
+
+def carried_batches(batches: Iterable, path: str, carried: tuple[str, ...] | None, mode: str) -> Iterator:
+    """auto_schema batches as the table of the carried protocols holds them (arrow.carry); FAILFAST's error
+    names the file."""
+    for batch in batches:
+        batch = arrow.carry(batch, carried, mode)
+        failure = arrow.first_error(batch) if mode == "FAILFAST" else None
+        if failure is not None:
+            del batch  # neither the batch nor the scan may hold the file's map once the error leaves
+            batches.close()
+            raise DumpDecodeError.of(path, failure)
+        yield batch
+
+
+def found_protocols(paths, fs_options=None, date_column: str | None = None) -> tuple[str, ...]:
+    """The protocols an unpinned protocol=auto table carries (the module doc's "Which protocols auto carries"):
+    those detect_source finds at the start of the dumps at paths, and the one whose struct date_column (the
+    dateColumn option) starts in; every protocol when a capture is among them or no dump is recognised. Each
+    file's head is read once (HEAD_SIZE bytes)."""
+    found = set()
+    for path, size in list_files(paths, fs_options):
+        if not size:
+            continue
+        with open_source(path, fs_options) as src:
+            if is_capture(src.head(4)):
+                return arrow.carried_protocols()
+            name = detect_source(src)
+        if name is not None:
+            found.add(name)
+    if not found:
+        return arrow.carried_protocols()
+    dated = date_column.split(".")[0] if date_column else None
+    return arrow.carried_protocols(found | {name for name in protocols.every_name()
+                                            if protocols.column_name(name) == dated})
 
 
 def capture_batches(src, path: str, protocol: str, mode: str, rows: int = BATCH_ROWS, limits: ReadLimits | None = None):
@@ -788,7 +848,7 @@ class Options:
     fs_options.
     """
 
-    OPTIONS = ("protocol", "direction", "mode", "splitSize", "columnNameOfCorruptRecord", "dateColumn",
+    OPTIONS = ("protocol", "direction", "mode", "splitSize", "columnNameOfCorruptRecord", "dateColumn", "protocols",
                *LIMIT_OPTIONS)
     STREAM = ("maxFilesPerTrigger", "completeAfter", "maxFileAge")  # readStream's (spark.stream); read ignores them
     FROM_SPARK = ("path", "paths")
@@ -803,6 +863,19 @@ class Options:
             raise ValueError(f"format {FORMAT!r} needs option('protocol', ...): one of "
                              f"{', '.join(protocols.every_name())} or {AUTO}")
         self.protocol = AUTO if protocol.lower() == AUTO else protocols.checked(protocol)
+        # protocols: the structs protocol=auto carries (arrow.carried_protocols); None: unpinned (every
+        # protocol, unless InlongDataSource.schema pinned those found: found_protocols)
+        carried = get("protocols")
+        self.carried = None
+        if carried is not None:
+            if self.protocol != AUTO:
+                raise ValueError(f"option 'protocols' goes with protocol {AUTO} (the structs it carries), not with "
+                                 f"protocol {self.protocol!r}")
+            names = [name for name in str(carried).split(",") if name.strip()]
+            if not names:
+                raise ValueError(f"option 'protocols' needs protocol names, comma-separated: "
+                                 f"{', '.join(protocols.every_name())}")
+            self.carried = arrow.carried_protocols(names)
         direction = get("direction")
         self.direction = None if direction in (None, "", "none", "None", "null") else direction
         check_direction(self.direction)
@@ -817,13 +890,13 @@ class Options:
         if not paths:
             raise ValueError(f"format {FORMAT!r} needs a path: load(path)")
         self.paths = paths
-        columns = (auto_schema() if self.protocol == AUTO else arrow.frame_schema(self.protocol)).names
+        table = auto_schema(self.carried) if self.protocol == AUTO else arrow.frame_schema(self.protocol)
+        columns = (auto_schema() if self.protocol == AUTO else table).names  # a name clash with any protocol
         self.corrupt_record = arrow.check_corrupt_record(get("columnnameofcorruptrecord") or arrow.CORRUPT_RECORD,
                                                          columns)
         # dateColumn: the timestamp or date column whose date the date column takes (arrow.with_date)
         date_column = get("datecolumn")
-        self.date_column = None if date_column in (None, "") else arrow.check_date_column(
-            auto_schema() if self.protocol == AUTO else arrow.frame_schema(self.protocol), date_column)
+        self.date_column = None if date_column in (None, "") else arrow.check_date_column(table, date_column)
         # fs.<name>: keyword arguments of the path's pyarrow filesystem (sources.filesystem)
         self.fs_options = {str(k)[len(self.FS_PREFIX):]: v for k, v in options.items()
                            if str(k).lower().startswith(self.FS_PREFIX)}
@@ -879,7 +952,8 @@ class InlongDataSource(DataSource):
     """spark.read.format("inlong"): dumps split into byte ranges parsed in parallel (module doc).
 
     Options (Options; case-insensitive, an unknown one fails at load() with the valid ones): protocol,
-    direction, mode, splitSize, columnNameOfCorruptRecord, dateColumn, the limits of one file's read
+    protocols (with auto: the protocols whose structs the table carries; the module doc's "Which protocols
+    auto carries"), direction, mode, splitSize, columnNameOfCorruptRecord, dateColumn, the limits of one file's read
     (maxBatchBytes, maxRowBytes, maxOutputBytes, maxOutputRatio, maxTaskMemory: the module doc's
     "ReadLimits"), fs.<name>.
 
@@ -895,8 +969,9 @@ class InlongDataSource(DataSource):
     - ``_corrupt_record`` BINARY (named by the columnNameOfCorruptRecord option): null for a frame, the
       error span's raw bytes for an error row (empty for a gap in a capture, where no bytes were
       captured; null for a file no protocol recognises, whose bytes are the file)
-    - one STRUCT per protocol holding its frame columns (read_dumps'), null unless the row is a frame of
-      that protocol: ``broadcast`` STRUCT, ``dataproxy`` STRUCT, ``eventmesh`` STRUCT,
+    - one STRUCT per protocol carried (the protocols option, else those found at the start of the dumps,
+      else every one) holding its frame columns (read_dumps'), null unless the row is a frame of that
+      protocol: ``broadcast`` STRUCT, ``dataproxy`` STRUCT, ``eventmesh`` STRUCT,
       ``eventmesh_frame`` STRUCT, ``eventmesh_grpc`` STRUCT, ``eventmesh_http`` STRUCT,
       ``eventmesh_legacy`` STRUCT (a hyphen is no column name), ``tubemq`` STRUCT
     - ``capture`` STRUCT<flow: BIGINT, client: STRING, client_port: INT, server: STRING,
@@ -916,8 +991,16 @@ class InlongDataSource(DataSource):
         return FORMAT
 
     def schema(self):
+        """The table's columns; with protocol auto and no protocols option, found_protocols pins the structs it
+        carries, in self.options: Spark pickles this object after schema(), so reader() and streamReader()
+        read the same list rather than listing again."""
         with one_line_errors():  # spark.errors: "inlong: <one line>"
-            return reader_schema(Options(self.options))
+            options = Options(self.options)
+            if options.protocol == AUTO and options.carried is None:
+                self.options["protocols"] = ",".join(found_protocols(options.paths, options.fs_options,
+                                                                     options.date_column))
+                options = Options(self.options)
+            return reader_schema(options)
 
     def reader(self, schema):
         with one_line_errors():
@@ -937,7 +1020,7 @@ def reader_schema(options: Options):
     """The columns of format("inlong"): spark_schema's, then the DATE column (arrow.with_date)."""
     from pyspark.sql.types import DateType, StructField, StructType
 
-    full = spark_schema(options.protocol, options.corrupt_record)
+    full = spark_schema(options.protocol, options.corrupt_record, options.carried)
     return StructType(full.fields + [StructField(arrow.DATE, DateType())])
 
 
@@ -969,14 +1052,14 @@ def read_partition(options: Options, pieces, rows: int = BATCH_ROWS):
     """The Arrow batches of one task (what the reader's read() yields), typed as Spark expects them, the
     corrupt-record column named by columnNameOfCorruptRecord (a rename costs no copy)."""
     def spark_form(batch):
-        return spark_batch(batch, options.protocol, options.corrupt_record)
+        return spark_batch(batch, options.protocol, options.corrupt_record, options.carried)
 
     for path, _, index in pieces:
         uri = file_uri(path)
         day = modification_date(path, options.fs_options)
         with open_source(path, options.fs_options) as src:
             for batch in piece_batches(src, uri, options.protocol, options.direction, options.mode,
-                                       options.split_size, index, rows, options.limits):
+                                       options.split_size, index, rows, options.limits, options.carried):
                 yield arrow.with_date(spark_form(batch), day, options.date_column)
 
 

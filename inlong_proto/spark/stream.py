@@ -307,7 +307,7 @@ class InlongStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def __init__(self, options: StreamOptions, schema, batch: BatchSide):
         self.batch = batch
-        full = spark_schema(options.protocol, options.corrupt_record)
+        full = spark_schema(options.protocol, options.corrupt_record, options.carried)
         wanted = schema
         self.date = DATE in schema.fieldNames() and DATE not in full.fieldNames()  # derived here
         if self.date:
@@ -363,8 +363,8 @@ class InlongStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             with open_source(path, options.fs_options) as src:
                 for batch in self.batch.piece_batches(src, uri, options.protocol, options.direction, options.mode,
                                                       options.split_size, index, self.batch.batch_rows,
-                                                      options.limits):
-                    batch = spark_batch(batch, options.protocol, options.corrupt_record)
+                                                      options.limits, options.carried):
+                    batch = spark_batch(batch, options.protocol, options.corrupt_record, options.carried)
                     yield self.shaped(batch, day)
 
     def shaped(self, batch, day):
