@@ -36,11 +36,11 @@ def files(tmp_path_factory):
     return where
 
 
-def reader_rows(path: Path, protocol: str, mode: str = "PERMISSIVE"):
+def reader_rows(path: Path, protocol: str, mode: str = "PERMISSIVE", **more):
     pytest.importorskip("pyspark")
     from inlong_proto.spark.source import Options, read_partition
 
-    options = Options({"protocol": protocol, "mode": mode, "path": str(path)})
+    options = Options({"protocol": protocol, "mode": mode, "path": str(path), **more})
     return pa.Table.from_batches(list(read_partition(options, [(str(path), path.stat().st_size, 0)])))
 
 
@@ -60,6 +60,18 @@ def test_parquet_is_the_readers_table(files, tmp_path, name, protocol):
     assert table.equals(expected)
     if name == "broken.bin":
         assert table.column("error").null_count < table.num_rows
+
+
+def test_auto_on_a_dump_carries_the_protocols_found_as_the_reader_does(files, tmp_path):
+    target = tmp_path / "out.parquet"
+    with open(target, "wb") as out:
+        result = subprocess.run([sys.executable, "-m", "inlong_proto", "decode", "-p", "auto", "--mode",
+                                 "PERMISSIVE", "-T", "parquet", str(files / "broken.bin")], stdout=out,
+                                stderr=subprocess.PIPE, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    table = pq.read_table(target)
+    assert table.schema.names[8:] == ["dataproxy", "capture", "date"]  # spark.source.found_protocols
+    assert table.equals(reader_rows(files / "broken.bin", "auto", protocols="dataproxy"))
 
 
 def test_schema_is_sparks_arrow_form():

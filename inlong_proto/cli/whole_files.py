@@ -7,7 +7,8 @@ spark.source.piece_batches for the rest: the compiled scanners for a dump) and w
 they come:
 
 - parquet: the reader's rows and schema exactly: its columns (``arrow.frame_schema``, or ``auto_schema``
-  with -p auto), in Spark's Arrow form (``arrow.spark_arrow_form``), then the ``date`` column, last. A
+  with -p auto, with the structs of the protocols the reader carries: auto_carried), in Spark's Arrow form
+  (``arrow.spark_arrow_form``), then the ``date`` column, last. A
   Parquet file so written reads back in Spark as ``spark.read.format("inlong")`` read the dump.
 - csv: the same columns with every struct flattened into dotted columns (``capture.client``,
   ``text_message.attr``: the names -e takes), written by pyarrow.csv. Bytes are text when they are UTF-8,
@@ -59,13 +60,14 @@ def require_pyarrow() -> None:
         raise QueryError(f"-T parquet and -T csv need pyarrow: pip install '{EXTRA}'") from None
 
 
-def reader_schema(protocol: str):
-    """The Arrow schema of format("inlong")'s rows for a protocol (or auto), date column included."""
-    table = arrow.auto_schema() if protocol == arrow.AUTO else arrow.frame_schema(protocol)
+def reader_schema(protocol: str, carried: tuple[str, ...] | None = None):
+    """The Arrow schema of format("inlong")'s rows for a protocol (or auto, with the structs of the carried
+    protocols: auto_carried), date column included."""
+    table = arrow.auto_schema(carried) if protocol == arrow.AUTO else arrow.frame_schema(protocol)
     return arrow.dated_schema(arrow.spark_arrow_form(table))
 
 
-def file_batches(path: str, protocol: str, direction: str | None, mode: str):
+def file_batches(path: str, protocol: str, direction: str | None, mode: str, carried: tuple[str, ...] | None = None):
     """One file's rows as reader_schema batches, read as format("inlong") reads a file in one piece."""
     import pyarrow.compute as pc
 
@@ -73,7 +75,7 @@ def file_batches(path: str, protocol: str, direction: str | None, mode: str):
     from inlong_proto.core.detect import HEAD_SIZE, classify
     from inlong_proto.core.sources import file_uri, modification_date, open_source
 
-    schema = reader_schema(protocol)
+    schema = reader_schema(protocol, carried)
     day = modification_date(path)
     with open_source(path) as src:
         if not src.size:
@@ -86,7 +88,8 @@ def file_batches(path: str, protocol: str, direction: str | None, mode: str):
         if batches is None:
             from inlong_proto.spark.source import piece_batches
 
-            batches = piece_batches(src, file_uri(path), protocol, direction, mode, max(src.size, 1), 0)
+            batches = piece_batches(src, file_uri(path), protocol, direction, mode, max(src.size, 1), 0,
+                                    carried=carried)
         for batch in batches:
             batch = arrow.with_date(batch.cast(arrow.spark_arrow_form(batch.schema)), day)
             if capture and direction is not None:  # a capture's rows carry their TCP direction
@@ -106,16 +109,34 @@ def _whole_capture(src, uri: str, protocol: str, mode: str):
     return compiled_capture.compiled_batches(src.read(0, src.size), protocol, mode, uri, batch_rows=4096)
 
 
+def auto_carried(files, protocol: str) -> tuple[str, ...] | None:
+    """With -p auto, the protocols whose structs the table carries, as format("inlong") finds them on these
+    files (spark.source.found_protocols: on dumps, those found at their start); None (every protocol) for a
+    named protocol or where a capture is among the files (read without spark.source)."""
+    from inlong_proto.capture.container import is_capture
+
+    if protocol != arrow.AUTO:
+        return None
+    for path in files:
+        with open(path, "rb") as file:
+            if is_capture(file.read(4)):
+                return None
+    from inlong_proto.spark.source import found_protocols
+
+    return found_protocols(files)
+
+
 def write(files, protocol: str, direction: str | None, mode: str, output_format: str, stream) -> None:
     """Every file's rows to stream as Parquet or CSV (the module doc)."""
     require_pyarrow()
-    schema = reader_schema(protocol)
+    carried = auto_carried(files, protocol)
+    schema = reader_schema(protocol, carried)
     sink = stream.buffer if hasattr(stream, "buffer") else stream
     stream.flush()
     out = ParquetOut(sink, schema) if output_format == "parquet" else CsvOut(sink, schema)
     try:
         for path in files:
-            for batch in with_progress_at(file_batches(path, protocol, direction, mode), path, _position):
+            for batch in with_progress_at(file_batches(path, protocol, direction, mode, carried), path, _position):
                 out.write(batch)
     finally:
         out.close()
