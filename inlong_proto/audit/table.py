@@ -71,11 +71,15 @@ class AuditTable:
         self.window_ns = max(1, int(window * 1e9))
         self.by = tuple(by)
         self._rows: dict[tuple, dict] = {}
+        self._window: tuple[int | None, str | None] = (None, None)  # the last item's window start, and as text
 
     def _row(self, item) -> dict:
         group = item.group if "group" in self.by else "*"
         stream = item.stream if "stream" in self.by else "*"
-        key = (item.system, group, stream, _window_start(item.time_ns, self.window_ns))
+        start = None if item.time_ns is None else item.time_ns - item.time_ns % self.window_ns
+        if start != self._window[0]:  # (items come mostly in time order: one text per window, not per item)
+            self._window = (start, _window_start(item.time_ns, self.window_ns))
+        key = (item.system, group, stream, self._window[1])
         row = self._rows.get(key)
         if row is None:
             row = self._rows[key] = dict.fromkeys(COUNTS, 0)
