@@ -184,7 +184,7 @@ def _replay_protocol(data: bytes, source: str, protocol: str, only_unacked: bool
     its items, those whose request the --filter expression keeps."""
     from inlong_proto.audit.replay import PROTOCOLS, replay_items
     from inlong_proto.capture import is_capture
-    from inlong_proto.cli.commands import _Selection
+    from inlong_proto.cli.commands import Selection
     from inlong_proto.cli.failure import Failure
     from inlong_proto.core.detect import HEAD_SIZE, settle
 
@@ -194,7 +194,7 @@ def _replay_protocol(data: bytes, source: str, protocol: str, only_unacked: bool
         if protocol not in PROTOCOLS:
             raise Failure(f"{source}: not a capture, nor a raw dump of {', '.join(PROTOCOLS)}; name it with -p")
     # decode -Y's filter, its paths checked against the protocol's before anything is read
-    selection = _Selection(protocol, (), expression, as_records=False, with_payload=False) if expression else None
+    selection = Selection(protocol, (), expression, as_records=False, with_payload=False) if expression else None
     items = replay_items(data, None if protocol == "auto" else protocol, only_unacked=only_unacked,
                          timeout=timeout if only_unacked and capture else None, max_frame_size=max_frame_size)
     if selection is not None:

@@ -388,7 +388,7 @@ def _decode(protocol, direction, mode, with_payload, follow, fields, expression,
             raise QueryError("parquet is binary: redirect the output to a file (> frames.parquet)")
         whole_files.write(files, protocol, direction, mode, output_format, current_stdout)
         return
-    selection = _Selection(protocol, fields, expression, as_records, with_payload,
+    selection = Selection(protocol, fields, expression, as_records, with_payload,
                            summary=output_format == "table" and not fields and not as_records)
     output = _output_writer(output_format, selection, as_records, protocol)
     batched = whole_files.jsonl_applies(files, output_format, follow, fields, expression, as_records, with_payload,
@@ -416,7 +416,7 @@ def _decode(protocol, direction, mode, with_payload, follow, fields, expression,
     output.close()
 
 
-def _output_writer(name: str, selection: "_Selection", as_records: bool, protocol: str):
+def _output_writer(name: str, selection: "Selection", as_records: bool, protocol: str):
     """-T's writer; table without -e or --records is the packet list (cli.packet_list), otherwise the columns."""
     from inlong_proto.cli.output import writer
 
@@ -427,7 +427,7 @@ def _output_writer(name: str, selection: "_Selection", as_records: bool, protoco
     return writer(name, current_stdout, selection.fields, as_records)
 
 
-class _Selection:
+class Selection:
     """What decode prints of each item: its JSON (with the payload when asked for, or when a path needs
     it), or its DataProxy records, kept by the -Y filter. Paths are checked against the protocol's specs
     up front, so that a misspelt field is an error rather than an empty column."""
