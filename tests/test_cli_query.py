@@ -104,10 +104,10 @@ def test_every_path_decode_prints_is_known():
     capture, passes the static check: the known paths come from the specs and the payload classes'
     JSON_KEYS, and they are complete."""
     from inlong_proto.capture import iter_capture_frames
-    from inlong_proto.cli.commands import _Selection
+    from inlong_proto.cli.commands import Selection
 
     data, _ = mixed_capture()
-    selection = _Selection("auto", (), None, False, True)
+    selection = Selection("auto", (), None, False, True)
     trees = {}
     seen = set()
     for item in iter_capture_frames(data, "auto", "PERMISSIVE"):
