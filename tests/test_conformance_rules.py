@@ -52,3 +52,16 @@ def test_summary_keeps_rule_ids_and_specs_whole_on_a_narrow_terminal():
     assert "…" not in out.getvalue()
     assert rows[0][0].strip() == "broadcast.request-frame"
     assert "".join(row[3].strip() for row in rows) == "specs/broadcast/broadcast_frame.ksy#data_request"
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_the_client_authors_page_renders_every_protocols_rules(protocol):
+    """Every protocol with strict peers has its table on docs/how-to/client-authors.md (broadcast had none)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("conformance_rules", ROOT / "docs/hooks/conformance_rules.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    page = hook.on_page_markdown((ROOT / "docs/how-to/client-authors.md").read_text(), None, None, None)
+    for rule in rules(protocol).values():
+        assert f"| `{rule.id}` | {' '.join(rule.expects.split())} |" in page
