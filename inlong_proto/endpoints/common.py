@@ -75,8 +75,8 @@ def strict_option(protocol: str):
     return click.option("--strict", "strict", type=click.Path(dir_okay=False), default=None,
                         help=f"Check every frame the other side sends against the rules of "
                              f"specs/{protocol}/conformance.yaml: one JSON line per finding (rule, peer, offset, "
-                             f"expected, got, spec) appended to this file as it happens, and a summary table "
-                             f"on stderr at exit. Answers stay upstream's.")
+                             f"length, expected, got, spec) appended to this file as it happens, and a summary "
+                             f"table on stderr at exit (Ctrl-C or kill for a server). Answers stay upstream's.")
 
 
 @contextlib.contextmanager
