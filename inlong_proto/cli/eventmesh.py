@@ -273,16 +273,13 @@ def uni_serve(host, port, rate_limit, dump_frames, log_level):
     publish (202; 413 over 1 MiB, 429 over --rate-limit), publish-batch, subscribe, unsubscribe, ack, poll,
     the SSE stream at /events/stream, request/reply and the lite routes (publish-bytes and poll-bytes carry
     EventMeshFrames); events are kept as EventMeshFrames. The agent and session routes answer 503 (none
-    configured). Runs until Ctrl-C, then prints one JSON line of counters.
+    configured). Runs until Ctrl-C or SIGTERM, then prints one JSON line of counters.
     """
     from inlong_proto.endpoints.eventmesh_uni_server import UniServer
 
     setup_logging(log_level)
     server = UniServer(host, port, rate_limit=rate_limit)
-    try:
-        asyncio.run(server.serve_forever())
-    except KeyboardInterrupt:
-        log.info("interrupted, exiting")
+    run_until_stopped(server.serve_forever(), log)  # Ctrl-C or kill: the frames are dumped either way
     if dump_frames is not None:
         log.info("%d frames written to %s", server.dump_frames(dump_frames), dump_frames)
     _echo_json(server.stats)

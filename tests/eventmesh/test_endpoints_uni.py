@@ -4,6 +4,8 @@ import asyncio
 import base64
 import json
 
+import pytest
+
 from inlong_proto.core.frames import decode
 from inlong_proto.endpoints.eventmesh_uni_server import UniServer
 from inlong_proto.eventmesh import http
@@ -100,14 +102,20 @@ def test_sse_stream_delivers_as_events_arrive():
     asyncio.run(main())
 
 
-def test_cli_uni_serve_answers_and_prints_its_counters():
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+def test_cli_uni_serve_answers_and_prints_its_counters(stop, tmp_path):
+    """Stopped by Ctrl-C or by kill, it prints its counters and writes its --dump-frames file."""
     import re
     import signal
     import subprocess
     import sys
 
+    import inlong_proto
+
+    dump = tmp_path / "frames.bin"
     proc = subprocess.Popen([sys.executable, "-m", "inlong_proto", "eventmesh", "uni-serve", "--port", "0",
-                             "--log-level", "INFO"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--dump-frames", str(dump), "--log-level", "INFO"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         port = None
         while port is None:
@@ -118,9 +126,10 @@ def test_cli_uni_serve_answers_and_prints_its_counters():
         [answer] = asyncio.run(exchange(port, request("POST", "/events/publish?topic=t", CE)))
         assert answer.status == 202 and json.loads(answer.body) == {"status": "accepted"}
     finally:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(getattr(signal, stop))
         out, _ = proc.communicate(timeout=30)
     assert proc.returncode == 0 and json.loads(out.strip().splitlines()[-1])["published"] == 1
+    assert [f.message_type for f in inlong_proto.iter_frames(dump.read_bytes(), "eventmesh-frame")] == ["event"]
 
 
 def test_the_control_plane_answers_503_with_upstreams_text_per_route():
