@@ -248,3 +248,26 @@ def test_export_replaces_an_old_corpus_and_refuses_other_folders(tmp_path):
     (tmp_path / "other" / "notes.txt").write_text("mine")
     result = runner.invoke(main, ["corpus", "export", str(tmp_path / "other")])
     assert result.exit_code == 1 and "holds no corpus" in result.output
+
+
+def test_export_and_the_kit_find_the_vectors_of_the_clone_they_run_in(tmp_path, monkeypatch):
+    """An installed package has no tests/vectors beside it: run from another folder, export and the kit say in
+    one line what to do (not a missing site-packages folder, not "no check matches"); from a clone's root they
+    read its tests/vectors."""
+    monkeypatch.setattr(corpus, "SOURCE_VECTORS", tmp_path / "site-packages" / "tests" / "vectors")
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    result = runner.invoke(main, ["corpus", "export", "out"])
+    assert result.exit_code == 1 and result.output == (
+        "inlong-proto: error: no test vectors found: run this from the root of a clone of inlong-proto"
+        " (it reads tests/vectors) or pass --vectors DIR\n")
+    assert not (tmp_path / "out").exists()
+    result = runner.invoke(main, ["tck", "-p", "broadcast", "--decoder", "false"])
+    assert result.exit_code == 1 and "no test vectors found" in result.output
+    assert "pass --corpus DIR" in result.output and "no check matches" not in result.output
+    (tmp_path / "empty").mkdir()
+    result = runner.invoke(main, ["corpus", "export", "out", "--vectors", "empty"])
+    assert result.exit_code == 1
+    assert result.output.startswith("inlong-proto: error: no test vectors in empty (it holds none of")
+    monkeypatch.chdir(ROOT)
+    assert corpus.find_vectors() == ROOT / "tests" / "vectors"

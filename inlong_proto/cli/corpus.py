@@ -30,7 +30,7 @@ from inlong_proto.eventmesh import h2
 
 CORPUS_VERSION = "1.1.0"
 SCHEMA = Path(__file__).resolve().parents[2] / "specs" / "corpus" / "manifest.schema.json"
-DEFAULT_VECTORS = Path(__file__).resolve().parents[2] / "tests" / "vectors"
+SOURCE_VECTORS = Path(__file__).resolve().parents[2] / "tests" / "vectors"  # only there in a clone
 
 # The rules a case is checked under (the kit, `inlong-proto tck`, applies them; docs/how-to/client-authors.md).
 RULES = {
@@ -130,6 +130,17 @@ def _vectors(root: Path):
                    vector.get("description", ""), "tests/vectors/" + path.relative_to(root).as_posix())
 
 
+def find_vectors(instead: str = "--vectors DIR") -> Path:
+    """The vectors an export reads by default: the current folder's tests/vectors (the root of a clone), else
+    the source tree's when this package runs from a clone; an installed package carries none (the error names
+    the option to pass instead)."""
+    for candidate in (Path.cwd() / "tests" / "vectors", SOURCE_VECTORS):
+        if any((candidate / folder).is_dir() for folder in FOLDERS.values()):
+            return candidate
+    raise click.ClickException("no test vectors found: run this from the root of a clone of inlong-proto "
+                               f"(it reads tests/vectors) or pass {instead}")
+
+
 class Builder:
     """Collects cases and writes them (bytes and expected) under out."""
 
@@ -190,8 +201,10 @@ def damaged_connection(stream: bytes, frame: bytes) -> bytes:
     return b"\xa5GARBAG" + stream + frame[:len(frame) // 2]
 
 
-def export(out: Path, vectors: Path = DEFAULT_VECTORS) -> dict:
-    """Write the corpus under out; the manifest (also written as out/manifest.json)."""
+def export(out: Path, vectors: Path | None = None) -> dict:
+    """Write the corpus under out, from vectors (default: find_vectors()); the manifest (also written as
+    out/manifest.json)."""
+    vectors = vectors or find_vectors()
     builder = Builder(out)
     whole: dict[tuple[str, str], list[bytes]] = {}
     kinds: dict[tuple[str, str], set] = {}
@@ -220,6 +233,8 @@ def export(out: Path, vectors: Path = DEFAULT_VECTORS) -> dict:
             builder.add(protocol, name + ".payload", "payload", direction, data, source,
                         description + " (with the payload layer)", decode_items(data, protocol, direction, True),
                         vector=origin)
+    if not builder.cases:
+        raise click.ClickException(f"no test vectors in {vectors} (it holds none of {', '.join(FOLDERS.values())})")
     # streams: every valid frame of one protocol and direction, pipelined; cut at every byte by rule
     for (protocol, sent), pieces in sorted(whole.items()):
         direction = None if sent == "any" else sent
@@ -256,17 +271,18 @@ def corpus():
 
 @corpus.command("export")
 @click.argument("directory", type=click.Path(file_okay=False))
-@click.option("--vectors", type=click.Path(exists=True, file_okay=False), default=str(DEFAULT_VECTORS),
-              show_default=False, help="The vectors folder (default: the clone's tests/vectors).")
+@click.option("--vectors", type=click.Path(exists=True, file_okay=False),
+              help="The vectors folder (default: tests/vectors of the clone this runs in or from).")
 def export_command(directory, vectors):
     """Write the corpus into DIRECTORY: manifest.json, frames/<protocol>/*.bin, expected/<protocol>/*.json."""
+    vectors = Path(vectors) if vectors else find_vectors()
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     if os.listdir(out) and not (out / "manifest.json").is_file():
         raise click.ClickException(f"{out} is not empty and holds no corpus")
     for folder in ("frames", "expected"):  # an earlier export's cases go: the new manifest names all there are
         shutil.rmtree(out / folder, ignore_errors=True)
-    manifest = export(out, Path(vectors))
+    manifest = export(out, vectors)
     by_rule: dict[str, int] = {}
     for case in manifest["cases"]:
         by_rule[case["rule"]] = by_rule.get(case["rule"], 0) + 1

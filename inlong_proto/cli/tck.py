@@ -511,7 +511,7 @@ def tck(decoder, encoder, corpus_dir, protocols, rules, cuts, not_covered, jobs,
     with tempfile.TemporaryDirectory(prefix="inlong-tck-") as scratch:
         root = Path(corpus_dir) if corpus_dir else Path(scratch)
         if not corpus_dir:
-            corpus_module.export(root)
+            corpus_module.export(root, corpus_module.find_vectors("--corpus DIR (written by `corpus export`)"))
         outcomes = run_kit(root, decoder, encoder, protocols, rules, cuts, jobs, not_covered, batch)
     if not outcomes:
         raise click.UsageError("no check matches --protocol / --rule")
