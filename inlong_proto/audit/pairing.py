@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 
-from inlong_proto.audit.readers import Answer, Delivery, Done, Pull, Sent, events
+from inlong_proto.audit.readers import Answer, Call, Delivery, Done, Pull, Sent, events
 
 __all__ = ["AuditedMessage", "Auditor", "Delivered", "MAX_OPEN", "MAX_SEEN", "NO_ANSWERS", "OUTCOMES"]
 
@@ -218,6 +218,8 @@ class Auditor:
         latency = None if time_ns is None or opened.time_ns is None else (time_ns - opened.time_ns) / 1e9
         self._close(opened)
         event = opened.event
+        if isinstance(event, Call):
+            return []
         if isinstance(event, Pull):
             if answer.ok and answer.delivered:
                 return [Delivered(event.system, event.group, event.stream, time_ns, answer.delivered, answer.size)]
@@ -241,7 +243,7 @@ class Auditor:
     def _finish(self, opened: _Open, reason: str) -> list:
         self._close(opened)
         event = opened.event
-        if isinstance(event, Pull):
+        if isinstance(event, (Pull, Call)):  # no message: nothing left unanswered
             return []
         outcome, reason = self._left_open(reason)
         return [_message(event, opened.time_ns, opened.flow, opened.client, opened.duplicate, outcome, reason,

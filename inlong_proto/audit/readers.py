@@ -14,7 +14,8 @@ upstream client matches it (docs/how-to/audit.md):
 * TubeMQ: by serial number per connection (as rpc.CallPairer pairs). sendMessageP2B is one message of its
   topic; an exception answer or SendMessageResponseB2P.success false is a failure. A re-send repeats the
   message's data and flag (there is no producer message id). getMessagesC2B is a pull: the messages of its
-  answer are deliveries of the pull's topic.
+  answer are deliveries of the pull's topic. Every other call (register, heartbeat, commit, close) is paired
+  with its answer and counted as nothing.
 * EventMesh TCP (facts 3.x): ASYNC_MESSAGE_TO_SERVER, BROADCAST_MESSAGE_TO_SERVER and REQUEST_TO_SERVER by
   header seq, answered by their _ACK (or RESPONSE_TO_CLIENT, or the command echoed with code 1); code 0 is
   success. Pushes (*_TO_CLIENT) are deliveries.
@@ -41,7 +42,7 @@ from inlong_proto.eventmesh.http import RequestCode
 from inlong_proto.eventmesh.tcp import Command
 from inlong_proto.tubemq.rpc import messages_of
 
-__all__ = ["Answer", "Delivery", "Done", "Pull", "Sent", "dump_direction", "events"]
+__all__ = ["Answer", "Call", "Delivery", "Done", "Pull", "Sent", "dump_direction", "events"]
 
 SEND_METHOD = "sendMessageP2B"
 PULL_METHOD = "getMessagesC2B"
@@ -84,6 +85,14 @@ class Pull:
     system: str
     group: str
     stream: str
+    key: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A request that is neither a send nor a pull (a TubeMQ register, heartbeat or close): its answer is
+    paired with it and ignored, so it is not reported as an answer that matched no request."""
+
     key: tuple
 
 
@@ -196,7 +205,7 @@ def _tubemq(frame, direction: str) -> list:
                          sum(len(item.payload) for item in data), frame.length, _resent_as(business))]
         if rpc.method == PULL_METHOD and business is not None:
             return [Pull("tubemq", business.topicName, "", key)]
-        return []  # any other call: its answer is not a message's (pairing counts it as unmatched)
+        return [Call(key)]
     if rpc.exception is not None:
         return [Answer(key, False, lenient_text(rpc.exception.class_name).rsplit(".", 1)[-1])]
     business = rpc.business

@@ -157,6 +157,39 @@ def test_tubemq_sends_paired_by_serial_and_pulls_delivered():
     assert all(r["system"] == "tubemq" and r["stream"] == "" for r in rows)
 
 
+def test_tubemq_calls_that_send_nothing_are_paired_and_ignored():
+    """A producer's register, heartbeat and close are no messages: their answers match them (not counted as
+    answers that matched no request, which `audit` notes), and one left without an answer is no lost message."""
+    from inlong_proto.generated.protobuf.tubemq import BrokerService_pb2 as broker
+    from inlong_proto.generated.protobuf.tubemq import MasterService_pb2 as master
+    from inlong_proto.tubemq import rpc
+
+    conv = Conversation(client=("10.0.0.5", 45000), server=("10.0.0.2", 8000))
+    calls = [(rpc.request_frame(1, "producerRegisterP2M", master.RegisterRequestP2M(
+                  clientId="p1", topicList=["t1"], brokerCheckSum=-1, hostName="10.0.0.5")),
+              rpc.response_frame(1, "producerRegisterP2M", master.RegisterResponseM2P(
+                  success=True, errCode=200, errMsg="OK", brokerCheckSum=1))),
+             (rpc.request_frame(2, "sendMessageP2B", broker.SendMessageRequestP2B(
+                  clientId="p1", topicName="t1", partitionId=0, data=b"m", flag=0, checkSum=-1, sentAddr=0)),
+              rpc.response_frame(2, "sendMessageP2B", broker.SendMessageResponseB2P(
+                  success=True, errCode=200, errMsg="OK"))),
+             (rpc.request_frame(3, "producerHeartbeatP2M", master.HeartRequestP2M(
+                  clientId="p1", brokerCheckSum=1, hostName="10.0.0.5")),
+              rpc.exception_frame(3, "org.apache.inlong.tubemq.corebase.exception.StandbyException", "standby")),
+             (rpc.request_frame(4, "producerCloseClientP2M", master.CloseRequestP2M(clientId="p1")), None)]
+    packets, ts = conv.open(T0), T0
+    for request, answer in calls:
+        ts += 10**9
+        packets += conv.send("client", inlong_proto.encode(request), ts)
+        if answer is not None:
+            packets += conv.send("server", inlong_proto.encode(answer), ts + 10**6)
+    packets += conv.close(ts + 10**9)
+    auditor = Auditor()
+    items = audit_capture(pcap_file(packets, nano=True), auditor=auditor)
+    assert [(item.group, item.outcome) for item in items] == [("t1", "ok")]
+    assert auditor.stats["answers"] == 3 and auditor.stats["unmatched_answers"] == 0
+
+
 # ------------------------------------------------------------------ EventMesh TCP
 def test_eventmesh_tcp_sends_acked_by_seq_and_pushes_delivered():
     from inlong_proto.eventmesh import tcp
