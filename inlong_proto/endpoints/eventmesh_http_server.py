@@ -150,7 +150,7 @@ class RequestReader:
             try:
                 event = self._conn.next_event()
             except h11.RemoteProtocolError as exc:
-                raise Refused(exc.error_status_hint, str(exc) or "malformed HTTP") from None
+                raise Refused(exc.error_status_hint, http.h11_reason(exc)[0] or "malformed HTTP") from None
             if event is h11.NEED_DATA:
                 return out
             if isinstance(event, h11.ConnectionClosed):
@@ -446,7 +446,7 @@ class WebhookPusher:
                     try:
                         event = conn.next_event()
                     except h11.RemoteProtocolError as exc:
-                        return Verdict(False, expires, f"not an HTTP answer: {exc}")
+                        return Verdict(False, expires, f"not an HTTP answer: {http.h11_reason(exc)[0]}")
                     if event is h11.NEED_DATA:
                         data = await reader.read(READ_SIZE)
                         if not data and not answered:

@@ -44,7 +44,7 @@ from inlong_proto.generated.eventmesh.bodies.subscription_item import (Subscript
 from inlong_proto.generated.eventmesh.bodies.webhook_reply import WebhookReply
 from inlong_proto.generated.tables.eventmesh.http import DATA as SPEC
 from inlong_proto.core.stream import DEFAULT_LIMITS, Limits, StreamDecoderBase, over_limit
-from inlong_proto.core.plain import render_bytes
+from inlong_proto.core.plain import printable, render_bytes
 from inlong_proto.eventmesh import uni
 from inlong_proto.eventmesh.tcp import dumps
 
@@ -53,8 +53,8 @@ PROTOCOL = "eventmesh-http"
 __all__ = ["BatchMessageEntity", "ClientConfig", "ClientRetCode", "CloudEvent", "HeartbeatEntity", "HttpError",
            "HttpRequest", "HttpResponse", "HttpStreamDecoder", "ReplyMessage", "RequestCode", "RetCode",
            "SubscriptionItem", "SubscriptionMode", "SubscriptionType", "WebhookReply", "batch_send",
-           "batch_send_v2", "build_request", "build_response", "error_status", "form_encode", "heartbeat",
-           "iter_messages", "java_hashmap_order", "push", "reply_message", "response", "send_cloudevent",
+           "batch_send_v2", "build_request", "build_response", "error_status", "form_encode", "h11_reason",
+           "heartbeat", "iter_messages", "java_hashmap_order", "push", "reply_message", "response", "send_cloudevent",
            "send_message", "subscribe", "unsubscribe", "webhook_reply"]
 
 # ----------------------------------------------------------------------------------- the spec's tables
@@ -490,6 +490,23 @@ def _where(segments: list[tuple[int, int, int]], fallback: int) -> Callable[[int
     return where
 
 
+def h11_reason(exc: h11.RemoteProtocolError) -> tuple[str, bytes | None]:
+    """h11's reason for refusing bytes, and the bytes it names: h11 quotes them by their Python repr
+    (bytearray(b'...')), which the reason shows instead as peer text is shown, their text with controls
+    escaped (plain.printable), or their hex when they are not UTF-8 (plain.render_bytes)."""
+    reason = str(exc)
+    quoted = re.search(r"bytearray\((b'.*'|b\".*\")\)", reason)
+    if not quoted:
+        return reason, None
+    try:
+        named = ast.literal_eval(quoted.group(1))
+    except (ValueError, SyntaxError):
+        return reason, None
+    shown = render_bytes(named)
+    text = printable(shown) if isinstance(shown, str) else f"hex {shown['hex']}"
+    return reason.replace(quoted.group(0), text), named
+
+
 def _read_request(head, body: bytes, segments, offset: int, length: int, head_end: int, chunked: bool) -> HttpRequest:
     notes: list[str] = []
     headers = _header_pairs(head)
@@ -894,20 +911,16 @@ class HttpStreamDecoder(StreamDecoderBase):
 
     # ---- errors and resynchronisation
     def _h11_error(self, exc: h11.RemoteProtocolError) -> DecodeError:
-        reason = str(exc) or type(exc).__name__
+        reason, line = h11_reason(exc)
+        reason = reason or type(exc).__name__
         if self._head is not None:
             if reason.startswith("malformed chunk footer"):  # h11 quotes however much had arrived
                 reason = "malformed chunk footer: the chunk's data is not followed by CRLF"
             return ValidationError(self._base + self._last, "http.body", reason)
         at = self._start
-        quoted = re.search(r"bytearray\((b'.*'|b\".*\")\)", reason)
-        if quoted:  # h11 names the offending line: point at it
-            try:
-                line = ast.literal_eval(quoted.group(1))
-                found = self._buf.find(line, self._start, self._start + MAX_HEAD + len(line))
-                at = found if found >= 0 else at
-            except (ValueError, SyntaxError):
-                pass
+        if line is not None:  # point at the offending line
+            found = self._buf.find(line, self._start, self._start + MAX_HEAD + len(line))
+            at = found if found >= 0 else at
         if "Receive buffer too long" in reason:
             reason = f"no end of the header block within {MAX_HEAD} bytes"
         return ValidationError(self._base + at, "http.head", reason)

@@ -243,6 +243,8 @@ def test_http_server_reports_the_one_rule_a_faulty_client_breaks(rule):
     assert answers[0].status == 200 and answers[0].ret.ret_code == 0
     if rule == "eventmesh.http-content-type":  # read as a form all the same
         assert [a.ret.ret_code for a in answers] == [0, 0, 0]
+    if rule == "eventmesh.http-message":  # the bytes as text, not h11's bytearray(b'...')
+        assert finding.got == "HTTP 400: illegal request line: GARBAGE"
 
 
 def test_http_server_reports_nothing_for_the_reference_client():

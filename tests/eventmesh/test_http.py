@@ -114,6 +114,19 @@ def test_error_offsets_point_at_the_fault(name, points_at):
     assert data[offset:offset + len(points_at)] == points_at
 
 
+@pytest.mark.parametrize("data, offset, reason", [
+    (b"GARBAGE\r\n\r\n", 0, "illegal request line: GARBAGE"),
+    (b"\xff\xfeX\r\n\r\n", 0, "illegal request line: hex fffe58"),
+    (b"GET / HTTP/1.1\r\nHost: x\r\nbad\x1b[2J line\r\n\r\n", 25, "illegal header line: bad\\x1b[2J line"),
+])
+def test_the_bytes_h11_refuses_are_shown_as_peer_text_not_as_a_python_repr(data, offset, reason):
+    """h11 names them as bytearray(b'...'); the reason shows their text, controls escaped (or their hex when
+    they are not UTF-8), and the error still points at them."""
+    with pytest.raises(ValidationError) as caught:
+        decode(data, "request")
+    assert (caught.value.offset, caught.value.field, caught.value.reason) == (offset, "http.head", reason)
+
+
 def test_a_cut_stream_is_a_truncation_at_its_end():
     data = data_of(ALL["send_async_java"])
     for cut in (1, 20, 300, len(data) - 1):
