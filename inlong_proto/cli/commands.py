@@ -393,10 +393,14 @@ def _decode(protocol, direction, mode, with_payload, follow, fields, expression,
     output = _output_writer(output_format, selection, as_records, protocol)
     batched = whole_files.jsonl_applies(files, output_format, follow, fields, expression, as_records, with_payload,
                                         max_frame_size, protocol)
+    tabled = whole_files.table_applies(files, output_format, follow, fields, expression, as_records, with_payload,
+                                       max_frame_size, protocol)
     for path in files:
         named = path if len(files) > 1 else None
         if batched and whole_files.write_jsonl(path, protocol, direction, mode, current_stdout, named):
             continue  # a raw dump's JSON lines from the compiled batches (whole_files: JSON lines)
+        if tabled and whole_files.write_table(path, protocol, direction, mode, output):
+            continue  # the packet list from the compiled batches, a column at a time (packet_list.cells_of)
         live = _LiveDecoder(path, protocol, direction, mode, max_frame_size)
         read = 0
         try:

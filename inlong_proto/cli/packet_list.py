@@ -9,7 +9,12 @@ the spec's field doc.
 
 Rows are written as they are decoded (the first row fixes the column widths, which grow if a later value is
 wider) and fit the terminal's width: Info is cut with …, never a number. Written to a file or a pipe nothing
-is cut (on a terminal COLUMNS, when set, is the width). Every cell is escaped as inspect escapes values."""
+is cut (on a terminal COLUMNS, when set, is the width). Every cell is escaped as inspect escapes values.
+
+A file that cli.whole_files reads as the compiled path's Arrow batches is written from its columns
+(PacketList.write_columns, cells_of): the same lines, built a column at a time, its Info from the summary's
+pieces over text columns (info_column; a payload's fields from its protocol's columnar reader,
+PAYLOAD_COLUMNS)."""
 from __future__ import annotations
 
 import os
@@ -21,6 +26,8 @@ from inlong_proto.core.plain import printable
 PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 INFO_MIN = 30  # below this many columns of Info, a capture's ends are written short (see ends())
 _MISSING = object()
+# payload reader -> the function giving, from a batch, the payload fields its summary names as text columns
+PAYLOAD_COLUMNS = {"inlong_proto.dataproxy.payload": "inlong_proto.dataproxy.summary:summary_columns"}
 
 
 def summary_needs_payload(protocol: str) -> bool:
@@ -112,10 +119,60 @@ class PacketList:
         if records:
             self.stream.flush()
 
+    def write_columns(self, cells: dict) -> None:
+        """Rows given as cells_of's columns, written as write writes their items (widths grown row by row)."""
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        rows = len(cells["protocol"])
+        if not rows:
+            return
+        if self.widths is None:
+            self._start(cells["first"])
+        if cells["capture"]:
+            ns = cells["ns"]
+            if self.first_ns is None:
+                self.first_ns = int(ns[0])
+            when = pa.array([f"{value:.6f}" for value in ((ns - self.first_ns) / 1e9).tolist()], pa.string())
+        else:
+            when = cells["offset"]
+        text = {"no": pc.cast(pa.array(np.arange(self.number + 1, self.number + rows + 1)), pa.string()),
+                "time": when, "ends": cells["short" if self.short_ends else "ends"],
+                "protocol": cells["protocol"], "length": cells["length"]}
+        self.number += rows
+        keys = ("no", "time", "ends", "protocol", "length")
+        grown = {key: np.maximum.accumulate(np.maximum(
+            pc.utf8_length(text[key]).to_numpy(zero_copy_only=False), self.widths[key])) for key in keys}
+        changed = np.zeros(rows, bool)
+        changed[0] = True
+        for key in keys:
+            changed[1:] |= grown[key][1:] != grown[key][:-1]
+        starts = np.append(np.flatnonzero(changed), rows)
+        parts = []
+        for start, end in zip(starts[:-1].tolist(), starts[1:].tolist()):
+            w = {key: int(grown[key][start]) for key in keys}
+            piece = {key: text[key].slice(start, end - start) for key in keys}
+            left = [pc.utf8_lpad(piece["no"], w["no"]), pc.utf8_lpad(piece["time"], w["time"]),
+                    pc.utf8_rpad(piece["ends"], w["ends"]), pc.utf8_rpad(piece["protocol"], w["protocol"]),
+                    pc.utf8_lpad(piece["length"], w["length"])]
+            info = cells["info"].slice(start, end - start)
+            if self.columns is not None:  # cut as cut() cuts
+                room = max(self.columns - sum(w.values()) - 5 - 1, 1)
+                info = pc.if_else(pc.greater(pc.utf8_length(info), room), pc.binary_join_element_wise(
+                    pc.utf8_slice_codeunits(info, 0, room - 1), "…", ""), info)
+            parts.append(pc.binary_join_element_wise(*left, pc.binary_join_element_wise(info, "\n", ""), " "))
+        self.widths.update({key: int(grown[key][-1]) for key in keys})
+        from inlong_proto.cli.whole_files import _text_bytes
+
+        lines = pa.concat_arrays(parts)
+        self.stream.write(_text_bytes(lines).tobytes().decode("utf-8"))
+        self.stream.flush()
+
     def close(self) -> None:
         pass
 
-    def _ends(self, record: dict) -> str:
+    def _ends(self, record: dict) -> str:  # (cells_of writes them by columns)
         """A capture's ends, sender first: host:port → host:port; written short when the full form would
         leave Info fewer than INFO_MIN columns: the hosts, or the ports when both ends are on one host (on
         loopback the ports are what tells the ends apart)."""
@@ -180,3 +237,111 @@ class PacketList:
         w = self.widths
         self.stream.write(f"{names['no']:>{w['no']}} {names['time']:>{w['time']}} {names['ends']:<{w['ends']}} "
                           f"{names['protocol']:<{w['protocol']}} {names['length']:>{w['length']}} Info\n")
+
+
+def cells_of(batch, protocol: str, capture: bool) -> dict | None:
+    """The cells of a batch of the compiled path's rows (a capture's: with compiled_capture.ITEM_COLUMNS) as
+    PacketList.write_columns takes them, or None where a row's Info cannot be said from the columns (then
+    its file is streamed): a capture's ends both full and short, its times in nanoseconds, and the first
+    row as the dict PacketList._start reads."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from inlong_proto.core import arrow
+
+    info = info_column(batch, protocol)
+    if info is None:
+        return None
+    cells = {"capture": capture, "protocol": _printable(batch.column("protocol")),
+             "length": pc.cast(batch.column("length"), pa.string()), "info": _printable(info)}
+    if capture:
+        field = batch.column(arrow.CAPTURE_COLUMN).field
+        ns = batch.column("timestamp_ns")
+        ends = [field(name) for name in ("client", "client_port", "server", "server_port", "sender")]
+        if ns.null_count or any(column.null_count for column in ends):
+            return None
+        client, client_port, server, server_port, sender = (pc.cast(column, pa.string()) for column in ends)
+        answer = pc.not_equal(sender, "client")
+        source, source_port = pc.if_else(answer, server, client), pc.if_else(answer, server_port, client_port)
+        target, target_port = pc.if_else(answer, client, server), pc.if_else(answer, client_port, server_port)
+        cells["ends"] = _printable(pc.binary_join_element_wise(source, ":", source_port, " → ", target, ":",
+                                                               target_port, ""))
+        cells["short"] = _printable(pc.if_else(
+            pc.equal(source, target), pc.binary_join_element_wise(":", source_port, " → :", target_port, ""),
+            pc.binary_join_element_wise(source, " → ", target, "")))
+        cells["ns"] = ns.to_numpy()
+        first = batch.slice(0, 1).to_pylist()[0]
+        where = first[arrow.CAPTURE_COLUMN]
+        cells["first"] = {"flow": {key: where[key] for key in ("client", "client_port", "server", "server_port")},
+                          "stream": "request" if where["sender"] == "client" else "response",
+                          **{key: first[key] for key in ("timestamp_ns", "protocol", "length")}}
+    else:
+        cells["offset"] = pc.cast(batch.column("offset"), pa.string())
+        cells["ends"] = cells["short"] = _printable(batch.column("direction").fill_null(""))
+        first = batch.slice(0, 1).to_pylist()[0]
+        cells["first"] = {key: first[key] for key in ("offset", "direction", "protocol", "length")}
+    return cells
+
+
+def info_column(batch, protocol: str):
+    """The Info of every row of a batch of protocol's frames (error rows are not taken: None), from its
+    summary's pieces: a placeholder names a top-level text or integer column, or a payload field that
+    PAYLOAD_COLUMNS' reader gives; None where a piece names anything else or the reader does not cover a
+    row."""
+    import importlib
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if batch.column("error").null_count != batch.num_rows:
+        return None
+    values = {}
+    reader = protocols.PAYLOAD_READERS.get(protocol)
+    if summary_needs_payload(protocol):
+        module, _, name = PAYLOAD_COLUMNS.get(reader, ":").partition(":")
+        values = getattr(importlib.import_module(module), name)(batch) if module else None
+        if values is None:
+            return None
+    rows = batch.num_rows
+    none = pa.nulls(rows, pa.string())
+    info, seen = pa.array([""] * rows, pa.string()), pa.array([False] * rows)
+    for piece in protocols.SUMMARIES.get(protocol, ("{message_type}",)):
+        parts = []
+        for literal, path in zip(PLACEHOLDER.split(piece)[::2], [*PLACEHOLDER.findall(piece), None]):
+            parts.append(literal)
+            if path is None:
+                break
+            column = values.get(path)
+            if column is None:
+                if path not in batch.schema.names:
+                    return None
+                column = batch.column(path)
+                kind = column.type
+                if not (pa.types.is_string(kind) or pa.types.is_integer(kind)):
+                    return None
+                column = pc.cast(column, pa.string())
+                column = pc.if_else(pc.equal(column, ""), none, column)
+            parts.append(column)
+        text = pc.binary_join_element_wise(*[pa.scalar(part) if isinstance(part, str) else part for part in parts],
+                                           "", null_handling="emit_null")
+        if not isinstance(text, pa.Array):  # a piece with no placeholder
+            text = pa.array([text.as_py()] * rows, pa.string())
+        present = text.is_valid()
+        info = pc.if_else(present, pc.binary_join_element_wise(info, pc.if_else(seen, " ", ""), text.fill_null(""),
+                                                               ""), info)
+        seen = pc.or_(seen, present)
+    return info
+
+
+def _printable(column):
+    """A text column's cells as printable() writes them: as they are where printable ASCII (by Arrow),
+    the others value by value."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    plain = pc.fill_null(pc.ascii_is_printable(column), True)
+    if pc.all(plain).as_py():
+        return column
+    rest = pc.invert(plain)
+    cells = pa.array([printable(value) for value in pc.filter(column, rest).to_pylist()], pa.string())
+    return pc.replace_with_mask(column, rest, cells)

@@ -18,8 +18,11 @@ they come:
 - jsonl: on raw dumps and captures of a protocol whose JSON the batches hold whole, the same lines as the
   streaming path, built column by column from the rows (JSON lines, below); any other file is streamed.
 
-With -T csv / parquet and an -e, -Y, --records or --payload, and for -T json / table / wide, decode keeps its
-streaming path (output.py): those need each item's JSON. The modes are the readers': PERMISSIVE
+- table (the packet list): on the files jsonl takes, its rows built column by column (cli.packet_list.cells_of),
+  where each row's Info can be said from the columns (write_table); any other file is streamed.
+
+With -T csv / parquet and an -e, -Y, --records or --payload, and for -T json / wide, decode keeps its streaming
+path (output.py): those need each item's JSON. The modes are the readers': PERMISSIVE
 keeps error rows, DROPMALFORMED leaves them out, FAILFAST stops at the first with one error line (exit 1).
 A capture's frames keep their TCP direction; -d keeps the frames of one direction, as the streaming path
 does. Memory: a dump is mapped and scanned in place, a capture is read whole (CAPTURE_WHOLE); a batch at
@@ -390,6 +393,53 @@ def write_jsonl(path: str, protocol: str, direction: str | None, mode: str, stre
         else:
             stream.write(terminal_escapes(text.decode("utf-8")))
         stream.flush()
+    return True
+
+
+def table_applies(files, output_format: str, follow: bool, fields, expression, as_records: bool,
+                  with_payload: bool, max_frame_size, protocol: str) -> bool:
+    """Whether decode's packet list (-T table, no -e) can read its files' batches (write_table)."""
+    return output_format == "table" and jsonl_applies(files, "jsonl", follow, fields, expression, as_records,
+                                                      with_payload, max_frame_size, protocol)
+
+
+def write_table(path: str, protocol: str, direction: str | None, mode: str, table) -> bool:
+    """One file's items as rows of table (a cli.packet_list.PacketList) from its batches, a column at a
+    time (packet_list.cells_of); False (nothing written) where the file is to be streamed instead: as
+    write_jsonl, and where a row's Info cannot be said from the columns."""
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return False
+    from inlong_proto.capture.container import is_capture
+    from inlong_proto.cli.packet_list import cells_of
+    from inlong_proto.core.errors import InlongProtoError
+
+    read_mode = "DROPMALFORMED" if mode.upper() == "DROPMALFORMED" else "PERMISSIVE"
+    rows = []
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4)
+            size = os.fstat(handle.fileno()).st_size
+            if not size or size > JSONL_WHOLE:
+                return False
+            if is_capture(head):
+                handle.seek(0)
+                batches = _capture_batches(handle.read(), protocol, read_mode, direction)
+                if batches is None:
+                    return False
+            else:
+                batches = _dump_batches(path, protocol, direction, read_mode)
+            for batch in with_progress_at(batches, path, _position):
+                cells = cells_of(batch, protocol, is_capture(head)) if batch.num_rows else None
+                if batch.num_rows and cells is None:
+                    return False
+                if cells is not None:
+                    rows.append(cells)
+    except InlongProtoError:  # the streaming path says what it makes of the file
+        return False
+    for cells in rows:
+        table.write_columns(cells)
     return True
 
 
