@@ -204,3 +204,58 @@ def test_capture_items_number_every_flow():
                                                      for name in compiled_capture.ITEM_COLUMNS))]
     expected = [(item.flow.number, item.timestamp_ns) for item in iter_capture_frames(data, "dataproxy", "PERMISSIVE")]
     assert got == expected and {number for number, _ in got} == {2, 3, 4, 5, 6}
+
+
+def protocols_capture(streams: dict[int, list[tuple[str, bytes]]]) -> bytes:
+    """Two connections per server port, each taking every other of that port's (side, frame)s, all of them
+    interleaved frame by frame: a capture that -p auto classifies per flow into several protocols."""
+    from inlong_proto.capture.writer import Conversation, pcap_file
+
+    ts = 1_700_000_000 * 10**9 + 123_456_789
+    packets, talks = [], []
+    for port, frames in streams.items():
+        pair = [Conversation((f"10.1.{port & 255}.{c}", 41000 + c), ("10.255.0.2", port)) for c in range(2)]
+        for conversation in pair:
+            packets += conversation.open(ts)
+        talks.append([(pair[index % 2], side, frame) for index, (side, frame) in enumerate(frames)])
+    for step in range(max(map(len, talks))):
+        for talk in talks:
+            if step < len(talk):
+                conversation, side, frame = talk[step]
+                ts += 1_000_001
+                packets += conversation.send(side, frame, ts)
+    return pcap_file(packets, nano=True)
+
+
+def auto_files(where: Path) -> list[Path]:
+    """The capture vectors, the sample dumps, and generated captures of several protocols: DataProxy and
+    broadcast (the batches hold both's JSON), and those with an EventMesh flow too (streamed)."""
+    from tools.bench.native_capture import broadcast_frames, dataproxy_frames
+
+    eventmesh = (ROOT / "tests" / "vectors" / "capture" / "eventmesh_lo.client.bin").read_bytes()
+    made = {"dp_broadcast": {46801: dataproxy_frames(400), 8090: broadcast_frames(120)},
+            "with_eventmesh": {46801: dataproxy_frames(60), 8090: broadcast_frames(30), 10000: [("client", eventmesh)]}}
+    for name, streams in made.items():
+        (where / f"{name}.pcap").write_bytes(protocols_capture(streams))
+    return sorted([*(ROOT / "tests" / "vectors" / "capture").glob("*"), *ROOT.glob("examples/data/*"),
+                   *where.glob("*.pcap")])
+
+
+def test_auto_jsonl_is_the_streaming_jsonl(tmp_path, monkeypatch):
+    """-p auto (decode's default): a capture's flows each in their own protocol's JSON, a dump in the
+    protocol its head settles on, byte for byte the streaming path's in every mode and with -d; the
+    generated captures of DataProxy and broadcast flows go through the batches, one with an EventMesh row
+    is streamed."""
+    taken = {}
+    write = whole_files.write_jsonl
+    monkeypatch.setattr(whole_files, "write_jsonl",
+                        lambda *args: taken.setdefault(Path(args[0]).name, []).append(write(*args)) or taken[
+                            Path(args[0]).name][-1])
+    for path in auto_files(tmp_path):
+        for extra in ([], ["-d", "response"], ["--mode", "DROPMALFORMED"], ["--mode", "FAILFAST"]):
+            args = ["-p", "auto", *extra, "-T", "jsonl", str(path)]
+            assert run(args, True, monkeypatch) == run(args, False, monkeypatch), args
+    assert all(taken["dp_broadcast.pcap"]) and all(taken["dataproxy_lo.pcap"]) and all(taken["broadcast.bin"])
+    assert taken["with_eventmesh.pcap"] == [False, True, False, False]  # (-d response: no EventMesh row left)
+    args = ["-T", "jsonl", *map(str, auto_files(tmp_path))]  # several files named, -p auto by default
+    assert run(args, True, monkeypatch) == run(args, False, monkeypatch)

@@ -113,3 +113,23 @@ def test_generated_captures_table_is_the_streaming_table(tmp_path, taken, monkey
     out = same(["-p", "dataproxy", *extra, "-T", "table", *map(str, paths), str(ROOT / "examples" / "data" /
                                                                                "dataproxy.bin")], monkeypatch)
     assert out[1].count(b"\n") > 200  # (-d response: the request dump read as answers fails, alike)
+
+
+def test_auto_table_is_the_streaming_table(tmp_path, taken, monkeypatch):
+    """-p auto, decode's default: the capture vectors, the sample dumps and generated captures (DataProxy
+    alone, DataProxy with broadcast, with EventMesh too), each protocol's rows with their own Info, on a
+    pipe and on terminals; the DataProxy capture goes through the batches."""
+    from tools.bench.native_capture import dataproxy_frames
+
+    from test_cli_jsonl_batches import auto_files
+
+    (tmp_path / "dataproxy_only.pcap").write_bytes(mixed_capture(dataproxy_frames(300) + covered_frames(), 46801,
+                                                                 nano=True))
+    files = auto_files(tmp_path)
+    for path in files:
+        del taken[:]
+        for extra in ([], ["-d", "response"], ["--mode", "DROPMALFORMED"]):
+            same(["-p", "auto", *extra, "-T", "table", str(path)], monkeypatch)
+        if path.name == "dataproxy_only.pcap":
+            assert all(taken) and len(taken) == 9
+    same(["-T", "table", *map(str, files)], monkeypatch)

@@ -146,13 +146,11 @@ ITEM_COLUMNS = ("flow_number", "timestamp_ns")  # capture_items' two more column
 def capture_items(data, protocol: str, mode: str = "FAILFAST", path: str = "", *, batch_rows: int = BATCH_ROWS):
     """compiled_batches' batches with ITEM_COLUMNS appended, what a CaptureFrame's JSON holds and the readers'
     rows do not: its flow's number (Flow.number, every connection the capture opened counted) and the exact
-    capture time in nanoseconds; None where the compiled path does not take the capture, for protocol auto,
-    or when the walker hands a 4-tuple over (a replayed 4-tuple's flows are numbered by a decoder of their own).
-    For decode -T jsonl (cli.whole_files)."""
+    capture time in nanoseconds (protocol auto: after auto_schema's columns); None where the compiled path does
+    not take the capture, or when the walker hands a 4-tuple over (a replayed 4-tuple's flows are numbered by a
+    decoder of their own). For decode -T jsonl and -T table (cli.whole_files)."""
     mode = check_mode(mode)
     name = CaptureDecoder(protocol, mode).protocol
-    if name == "auto":
-        return None
     table = _compiled(data, name, mode, path, {}, items=True)
     return None if table is None else table.to_batches(max_chunksize=batch_rows)
 
@@ -224,7 +222,7 @@ def _compiled(data, protocol: str, mode: str, path: str, report: dict, items: bo
         return None
     numbers = np.frombuffer(walked[10], dtype=np.int64)
     if protocol == "auto":
-        return _compiled_auto(walked, packets, conns, ends, finish_key, mode, path, report)
+        return _compiled_auto(walked, packets, conns, ends, finish_key, mode, path, report, numbers if items else None)
     proto = protocols.get(protocol)
     parts = []  # (table, order keys, order subkeys, rank within a key)
     for d, direction in enumerate(DIRECTIONS):
@@ -242,8 +240,7 @@ def _compiled(data, protocol: str, mode: str, path: str, report: dict, items: bo
             origin = rows[np.searchsorted(rows[:, 0], offsets, side="right") - 1]
             table = table.append_column(arrow.capture_field(), _capture(conns, ends, number, d, origin))
             if items:
-                table = table.append_column(ITEM_COLUMNS[0], pa.array(numbers[number])).append_column(
-                    ITEM_COLUMNS[1], pa.array(origin[:, 2]))
+                table = _item_columns(table, numbers[number], origin)
             parts.append((table, key, sub, offsets))
     replay = walked[8] if walked[8] or not any(walked[7]) else walk(data, record=True, skip=skip)[8]
     replayed = _replayed(data, np.frombuffer(replay, dtype=np.int64).reshape(-1, 7), packets, protocol, mode,
@@ -252,9 +249,7 @@ def _compiled(data, protocol: str, mode: str, path: str, report: dict, items: bo
         return None
     parts += replayed
     if not parts:
-        schema = arrow.frame_schema(protocol)
-        return (schema.append(pa.field(ITEM_COLUMNS[0], pa.int64())).append(pa.field(ITEM_COLUMNS[1], pa.int64()))
-                if items else schema).empty_table()
+        return _with_items(arrow.frame_schema(protocol), items).empty_table()
     order = np.lexsort(tuple(np.concatenate([part[i] for part in parts]) for i in (3, 2, 1)))
     table = pa.concat_tables([part[0] for part in parts])
     if not (order[1:] > order[:-1]).all():  # rows of different directions or connections interleave
@@ -262,10 +257,28 @@ def _compiled(data, protocol: str, mode: str, path: str, report: dict, items: bo
     return table
 
 
-def _compiled_auto(walked, packets: int, conns, ends: list, finish_key, mode: str, path: str, report: dict):
+def _with_items(schema, items: bool):
+    """schema, with capture_items' ITEM_COLUMNS when items."""
+    import pyarrow as pa
+
+    return schema.append(pa.field(ITEM_COLUMNS[0], pa.int64())).append(pa.field(ITEM_COLUMNS[1], pa.int64())) \
+        if items else schema
+
+
+def _item_columns(table, flow_numbers, origin):
+    """table with ITEM_COLUMNS: its rows' flow numbers, and the capture times of their packets (origin rows)."""
+    import pyarrow as pa
+
+    return table.append_column(ITEM_COLUMNS[0], pa.array(flow_numbers)).append_column(ITEM_COLUMNS[1],
+                                                                                      pa.array(origin[:, 2]))
+
+
+def _compiled_auto(walked, packets: int, conns, ends: list, finish_key, mode: str, path: str, report: dict,
+                   numbers=None):
     """protocol "auto": each connection classified as CaptureDecoder("auto") classifies it, the connections of
     each framed protocol framed by its compiled scanner, the rows in auto_schema and in CaptureDecoder's
-    order; None (the pure path) where the module doc says."""
+    order; None (the pure path) where the module doc says. numbers: every connection's flow number, for
+    capture_items' ITEM_COLUMNS (None: without them)."""
     import numpy as np
     import pyarrow as pa
 
@@ -345,9 +358,11 @@ def _compiled_auto(walked, packets: int, conns, ends: list, finish_key, mode: st
                                             _capture(conns, ends, number[local_number], d, origin))
                 table = pa.Table.from_batches([arrow.auto_of(batch, name) for batch in table.to_batches()],
                                               arrow.auto_schema())
+                if numbers is not None:
+                    table = _item_columns(table, numbers[number[local_number]], origin)
                 parts.append((table, key, sub, offsets))
     if not parts:
-        return arrow.auto_schema().empty_table()
+        return _with_items(arrow.auto_schema(), numbers is not None).empty_table()
     keys = np.concatenate([part[1] for part in parts])
     if len(keys) > capture.MAX_HELD_FRAMES:  # the most rows that can wait on one flow's classification
         ordered = np.sort(keys)

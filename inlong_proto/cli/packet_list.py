@@ -287,7 +287,7 @@ def info_column(batch, protocol: str):
     """The Info of every row of a batch of protocol's frames (error rows are not taken: None), from its
     summary's pieces: a placeholder names a top-level text or integer column, or a payload field that
     PAYLOAD_COLUMNS' reader gives; None where a piece names anything else or the reader does not cover a
-    row."""
+    row. protocol auto (a capture's auto_schema rows): each row's own protocol's Info (whole_files.by_protocol)."""
     import importlib
 
     import pyarrow as pa
@@ -295,6 +295,10 @@ def info_column(batch, protocol: str):
 
     if batch.column("error").null_count != batch.num_rows:
         return None
+    if protocol == "auto":
+        from inlong_proto.cli.whole_files import by_protocol
+
+        return by_protocol(batch, info_column)
     values = {}
     reader = protocols.PAYLOAD_READERS.get(protocol)
     if summary_needs_payload(protocol):

@@ -16,7 +16,8 @@ they come:
   (printable(), and a leading quote before a formula start): by Arrow kernels where the text is ASCII,
   row by row through output.csv_cell where it is not (safe_text).
 - jsonl: on raw dumps and captures of a protocol whose JSON the batches hold whole, the same lines as the
-  streaming path, built column by column from the rows (JSON lines, below); any other file is streamed.
+  streaming path, built column by column from the rows (JSON lines, below), -p auto included (a capture's
+  flows each in their own protocol); any other file is streamed.
 
 - table (the packet list): on the files jsonl takes, its rows built column by column (cli.packet_list.cells_of),
   where each row's Info can be said from the columns (write_table); any other file is streamed.
@@ -329,12 +330,18 @@ def _formula(column):
 # joined by Arrow and written from its buffer. A file holding an error span (its JSON names the error's
 # kind, which the batches do not) or a row the columns cannot say is decoded by the streaming path
 # instead, as is a file over JSONL_WHOLE bytes (its JSON text is held until its end is known to hold none).
+# With -p auto, a dump is read as the protocol its head settles on (as the streaming path chooses it), and a
+# capture's rows (auto_schema: each protocol's columns in its struct) are said a protocol at a time, each
+# protocol's rows taken out of its struct (by_protocol), and put back in row order.
 JSONL_WHOLE = 64 << 20
 
 
 def jsonl_protocol(protocol: str) -> bool:
-    """Whether a file of protocol can be written as JSON lines from its batches (above)."""
-    if protocol == arrow.AUTO or protocol in protocols.STREAM_PROTOCOLS:
+    """Whether a file of protocol can be written as JSON lines from its batches (above); auto: whether some
+    file may be (each row's own protocol decides)."""
+    if protocol == arrow.AUTO:
+        return any(jsonl_protocol(name) for name in protocols.every_name())
+    if protocol in protocols.STREAM_PROTOCOLS:
         return False
     return all(codec.describe is None for codec in protocols.get(protocol).codecs)
 
@@ -372,6 +379,9 @@ def write_jsonl(path: str, protocol: str, direction: str | None, mode: str, stre
             size = os.fstat(handle.fileno()).st_size
             if not size or size > JSONL_WHOLE:
                 return False
+            protocol = _file_protocol(handle, protocol)
+            if protocol is None:
+                return False
             if is_capture(head):
                 handle.seek(0)
                 batches = _capture_batches(handle.read(), protocol, read_mode, direction)
@@ -379,7 +389,7 @@ def write_jsonl(path: str, protocol: str, direction: str | None, mode: str, stre
                     return False
             else:
                 batches = _dump_batches(path, protocol, direction, read_mode)
-            lines = JsonText(protocol, is_capture(head), named)
+            lines = AutoJsonText(named) if protocol == arrow.AUTO else JsonText(protocol, is_capture(head), named)
             for batch in with_progress_at(batches, path, _position):
                 if batch.column("error").null_count != batch.num_rows:
                     return False
@@ -423,6 +433,9 @@ def write_table(path: str, protocol: str, direction: str | None, mode: str, tabl
             size = os.fstat(handle.fileno()).st_size
             if not size or size > JSONL_WHOLE:
                 return False
+            protocol = _file_protocol(handle, protocol)
+            if protocol is None:
+                return False
             if is_capture(head):
                 handle.seek(0)
                 batches = _capture_batches(handle.read(), protocol, read_mode, direction)
@@ -441,6 +454,54 @@ def write_table(path: str, protocol: str, direction: str | None, mode: str, tabl
     for cells in rows:
         table.write_columns(cells)
     return True
+
+
+def _file_protocol(handle, protocol: str) -> str | None:
+    """The protocol a file's batches are read as: a capture's -p as it is (auto: per flow); with -p auto, a
+    dump's that its head settles on, as the streaming path's _LiveDecoder chooses it (None: no protocol, or
+    one whose JSON the batches do not hold; the streaming path then says what it makes of the file)."""
+    from inlong_proto.capture.container import is_capture
+    from inlong_proto.core.detect import HEAD_SIZE, settle
+
+    handle.seek(0)
+    head = handle.read(HEAD_SIZE)
+    if protocol != arrow.AUTO or is_capture(head[:4]):
+        return protocol
+    found = settle(head)[0]
+    return found if found is not None and jsonl_protocol(found) else None
+
+
+def by_protocol(batch, say):
+    """An auto_schema batch's rows (with capture_items' ITEM_COLUMNS) as text, one per row in row order:
+    each protocol's rows taken out of its struct into that protocol's frame columns (frame_schema's names)
+    and said by say(rows, name), an Arrow text array or None; None where say gives None or a row is of no
+    registered protocol."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    meta = [name for name, _ in arrow.META_COLUMNS]
+    rest = [arrow.CAPTURE_COLUMN, *(name for name in batch.schema.names if name in ("flow_number", "timestamp_ns"))]
+    names = batch.column("protocol").to_numpy(zero_copy_only=False)
+    parts, order = [], []
+    for name in np.unique(names.astype(str)).tolist():
+        if name not in protocols.every_name():
+            return None
+        rows = pa.array(np.flatnonzero(names == name))
+        own = batch.take(rows)
+        frame = own.column(protocols.column_name(name))
+        fields = list(frame.type)
+        columns = ([own.column(column) for column in meta] + [pc.struct_field(frame, [index]) for index in
+                                                              range(len(fields))]
+                   + [own.column(column) for column in rest])
+        said = say(pa.RecordBatch.from_arrays(columns, [*meta, *(field.name for field in fields), *rest]), name)
+        if said is None:
+            return None
+        parts.append(said)
+        order.append(rows.to_numpy())
+    if len(parts) == 1:
+        return parts[0]
+    return pa.concat_arrays(parts).take(pa.array(np.argsort(np.concatenate(order), kind="stable")))
 
 
 def _capture_batches(data: bytes, protocol: str, mode: str, direction: str | None):
@@ -491,6 +552,10 @@ class JsonText:
 
     def text(self, batch) -> bytes:
         """The batch's lines, end to end (each ends in a newline)."""
+        return _text_bytes(self.lines(batch)).tobytes()
+
+    def lines(self, batch):
+        """The batch's lines, an Arrow text array."""
         import numpy as np
         import pyarrow as pa
 
@@ -513,14 +578,13 @@ class JsonText:
             types.setdefault(cls, {})[layout] = held, true
         if len(types) == 1:
             (cls, layouts), = types.items()
-            return _text_bytes(self._lines(batch, cls, layouts, key)).tobytes()
+            return self._lines(batch, cls, layouts, key)
         parts, order = [], []
         for cls, layouts in types.items():
             rows = np.flatnonzero(np.isin(key, list(layouts)))
             parts.append(self._lines(batch.take(pa.array(rows)), cls, layouts, key[rows]))
             order.append(rows)
-        lines = pa.concat_arrays(parts).take(pa.array(np.argsort(np.concatenate(order), kind="stable")))
-        return _text_bytes(lines).tobytes()
+        return pa.concat_arrays(parts).take(pa.array(np.argsort(np.concatenate(order), kind="stable")))
 
     def _lines(self, batch, cls, layouts: dict, key):
         """The lines of rows of one frame type; layouts: each row layout's message columns held and flag
@@ -563,6 +627,24 @@ class JsonText:
                 '}, "stream": ', pc.if_else(pc.equal(field("sender"), "client"), '"request"', '"response"'),
                 ', "timestamp": "', stamps, '+00:00", "timestamp_ns": ', _leaf_text(None, ns),
                 ', "file_offset": ', _leaf_text(None, field("packet_offset")), ", "]
+
+
+class AutoJsonText:
+    """JsonText for -p auto's capture batches: each protocol's rows said by its own JsonText (by_protocol)."""
+
+    def __init__(self, named: str | None):
+        self.named = named
+        self.texts: dict[str, JsonText] = {}
+
+    def text(self, batch) -> bytes:
+        return _text_bytes(by_protocol(batch, self._lines)).tobytes()
+
+    def _lines(self, rows, name: str):
+        if name not in self.texts:
+            if not jsonl_protocol(name):
+                raise _NotCovered(f"a {name} row (its JSON is not in the batches)")
+            self.texts[name] = JsonText(name, True, self.named)
+        return self.texts[name].lines(rows)
 
 
 _YEAR_10000_NS = 253402300800 * 10**9  # capture.container.ns_datetime gives None from here on

@@ -8,7 +8,8 @@ preferences `inlong-proto wireshark install` writes). Targets (issue 26): parque
 tshark -T fields, jsonl at least 5x, table within 2x of jsonl. Each command runs --runs times (default 3) and
 its best time counts. The figures are printed as measured. One more line, not a target: -T jsonl over the
 capture's client stream as a raw dump (both a dump's and a capture's JSON lines are written from the
-compiled batches). decode runs as an installed command does, its bytecode cached (pip install compiles it):
+compiled batches), and two more: -T jsonl and -T table with -p auto (decode's default: each flow
+classified, then framed by the compiled path) on the same pcap. decode runs as an installed command does, its bytecode cached (pip install compiles it):
 PYTHONDONTWRITEBYTECODE is dropped and the cache goes under the bench's folder (PYTHONPYCACHEPREFIX), so
 the first run writes it and the best run reads it.
 """
@@ -96,6 +97,9 @@ def main() -> int:
         for fmt in ("parquet", "csv", "jsonl", "table"):
             runs[f"decode -T {fmt}"] = timed([*CLI, "-T", fmt, str(pcap)], where / f"out.{fmt}", installed,
                                              args.runs)
+        for fmt in ("jsonl", "table"):  # not targets: -p auto, decode's default
+            runs[f"-p auto -T {fmt}"] = timed([*CLI, "-p", "auto", "-T", fmt, str(pcap)], where / f"auto.{fmt}",
+                                              installed, args.runs)
         dumped = timed([*CLI, "-T", "jsonl", str(dump)], where / "dump.jsonl", installed, args.runs)
         rows = sum(1 for _ in open(where / "out.jsonl", "rb"))
         print(f"DataProxy pcap: {mb:.1f} MB, {rows} frames (decode -T jsonl lines); best of {args.runs} runs each, "
