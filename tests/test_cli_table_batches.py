@@ -86,21 +86,47 @@ def covered_frames() -> list[tuple[str, bytes]]:
     return frames
 
 
+def binary_frames() -> list[tuple[str, bytes]]:
+    """MsgType 7 requests (the Java SDK's usual form: ids as attributes or numbers, each body layout,
+    encrypted, a repeated key, a body that is not its layout, an empty attribute text), their answers,
+    MsgType 5 requests (a body in and out of its layout) and binary heartbeats both ways: their Info from
+    the columns."""
+    kw = {"data_time_ms": 1_700_000_000_000}
+    requests = [builders.bin_request([b"x", b"yy"], group_id="g", stream_id="s", unique_id=1, **kw),
+                builders.bin_request([b"z"], group_num=12, stream_num=0, unique_id=2, **kw),
+                builders.bin_request([b"a", b"b"], group_id="g", unique_id=3, record_attrs=[{"k": 1}, {"k": 2}], **kw),
+                builders.bin_request([b"l1", b"l2"], group_num=3, stream_num=4, unique_id=4, separated_by_lf=True,
+                                     **kw)]
+    bad = builders.bin_request([b"r"], group_id="g", unique_id=6, **kw)
+    requests.append(bad._replace(body=bad.body._replace(body=b"\x00\x00\x00\x09xx")))
+    bare = builders.bin_request([b"r"], group_num=5, unique_id=7, report_time_ms=None, sdk_version=None, **kw)
+    requests.append(bare._replace(body=bare.body._replace(attr="")))
+    frames = []
+    for message in requests:
+        frames += [("client", encode(message)),
+                   ("server", encode(builders.bin_response(message, dp_ip="1.2.3.4")))]
+    frames.append(("client", encode(requests[0]._replace(encrypted=True))))
+    repeated = builders.bin_request([b"d"], group_id="g", unique_id=8, **kw)
+    frames.append(("client", encode(repeated._replace(body=repeated.body._replace(attr="groupId=g&groupId=h")))))
+    frames.append(("client", request("groupId=g&cnt=2", MsgType.multi_body, body=b"\x00\x00\x00\x01a\x00\x00\x00\x01b")))
+    frames.append(("client", request("groupId=g&cnt=2", MsgType.multi_body, body=b"\x00\x00\x00\x09a")))
+    beat = builders.heartbeat_request(data_time_ms=1_700_000_000_123)
+    frames += [("client", encode(beat)), ("server", encode(builders.heartbeat_response(beat, server_time_s=7)))]
+    return frames
+
+
 @pytest.mark.parametrize("extra", [[], ["-d", "response"], ["--mode", "FAILFAST"]])
 def test_generated_captures_table_is_the_streaming_table(tmp_path, taken, monkeypatch, extra):
-    """Many frames over several connections, bin_response answers alone (-d response: the binary request
-    they answer is read frame by frame), and the files the columns refuse (Snappy, non-ASCII attributes,
-    a binary request), each alone and all in one run (numbers and widths carried from file to file)."""
+    """Many frames over several connections, binary requests and heartbeats with their answers, and the
+    files the columns refuse (Snappy, non-ASCII attributes), each alone and all in one run (numbers and
+    widths carried from file to file)."""
     from tools.bench.native_capture import dataproxy_frames
 
     kw = {"group_id": "g", "stream_id": "s", "data_time_ms": 1_700_000_000_000}
-    binary = builders.bin_request([b"r"], unique_id=9, **kw)
     refused = {"snappy": [("client", encode(builders.text_request([b"x"], message_id=3, compress=True, **kw)))],
-               "accent": [("client", request("groupId=\u00e9&cnt=1"))],
-               "binary": [("client", encode(binary)),
-                          ("server", encode(builders.bin_response(binary, dp_ip="1.2.3.4", err_code=1, err_msg="x")))]}
-    files = {"bench": dataproxy_frames(700) + covered_frames(), **{name: covered_frames() + frames
-                                                                   for name, frames in refused.items()}}
+               "accent": [("client", request("groupId=\u00e9&cnt=1"))]}
+    files = {"bench": dataproxy_frames(700) + covered_frames(), "binary": covered_frames() + binary_frames(),
+             **{name: covered_frames() + frames for name, frames in refused.items()}}
     paths = []
     for name, frames in files.items():
         paths.append(tmp_path / f"{name}.pcap")
@@ -108,7 +134,7 @@ def test_generated_captures_table_is_the_streaming_table(tmp_path, taken, monkey
     del taken[:]
     for path in paths:
         same(["-p", "dataproxy", *extra, "-T", "table", str(path)], monkeypatch)
-    wanted = [True, *[extra == ["-d", "response"]] * 3]  # (the refused frames are requests)
+    wanted = [True, True, *[extra == ["-d", "response"]] * 2]  # (the refused frames are requests)
     assert taken == [want for want in wanted for _ in range(3)]  # (three widths each)
     out = same(["-p", "dataproxy", *extra, "-T", "table", *map(str, paths), str(ROOT / "examples" / "data" /
                                                                                "dataproxy.bin")], monkeypatch)
