@@ -285,9 +285,9 @@ def cells_of(batch, protocol: str, capture: bool) -> dict | None:
 
 def info_column(batch, protocol: str):
     """The Info of every row of a batch of protocol's frames (error rows are not taken: None), from its
-    summary's pieces: a placeholder names a top-level text or integer column, or a payload field that
-    PAYLOAD_COLUMNS' reader gives; None where a piece names anything else or the reader does not cover a
-    row. protocol auto (a capture's auto_schema rows): each row's own protocol's Info (whole_files.by_protocol)."""
+    summary's pieces: a placeholder names a top-level column, a field of a switch's case ({body.*.status}:
+    _case_text), or a payload field that PAYLOAD_COLUMNS' reader gives; None where a piece names anything
+    else, a value's kind _cell_text does not say, or the reader does not cover a row. protocol auto (a capture's auto_schema rows): each row's own protocol's Info (whole_files.by_protocol)."""
     import importlib
 
     import pyarrow as pa
@@ -317,13 +317,10 @@ def info_column(batch, protocol: str):
                 break
             column = values.get(path)
             if column is None:
-                if path not in batch.schema.names:
+                column = _case_text(batch, protocol, path) if ".*." in path else (
+                    _cell_text(batch.column(path)) if path in batch.schema.names else None)
+                if column is None:
                     return None
-                column = batch.column(path)
-                kind = column.type
-                if not (pa.types.is_string(kind) or pa.types.is_integer(kind)):
-                    return None
-                column = pc.cast(column, pa.string())
                 column = pc.if_else(pc.equal(column, ""), none, column)
             parts.append(column)
         text = pc.binary_join_element_wise(*[pa.scalar(part) if isinstance(part, str) else part for part in parts],
@@ -335,6 +332,53 @@ def info_column(batch, protocol: str):
                                                                ""), info)
         seen = pc.or_(seen, present)
     return info
+
+
+def _case_text(batch, protocol: str, path: str):
+    """A {switch.*.field} placeholder's text (the field of whichever case a row's switch holds; null where
+    that case has no such field), from the cases' struct columns (arrow lifts a switch's cases to the top);
+    None where the path is not a top-level switch's field or a value's text is not _cell_text's."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    switch, _, field = path.partition(".*.")
+    cases = {case: case_cls for cls in protocols.get(protocol).frame_types for info in cls.FIELDS
+             if info.kind == "switch" and info.name == switch for case, case_cls in info.detail}
+    if not cases or "." in field:
+        return None
+    text = pa.nulls(batch.num_rows, pa.string())
+    for case, case_cls in cases.items():
+        if field not in {info.name for info in case_cls.FIELDS}:
+            continue
+        column = batch.column(case)
+        value = _cell_text(pc.struct_field(column, field))
+        if value is None:
+            return None
+        text = pc.if_else(column.is_valid(), value, text)
+    return text
+
+
+_DATETIMES = (-30610224000000, 253402300800000)  # years 1000 to 9999 in ms: Arrow writes them as isoformat does
+
+
+def _cell_text(column):
+    """A column's values as Info writes them (str() of the JSON value: render_datetime for a time, true /
+    false); None for a kind it does not say."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = column.type
+    if pa.types.is_string(kind) or pa.types.is_integer(kind):
+        return pc.cast(column, pa.string())
+    if pa.types.is_boolean(kind):
+        return pc.if_else(column, "true", "false")
+    if kind == pa.timestamp("ms"):  # render_datetime: isoformat(sep=" ", timespec="milliseconds")
+        ms = pc.cast(column, pa.int64())
+        low, high = pc.min_max(ms).values()
+        if low.is_valid and (low.as_py() < _DATETIMES[0] or high.as_py() >= _DATETIMES[1]):
+            return None
+        return pc.cast(column, pa.string())
+    return None
 
 
 def _printable(column):
