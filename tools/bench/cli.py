@@ -9,7 +9,8 @@ tshark -T fields, jsonl at least 5x, table within 2x of jsonl. Each command runs
 its best time counts. The figures are printed as measured. One more line, not a target: -T jsonl over the
 capture's client stream as a raw dump (both a dump's and a capture's JSON lines are written from the
 compiled batches), and two more: -T jsonl and -T table with -p auto (decode's default: each flow
-classified, then framed by the compiled path) on the same pcap. decode runs as an installed command does, its bytecode cached (pip install compiles it):
+classified, then framed by the compiled path) on the same pcap, and -T jsonl / -T table on a pcap of
+MsgType 7 requests (the Java SDK's binary form) and their answers (--binary-frames of them). decode runs as an installed command does, its bytecode cached (pip install compiles it):
 PYTHONDONTWRITEBYTECODE is dropped and the cache goes under the bench's folder (PYTHONPYCACHEPREFIX), so
 the first run writes it and the best run reads it.
 """
@@ -49,6 +50,21 @@ def make_capture(path: Path, megabytes: float, dump: Path | None = None) -> None
         dump.write_bytes(b"".join(frame for side, frame in sides if side == "client"))
 
 
+def make_binary_capture(path: Path, count: int) -> None:
+    """count MsgType 7 requests (a few records each, ids as attributes), each answered, over 16 connections."""
+    import inlong_proto
+    from inlong_proto.dataproxy import builders
+
+    frames = []
+    for index in range(count):
+        request = builders.bin_request([b"r" * (20 + index % 90), b"s" * 40], group_id=f"g{index % 7}",
+                                       stream_id=f"s{index % 3}", data_time_ms=1_700_000_000_000 + index,
+                                       unique_id=index, report_time_ms=None)
+        frames += [("client", inlong_proto.encode(request)),
+                   ("server", inlong_proto.encode(builders.bin_response(request, dp_ip="10.0.0.1")))]
+    path.write_bytes(capture(frames, 16, 46801)[0])
+
+
 def timed(command: list[str], out: Path, env: dict | None = None, runs: int = 1) -> tuple[float, float]:
     """The best wall time and the best CPU time (user + system: what a machine shared with other work
     changes least) of runs runs of command, its output to out."""
@@ -72,6 +88,8 @@ def main() -> int:
     parser.add_argument("--megabytes", type=float, default=32, help="capture size (default 32 MB)")
     parser.add_argument("--keep", metavar="DIR", help="write the capture and outputs here and keep them")
     parser.add_argument("--runs", type=int, default=3, help="runs per command, the best counts (default 3)")
+    parser.add_argument("--binary-frames", type=int, default=20_000,
+                        help="MsgType 7 requests in the binary pcap (default 20000)")
     args = parser.parse_args()
     where = Path(args.keep or tempfile.mkdtemp(prefix="bench-cli-"))
     where.mkdir(parents=True, exist_ok=True)
@@ -100,6 +118,10 @@ def main() -> int:
         for fmt in ("jsonl", "table"):  # not targets: -p auto, decode's default
             runs[f"-p auto -T {fmt}"] = timed([*CLI, "-p", "auto", "-T", fmt, str(pcap)], where / f"auto.{fmt}",
                                               installed, args.runs)
+        binary = where / "binary.pcap"
+        make_binary_capture(binary, args.binary_frames)
+        binary_runs = {fmt: timed([*CLI, "-T", fmt, str(binary)], where / f"binary.{fmt}", installed, args.runs)
+                       for fmt in ("jsonl", "table")}
         dumped = timed([*CLI, "-T", "jsonl", str(dump)], where / "dump.jsonl", installed, args.runs)
         rows = sum(1 for _ in open(where / "out.jsonl", "rb"))
         print(f"DataProxy pcap: {mb:.1f} MB, {rows} frames (decode -T jsonl lines); best of {args.runs} runs each, "
@@ -120,6 +142,10 @@ def main() -> int:
         ratio = f"{base[0] / dumped[0]:6.1f}x tshark (on the pcap)" if base else ""
         print(f"  not a target: decode -T jsonl of the client stream as a raw dump ({dump_mb:.1f} MB, {dump_rows} "
               f"frames): {dumped[0]:.2f} s, {dump_rows / dumped[0] / 1e3:.1f} k frames/s {ratio}")
+        binary_mb = binary.stat().st_size / 1e6
+        for fmt, (seconds, cpu) in binary_runs.items():
+            print(f"  not a target: decode -T {fmt} of a MsgType 7 pcap ({binary_mb:.1f} MB, {2 * args.binary_frames} "
+                  f"frames): {seconds:.2f} s, cpu {cpu:.2f} s, {binary_mb / seconds:.1f} MB/s")
         (table, table_cpu), (jsonl, jsonl_cpu) = runs["decode -T table"], runs["decode -T jsonl"]
         print(f"  target decode -T table within 2x of jsonl: {table / jsonl:.2f}x "
               f"{'met' if table <= 2 * jsonl else 'NOT met'} (cpu {table_cpu / jsonl_cpu:.2f}x)")
