@@ -163,10 +163,10 @@ class PacketList:
                     pc.utf8_slice_codeunits(info, 0, room - 1), "…", ""), info)
             parts.append(pc.binary_join_element_wise(*left, pc.binary_join_element_wise(info, "\n", ""), " "))
         self.widths.update({key: int(grown[key][-1]) for key in keys})
-        from inlong_proto.cli.whole_files import _text_bytes
+        from inlong_proto.cli.columns import text_bytes
 
         lines = pa.concat_arrays(parts)
-        self.stream.write(_text_bytes(lines).tobytes().decode("utf-8"))
+        self.stream.write(text_bytes(lines).tobytes().decode("utf-8"))
         self.stream.flush()
 
     def close(self) -> None:
@@ -287,7 +287,7 @@ def info_column(batch, protocol: str):
     """The Info of every row of a batch of protocol's frames (error rows are not taken: None), from its
     summary's pieces: a placeholder names a top-level column, a field of a switch's case ({body.*.status}:
     _case_text), or a payload field that PAYLOAD_COLUMNS' reader gives; None where a piece names anything
-    else, a value's kind _cell_text does not say, or the reader does not cover a row. protocol auto (a capture's auto_schema rows): each row's own protocol's Info (whole_files.by_protocol)."""
+    else, a value's kind _cell_text does not say, or the reader does not cover a row. protocol auto (a capture's auto_schema rows): each row's own protocol's Info (columns.by_protocol)."""
     import importlib
 
     import pyarrow as pa
@@ -296,7 +296,7 @@ def info_column(batch, protocol: str):
     if batch.column("error").null_count != batch.num_rows:
         return None
     if protocol == "auto":
-        from inlong_proto.cli.whole_files import by_protocol
+        from inlong_proto.cli.columns import by_protocol
 
         return by_protocol(batch, info_column)
     values = {}

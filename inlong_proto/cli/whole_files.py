@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import os
 
+from inlong_proto.cli.columns import by_protocol, text_bytes, text_offsets
 from inlong_proto.cli.failure import Failure
 from inlong_proto.cli.progress import with_progress_at
 from inlong_proto.cli.query import QueryError
@@ -275,7 +276,7 @@ def safe_text(column):
     vector = pc.and_(pc.invert(plain), ascii_)
     if pc.any(vector).as_py():
         part = pc.filter(column, vector)
-        found = np.bincount(_text_bytes(part), minlength=128)
+        found = np.bincount(text_bytes(part), minlength=128)
         for code in _CONTROLS:
             if found[code]:
                 part = pc.replace_substring(part, chr(code), repr(chr(code))[1:-1])
@@ -289,29 +290,12 @@ def safe_text(column):
     return column
 
 
-def _offsets(column):
-    import numpy as np
-    import pyarrow as pa
-
-    width = np.int64 if pa.types.is_large_string(column.type) else np.int32
-    return np.frombuffer(column.buffers()[1], width, len(column) + 1, column.offset * np.dtype(width).itemsize)
-
-
-def _text_bytes(column):
-    """The UTF-8 bytes of a text array's values, end to end (numpy uint8)."""
-    import numpy as np
-
-    ends = _offsets(column)
-    size = int(ends[-1] - ends[0])
-    return np.frombuffer(column.buffers()[2], np.uint8, size, int(ends[0])) if size else np.zeros(0, np.uint8)
-
-
 def _formula(column):
     """Where a text array's value starts with a formula character (false where empty; nulls left as they are)."""
     import numpy as np
     import pyarrow as pa
 
-    ends = _offsets(column)
+    ends = text_offsets(column)
     starts, full = ends[:-1], ends[1:] > ends[:-1]
     first = np.zeros(len(column), np.uint8)
     if full.any():
@@ -471,39 +455,6 @@ def _file_protocol(handle, protocol: str) -> str | None:
     return found if found is not None and jsonl_protocol(found) else None
 
 
-def by_protocol(batch, say):
-    """An auto_schema batch's rows (with capture_items' ITEM_COLUMNS) as text, one per row in row order:
-    each protocol's rows taken out of its struct into that protocol's frame columns (frame_schema's names)
-    and said by say(rows, name), an Arrow text array or None; None where say gives None or a row is of no
-    registered protocol."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    meta = [name for name, _ in arrow.META_COLUMNS]
-    rest = [arrow.CAPTURE_COLUMN, *(name for name in batch.schema.names if name in ("flow_number", "timestamp_ns"))]
-    names = batch.column("protocol").to_numpy(zero_copy_only=False)
-    parts, order = [], []
-    for name in np.unique(names.astype(str)).tolist():
-        if name not in protocols.every_name():
-            return None
-        rows = pa.array(np.flatnonzero(names == name))
-        own = batch.take(rows)
-        frame = own.column(protocols.column_name(name))
-        fields = list(frame.type)
-        columns = ([own.column(column) for column in meta] + [pc.struct_field(frame, [index]) for index in
-                                                              range(len(fields))]
-                   + [own.column(column) for column in rest])
-        said = say(pa.RecordBatch.from_arrays(columns, [*meta, *(field.name for field in fields), *rest]), name)
-        if said is None:
-            return None
-        parts.append(said)
-        order.append(rows.to_numpy())
-    if len(parts) == 1:
-        return parts[0]
-    return pa.concat_arrays(parts).take(pa.array(np.argsort(np.concatenate(order), kind="stable")))
-
-
 def _capture_batches(data: bytes, protocol: str, mode: str, direction: str | None):
     """A capture's batches with compiled_capture.ITEM_COLUMNS, the items of -d's TCP direction kept (the
     streaming path keeps a capture's items by their stream); None: not taken whole."""
@@ -552,7 +503,7 @@ class JsonText:
 
     def text(self, batch) -> bytes:
         """The batch's lines, end to end (each ends in a newline)."""
-        return _text_bytes(self.lines(batch)).tobytes()
+        return text_bytes(self.lines(batch)).tobytes()
 
     def lines(self, batch):
         """The batch's lines, an Arrow text array."""
@@ -637,7 +588,7 @@ class AutoJsonText:
         self.texts: dict[str, JsonText] = {}
 
     def text(self, batch) -> bytes:
-        return _text_bytes(by_protocol(batch, self._lines)).tobytes()
+        return text_bytes(by_protocol(batch, self._lines)).tobytes()
 
     def _lines(self, rows, name: str):
         if name not in self.texts:

@@ -50,7 +50,7 @@ _TEXT_TYPES = frozenset({MsgType.common_service, MsgType.ack_service, MsgType.or
 _LINE_TYPES = frozenset({MsgType.common_service, MsgType.ack_service, MsgType.original_return})
 _JAVA_INTEGER = re.compile(r"[+-]?[0-9]+")  # what Long.parseLong / Integer.parseInt accept
 _EPOCH = datetime(1970, 1, 1)
-_INT_MAX = 2**31 - 1
+INT_MAX = 2**31 - 1
 _LONG_MAX = 2**63 - 1
 
 
@@ -312,7 +312,7 @@ def request_tally(frame_or_message, *, max_body_size: int = MAX_BODY_SIZE) -> Re
     elif type(inner) not in _NOT_TEXT_REQUESTS and message.base_type != MsgType.heartbeat:  # as _payload reads
         _, attrs, group_id, stream_id, compressed = reader.text_head()
         body, data, _ = reader.text_data(attrs, compressed)
-        record_count = _java_int(attr_value(attrs, "cnt"), _INT_MAX)
+        record_count = java_int(attr_value(attrs, "cnt"), INT_MAX)
     else:  # a heartbeat, or an answer's layout: no records
         read = _payload(frame_or_message, "request", max_body_size)
         return RequestTally(read.attrs, read.group_id, read.stream_id, 0, 0, len(read.body), read.record_count)
@@ -396,7 +396,7 @@ def _time(value: int, unit: str) -> datetime | None:
         return None
 
 
-def _java_int(text: str | None, maximum: int) -> int | None:
+def java_int(text: str | None, maximum: int) -> int | None:
     """The value Java's parseInt/parseLong gives, or None where it throws (the server then uses a default)."""
     if text is None or not _JAVA_INTEGER.fullmatch(text):
         return None
@@ -514,13 +514,13 @@ class _Reader:
         """MsgType 2-6 (CodecTextMsg): Snappy when the cp attribute is non-blank, then the type's layout."""
         message = self.message
         base_type, attrs, group_id, stream_id, compressed = self.text_head()
-        dt = _java_int(attr_value(attrs, "dt"), _LONG_MAX)
+        dt = java_int(attr_value(attrs, "dt"), _LONG_MAX)
         data_time = _time(dt, "ms") if dt is not None else None
         body, data, error = self.text_data(attrs, compressed)
         return Payload(base_type, "request", attrs, group_id, stream_id, data_time,
                        "ms" if data_time is not None else None, compressed, bool(message.encrypted),
                        _records(group_id, stream_id, data_time, data), body, None, None,
-                       attr_value(attrs, "messageId"), None, _java_int(attr_value(attrs, "cnt"), _INT_MAX), error)
+                       attr_value(attrs, "messageId"), None, java_int(attr_value(attrs, "cnt"), INT_MAX), error)
 
     def bin_head(self) -> tuple[Pairs, str | None, str | None]:
         """A MsgType 7 request's attributes (strict), group and stream (names, or numbers when ExtField says
@@ -566,12 +566,12 @@ class _Reader:
         """Any response but the heartbeat's: status from errCode/errMsg, the echoed request attributes."""
         attrs = self.attrs(attr_text, strict=False)
         code, text = response_status(attrs, offset=self.at("attr") if attr_text else self.base, field="body.attr")
-        dt = _java_int(attr_value(attrs, "dt"), _LONG_MAX)
+        dt = java_int(attr_value(attrs, "dt"), _LONG_MAX)
         data_time = _time(dt, "ms") if dt is not None else None
         return Payload(MsgType(self.message.base_type), "response", attrs, attr_value(attrs, "groupId"),
                        attr_value(attrs, "streamId"), data_time, "ms" if data_time is not None else None,
                        False, bool(self.message.encrypted), (), body, code, text,
-                       attr_value(attrs, "messageId"), unique_id, _java_int(attr_value(attrs, "cnt"), _INT_MAX))
+                       attr_value(attrs, "messageId"), unique_id, java_int(attr_value(attrs, "cnt"), INT_MAX))
 
     def heartbeat(self, direction: str) -> Payload:
         """MsgType 8 (and the legacy MsgType 1 request): no records; the server does not parse the attrs.

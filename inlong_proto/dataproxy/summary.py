@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from inlong_proto.core.errors import TruncatedError, ValidationError
 from inlong_proto.core.plain import to_plain
-from inlong_proto.dataproxy.payload import _INT_MAX, MsgType, _java_int, layouts, response_status
+from inlong_proto.dataproxy.payload import INT_MAX, MsgType, java_int, layouts, response_status
 
 # requests whose body payload() reads without an error (the lines of MsgType 2-4, MsgType 6's pairs, whose
 # misreading is flagged in Payload.error, not raised)
@@ -144,7 +144,7 @@ def _mapped(column, convert):
 
 def _count(text: str | None) -> str | None:
     """cnt as payload() reads it (a Java int, else none)."""
-    value = _java_int(text, _INT_MAX)
+    value = java_int(text, INT_MAX)
     return None if value is None else str(value)
 
 
