@@ -346,7 +346,6 @@ def write_jsonl(path: str, protocol: str, direction: str | None, mode: str, stre
         import pyarrow  # noqa: F401
     except ImportError:
         return False
-    from inlong_proto.capture.container import is_capture
     from inlong_proto.cli.output import terminal_escapes
     from inlong_proto.core.errors import InlongProtoError
 
@@ -354,31 +353,19 @@ def write_jsonl(path: str, protocol: str, direction: str | None, mode: str, stre
         (named or "").encode("utf-8")
     except UnicodeEncodeError:  # a file name with a lone surrogate: json_text escapes all of its line
         return False
-    dropped = mode.upper() == "DROPMALFORMED"
-    read_mode = "DROPMALFORMED" if dropped else "PERMISSIVE"
+    read_mode = "DROPMALFORMED" if mode.upper() == "DROPMALFORMED" else "PERMISSIVE"
     texts = []
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(4)
-            size = os.fstat(handle.fileno()).st_size
-            if not size or size > JSONL_WHOLE:
+        whole = _whole_file(path, protocol, direction, read_mode)
+        if whole is None:
+            return False
+        protocol, capture, batches = whole
+        lines = AutoJsonText(named) if protocol == arrow.AUTO else JsonText(protocol, capture, named)
+        for batch in with_progress_at(batches, path, _position):
+            if batch.column("error").null_count != batch.num_rows:
                 return False
-            protocol = _file_protocol(handle, protocol)
-            if protocol is None:
-                return False
-            if is_capture(head):
-                handle.seek(0)
-                batches = _capture_batches(handle.read(), protocol, read_mode, direction)
-                if batches is None:
-                    return False
-            else:
-                batches = _dump_batches(path, protocol, direction, read_mode)
-            lines = AutoJsonText(named) if protocol == arrow.AUTO else JsonText(protocol, is_capture(head), named)
-            for batch in with_progress_at(batches, path, _position):
-                if batch.column("error").null_count != batch.num_rows:
-                    return False
-                if batch.num_rows:
-                    texts.append(lines.text(batch))
+            if batch.num_rows:
+                texts.append(lines.text(batch))
     except (_NotCovered, InlongProtoError):  # the streaming path says what it makes of the file
         return False
     for text in texts:  # as output.terminal_json writes each line (Arrow's text holds no lone surrogate)
@@ -405,39 +392,49 @@ def write_table(path: str, protocol: str, direction: str | None, mode: str, tabl
         import pyarrow  # noqa: F401
     except ImportError:
         return False
-    from inlong_proto.capture.container import is_capture
     from inlong_proto.cli.packet_list import cells_of
     from inlong_proto.core.errors import InlongProtoError
 
     read_mode = "DROPMALFORMED" if mode.upper() == "DROPMALFORMED" else "PERMISSIVE"
     rows = []
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(4)
-            size = os.fstat(handle.fileno()).st_size
-            if not size or size > JSONL_WHOLE:
+        whole = _whole_file(path, protocol, direction, read_mode)
+        if whole is None:
+            return False
+        protocol, capture, batches = whole
+        for batch in with_progress_at(batches, path, _position):
+            cells = cells_of(batch, protocol, capture) if batch.num_rows else None
+            if batch.num_rows and cells is None:
                 return False
-            protocol = _file_protocol(handle, protocol)
-            if protocol is None:
-                return False
-            if is_capture(head):
-                handle.seek(0)
-                batches = _capture_batches(handle.read(), protocol, read_mode, direction)
-                if batches is None:
-                    return False
-            else:
-                batches = _dump_batches(path, protocol, direction, read_mode)
-            for batch in with_progress_at(batches, path, _position):
-                cells = cells_of(batch, protocol, is_capture(head)) if batch.num_rows else None
-                if batch.num_rows and cells is None:
-                    return False
-                if cells is not None:
-                    rows.append(cells)
+            if cells is not None:
+                rows.append(cells)
     except InlongProtoError:  # the streaming path says what it makes of the file
         return False
     for cells in rows:
         table.write_columns(cells)
     return True
+
+
+def _whole_file(path: str, protocol: str, direction: str | None, read_mode: str):
+    """(the protocol a file is read as, whether it is a capture, its batches) where the columnar outputs take
+    the file whole; None where they do not: an empty file, one over JSONL_WHOLE, a dump no protocol's head
+    settles on, a capture the compiled walker does not take whole."""
+    from inlong_proto.capture.container import is_capture
+
+    with open(path, "rb") as handle:
+        head = handle.read(4)
+        size = os.fstat(handle.fileno()).st_size
+        if not size or size > JSONL_WHOLE:
+            return None
+        protocol = _file_protocol(handle, protocol)
+        if protocol is None:
+            return None
+        if not is_capture(head):
+            return protocol, False, _dump_batches(path, protocol, direction, read_mode)
+        handle.seek(0)
+        data = handle.read()
+    batches = _capture_batches(data, protocol, read_mode, direction)
+    return None if batches is None else (protocol, True, batches)
 
 
 def _file_protocol(handle, protocol: str) -> str | None:
