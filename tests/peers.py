@@ -1,6 +1,11 @@
-"""What the endpoint tests share: async test bodies under a deadline, polling for a condition, loopback."""
+"""What the endpoint tests share: async test bodies under a deadline, polling for a condition, loopback, and
+a server command started as a user starts it."""
 import asyncio
 import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 HOST = "127.0.0.1"
 HIGH_WATER = 64 * 1024  # asyncio's default write-buffer high-water mark
@@ -48,3 +53,32 @@ async def closed_by_server(reader: asyncio.StreamReader, timeout: float = 5.0) -
             if not data:
                 return total
             total += len(data)
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now (for a server command, which must be told its port)."""
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        return probe.getsockname()[1]
+
+
+def start_server(*args: str, port: int, **popen) -> tuple[subprocess.Popen, socket.socket]:
+    """`python -m inlong_proto ARGS...` listening on port, and a client connection to it once it listens."""
+    server = subprocess.Popen([sys.executable, "-m", "inlong_proto", *args], **popen)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            return server, socket.create_connection((HOST, port), timeout=5)
+        except OSError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                server.kill()
+                raise AssertionError("the server did not start") from None
+            time.sleep(0.1)
+
+
+def wait_for_line(path: Path, timeout: float = 60.0) -> None:
+    """Wait until path holds at least one whole line (a --strict report's first finding)."""
+    deadline = time.monotonic() + timeout
+    while not (path.is_file() and path.read_text().endswith("\n")):
+        assert time.monotonic() < deadline, f"nothing written to {path}"
+        time.sleep(0.05)

@@ -10,7 +10,7 @@ from inlong_proto.core.conformance import Report
 from inlong_proto.endpoints.broadcast_history import EPOCH
 from inlong_proto.endpoints.broadcast_server import BroadcastServer
 from inlong_proto.generated.codec.broadcast.broadcast_frame import BroadcastFrame, DataRequest
-from peers import HOST, run, until
+from peers import HOST, free_port, run, start_server, until, wait_for_line
 
 REQUEST = inlong_proto.encode(BroadcastFrame(body=DataRequest(last_timestamp=EPOCH, last_data=0)))
 MONTH_13 = REQUEST.replace(b"1970-01-", b"1970-13-")
@@ -56,33 +56,17 @@ def test_strict_reports_a_client_that_never_sends_its_request():
 
 
 def test_strict_option_of_the_command_writes_the_report(tmp_path):
-    import socket
     import subprocess
-    import sys
-    import time
 
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     report = tmp_path / "violations.jsonl"
-    server = subprocess.Popen([sys.executable, "-m", "inlong_proto", "broadcast", "serve", "--port", str(port),
-                               "--interval", "0.05", "--strict", str(report)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server, peer = start_server("broadcast", "serve", "--port", str(port), "--interval", "0.05", "--strict",
+                                str(report), port=port, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                peer = socket.create_connection((HOST, port), timeout=5)
-                break
-            except OSError:
-                assert time.monotonic() < deadline and server.poll() is None, "the server did not start"
-                time.sleep(0.1)
         with peer:
             peer.sendall(MONTH_13 + REQUEST)
             assert len(peer.recv(38)) > 0  # answered
-            while not (report.is_file() and report.read_text().endswith("\n")):
-                assert time.monotonic() < deadline
-                time.sleep(0.05)
+            wait_for_line(report)
     finally:
         server.terminate()
         server.wait(30)

@@ -7,10 +7,7 @@ import asyncio
 import json
 import re
 import signal
-import socket
 import subprocess
-import sys
-import time
 
 import pytest
 
@@ -21,7 +18,7 @@ from inlong_proto.dataproxy.payload import ErrCode, parse_attrs, response_status
 from inlong_proto.endpoints.dataproxy_sender import DataProxySender
 from inlong_proto.endpoints.dataproxy_server import DataProxyServer
 from inlong_proto.generated.codec.dataproxy.dataproxy_common import MsgType
-from peers import HOST, run, until
+from peers import HOST, free_port, run, start_server, until, wait_for_line
 
 T_MS = 1_700_000_000_000
 
@@ -251,47 +248,22 @@ def test_strict_option_of_serve_and_send_writes_the_report(tmp_path):
     assert sent.read_text() == ""
 
 
-def test_the_client_authors_page_lists_every_rule():
-    import importlib.util
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location("conformance_rules", root / "docs/hooks/conformance_rules.py")
-    hook = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hook)
-    page = hook.on_page_markdown((root / "docs/how-to/client-authors.md").read_text(), None, None, None)
-    for rule in rules("dataproxy").values():
-        assert f"| `{rule.id}` | {' '.join(rule.expects.split())} |" in page
-
-
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_serve_strict_summarises_however_a_script_stops_it(tmp_path, signum):
     """`dataproxy serve --strict FILE &` in a script: the shell starts it with SIGINT ignored, and `kill` sends
     SIGTERM; either way it stops cleanly, the summary table on stderr (before: SIGINT did nothing, SIGTERM
     killed it without a summary)."""
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     report = tmp_path / "findings.jsonl"
-    server = subprocess.Popen([sys.executable, "-m", "inlong_proto", "dataproxy", "serve", "--port", str(port),
-                               "--strict", str(report)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    server, peer = start_server("dataproxy", "serve", "--port", str(port), "--strict", str(report), port=port,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                peer = socket.create_connection((HOST, port), timeout=5)
-                break
-            except OSError:
-                assert time.monotonic() < deadline and server.poll() is None, "the server did not start"
-                time.sleep(0.1)
         with peer:
             peer.sendall(b"\x00\x00\x00\x01\x09")  # MsgType 9: the connection is closed
             while peer.recv(65536):
                 pass
-        while not (report.is_file() and report.read_text().endswith("\n")):
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        wait_for_line(report)
     finally:
         server.send_signal(signum)
         try:

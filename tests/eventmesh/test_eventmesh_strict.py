@@ -7,11 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import socket
 import struct
 import subprocess
-import sys
-import time
 
 import grpc
 import pytest
@@ -29,7 +26,7 @@ from inlong_proto.eventmesh import http, tcp
 from inlong_proto.eventmesh.tcp import Command
 from inlong_proto.generated.protobuf.eventmesh import eventmesh_cloudevents_pb2 as ce_pb2
 from inlong_proto.generated.protobuf.eventmesh import eventmesh_service_pb2_grpc as service_grpc
-from peers import HOST, run, until
+from peers import HOST, free_port, run, start_server, until, wait_for_line
 
 SEQ = "0123456780"
 HELLO = inlong_proto.encode(tcp.hello(make_user_agent(), SEQ))
@@ -428,28 +425,16 @@ def test_every_eventmesh_peer_command_takes_strict(command):
 
 
 def test_serve_strict_writes_the_findings_as_json_lines(tmp_path):
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     report = tmp_path / "findings.jsonl"
-    server = subprocess.Popen([sys.executable, "-m", "inlong_proto", "eventmesh", "serve", "--port", str(port),
-                               "--strict", str(report)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server, peer = start_server("eventmesh", "serve", "--port", str(port), "--strict", str(report), port=port,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                peer = socket.create_connection((HOST, port), timeout=5)
-                break
-            except OSError:
-                assert time.monotonic() < deadline and server.poll() is None, "the server did not start"
-                time.sleep(0.1)
         with peer:
             peer.sendall(HELLO + HEARTBEAT[:9] + b"0001" + HEARTBEAT[13:])
             while peer.recv(65536):  # the hello is answered, then the connection closed
                 pass
-        while not (report.is_file() and report.read_text().endswith("\n")):
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        wait_for_line(report)
     finally:
         server.send_signal(signal.SIGINT)  # Ctrl-C: the summary table comes at exit
         _, stderr = server.communicate(timeout=30)
