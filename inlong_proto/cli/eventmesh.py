@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
-import json
 import logging
 import os
 import sys
@@ -37,6 +36,8 @@ from inlong_proto.endpoints.faults import faults_option
 
 log = logging.getLogger(__name__)
 
+SUBSCRIPTION_MODE = click.option("--mode", type=click.Choice(["CLUSTERING", "BROADCASTING"]), default="CLUSTERING",
+                                 show_default=True, help="The subscription's distribution mode.")
 RECORD_SENT = click.option("--record-sent", type=click.Path(dir_okay=False), default=None,
                            help="Append the raw bytes of every frame sent to this file (a dump).")
 
@@ -103,7 +104,7 @@ def _message_line(message) -> dict:
 @click.option("--listen", is_flag=True, help="Subscribe to the topic and print the messages pushed.")
 @click.option("--count", type=click.IntRange(min=1), default=None,
               help="With --listen: stop after this many messages (default: until Ctrl-C or the server leaves).")
-@click.option("--mode", type=click.Choice(["CLUSTERING", "BROADCASTING"]), default="CLUSTERING", show_default=True)
+@SUBSCRIPTION_MODE
 @click.option("--type", "type_", type=click.Choice(["ASYNC", "SYNC"]), default="ASYNC", show_default=True)
 @click.option("--group", default="inlong-proto", show_default=True, help="Producer / consumer group.")
 @click.option("--heartbeat-interval", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
@@ -358,6 +359,13 @@ def uni_client_publish(options, topic, count, data, id_prefix, batch):
     _run_uni(options, main)
 
 
+async def _subscribed(client, summary: dict, client_id: str, topic: str, mode: str) -> None:
+    """Subscribe client_id to topic; the summary counts what it receives from now on."""
+    summary["received"] = 0
+    await client.subscribe(client_id, topic, mode)
+    log.info("subscribed %s to %s", client_id, topic)
+
+
 def _delivered(client, summary: dict, delivery: dict):
     """Print one delivery as a JSON line and ack it."""
     _echo_json(delivery)
@@ -369,15 +377,13 @@ def _delivered(client, summary: dict, delivery: dict):
 @UNI_TOPIC
 @UNI_CLIENT_ID
 @UNI_COUNT
-@click.option("--mode", type=click.Choice(["CLUSTERING", "BROADCASTING"]), default="CLUSTERING", show_default=True)
+@SUBSCRIPTION_MODE
 @click.pass_obj
 def uni_client_poll(options, topic, client_id, count, mode):
     """Subscribe, then long-poll until --count deliveries came (each printed as a JSON line and acked)."""
 
     async def main(client, summary):
-        summary["received"] = 0
-        await client.subscribe(client_id, topic, mode)
-        log.info("subscribed %s to %s", client_id, topic)
+        await _subscribed(client, summary, client_id, topic, mode)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + options["timeout"]
         while summary["received"] < count and loop.time() < deadline:
@@ -393,15 +399,13 @@ def uni_client_poll(options, topic, client_id, count, mode):
 @UNI_TOPIC
 @UNI_CLIENT_ID
 @UNI_COUNT
-@click.option("--mode", type=click.Choice(["CLUSTERING", "BROADCASTING"]), default="CLUSTERING", show_default=True)
+@SUBSCRIPTION_MODE
 @click.pass_obj
 def uni_client_stream(options, topic, client_id, count, mode):
     """Subscribe, then follow GET /events/stream (SSE) until --count deliveries came (each printed and acked)."""
 
     async def main(client, summary):
-        summary["received"] = 0
-        await client.subscribe(client_id, topic, mode)
-        log.info("subscribed %s to %s", client_id, topic)
+        await _subscribed(client, summary, client_id, topic, mode)
 
         async def follow():
             async with contextlib.aclosing(client.follow(client_id)) as items:
@@ -521,7 +525,7 @@ def _push_line(push) -> dict:
 @click.option("--webhook-host", default="127.0.0.1", show_default=True, help="Address the webhook listens on.")
 @click.option("--webhook-port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="Port the webhook listens on; 0 picks a free one.")
-@click.option("--mode", type=click.Choice(["CLUSTERING", "BROADCASTING"]), default="CLUSTERING", show_default=True)
+@SUBSCRIPTION_MODE
 @click.option("--type", "type_", type=click.Choice(["ASYNC", "SYNC"]), default="ASYNC", show_default=True,
               help="SYNC: pushes come with code 106 and each is answered by a REPLY_MESSAGE echoing it.")
 @click.option("--reply-code", type=click.IntRange(0, 5), default=1, show_default=True,
@@ -735,7 +739,7 @@ def grpc_publish(options, count, body, batch, one_way, request_reply, content_ty
               help="Stop after this many events (fewer by --timeout: exit status 1).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Stop after this many seconds (default: at --count events, or Ctrl-C).")
-@click.option("--mode", type=click.Choice(["CLUSTERING", "BROADCASTING"]), default="CLUSTERING", show_default=True)
+@SUBSCRIPTION_MODE
 @click.option("--type", "type_", type=click.Choice(["ASYNC", "SYNC"]), default="ASYNC", show_default=True,
               help="SYNC: every event is answered on the stream (a request-reply reply echoing its data).")
 @click.option("--heartbeat-interval", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
