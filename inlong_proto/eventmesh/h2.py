@@ -671,7 +671,10 @@ class GrpcStreamDecoder(StreamDecoderBase):
         if block is not None and header.type is not FrameType.continuation:
             self._broken_block(out, "a header block was not ended by CONTINUATION frames before another frame")
         try:
-            frame, _ = hf.Frame.parse_frame_header(memoryview(raw[:HEADER_SIZE]))
+            if isinstance(header.type, FrameType):
+                frame, _ = hf.Frame.parse_frame_header(memoryview(raw[:HEADER_SIZE]))
+            else:  # a type the spec does not define is an extension, ignored (RFC 9113 5.5), even one hyperframe
+                frame = hf.ExtensionFrame(type=header.type, stream_id=header.stream_id)  # reads (ALTSVC)
             frame.parse_body(memoryview(raw[HEADER_SIZE:]))
         except (HyperframeError, ValueError) as exc:
             name = header.type.name.upper() if isinstance(header.type, FrameType) else f"type {header.type}"

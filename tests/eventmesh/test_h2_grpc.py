@@ -219,6 +219,22 @@ def test_a_whole_connection_decodes_to_frames_messages_and_calls():
     assert all(json.dumps(i.to_dict()) for i in items)
 
 
+@pytest.mark.parametrize("mode", ["FAILFAST", "PERMISSIVE"])
+def test_frame_types_beyond_the_spec_are_extensions_even_altsvc(mode):
+    """RFC 9113 5.5: a type the spec does not define is ignored, whatever its body. hyperframe reads ALTSVC
+    (type 10, RFC 7838) by its own rules; the fuzzer found that it crashed the decoder (ValueError: 10 is not
+    a valid FrameType), and a malformed one would have been an error where the spec says ignore."""
+    client = Peer(True)
+    client.frame(hf.AltSvcFrame(0, origin=b"example.com", field=b'h2=":443"'))
+    client.frames.append(bytes([0, 0, 1, 10, 0, 0, 0, 0, 0, 0xFF]))  # ALTSVC whose origin length runs off
+    client.frames.append(bytes([0, 0, 3, 0xB, 0, 0, 0, 0, 0]) + b"ext")  # an unassigned type
+    client.frame(hf.PingFrame(0, opaque_data=b"8 bytes!"))
+    items = h2.GrpcStreamDecoder("request", mode=mode).feed(b"".join(client.frames))
+    frames = [(i.message_type, i.to_dict().get("info", {}).get("type")) for i in items if i.kind == "frame"]
+    assert frames[2:] == [("EXTENSION", 10), ("EXTENSION", 10), ("EXTENSION", 11), ("PING", None)]
+    assert not [i for i in items if i.kind == "error"]
+
+
 def test_split_anywhere_gives_the_same_items():
     client, server, _ = conversation()
     whole = [i.to_dict() for i in h2.iter_messages(client.stream, "request")]
