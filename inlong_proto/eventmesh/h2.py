@@ -677,6 +677,8 @@ class GrpcStreamDecoder(StreamDecoderBase):
                 frame = hf.ExtensionFrame(type=header.type, stream_id=header.stream_id)  # reads (ALTSVC)
             frame.parse_body(memoryview(raw[HEADER_SIZE:]))
         except (HyperframeError, ValueError) as exc:
+            if self._block is not None:  # a malformed CONTINUATION: the block it was to continue ends before it
+                self._broken_block(out, "a header block was cut by a malformed CONTINUATION frame")
             name = header.type.name.upper() if isinstance(header.type, FrameType) else f"type {header.type}"
             self._error(out, start, end - start, ValidationError(offset, "payload", f"malformed {name} frame: {exc}"),
                         raw, header.stream_id or None)

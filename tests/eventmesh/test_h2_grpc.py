@@ -235,6 +235,20 @@ def test_frame_types_beyond_the_spec_are_extensions_even_altsvc(mode):
     assert not [i for i in items if i.kind == "error"]
 
 
+def test_a_malformed_continuation_ends_its_header_block_first():
+    """The fuzzer's tiling find: HEADERS without END_HEADERS, then a CONTINUATION on stream 0 (malformed).
+    The cut block is reported before the malformed frame, so the items tile the stream in order."""
+    client = Peer(True)
+    client.frame(hf.HeadersFrame(1, data=b"\x82"))  # no END_HEADERS: a CONTINUATION must follow
+    client.frames.append(bytes([0, 0, 1, 9, 4, 0, 0, 0, 0, 0x86]))  # CONTINUATION on stream 0
+    client.frame(hf.PingFrame(0, opaque_data=b"8 bytes!"))
+    data = b"".join(client.frames)
+    items = h2.GrpcStreamDecoder("request", mode="PERMISSIVE").feed(data)
+    assert_tiles(items, len(data))
+    assert [(i.kind, i.message_type) for i in items][-3:] == [("error", None), ("error", None), ("frame", "PING")]
+    assert [i.error.field for i in items if i.kind == "error"] == ["header_block", "payload"]
+
+
 def test_split_anywhere_gives_the_same_items():
     client, server, _ = conversation()
     whole = [i.to_dict() for i in h2.iter_messages(client.stream, "request")]
