@@ -15,6 +15,8 @@ MOVED = [  # (old module, name, new module): the paths README and docs/ showed b
     ("inlong_proto.capture.native_path", "capture_batches", "inlong_proto.backends.compiled_capture"),
     ("inlong_proto.capture.tap", "Tap", "inlong_proto.endpoints.tap"),
     ("inlong_proto.dataproxy.records", "read_records", "inlong_proto.spark.records"),
+    # and the one a shipped example imported (examples/make_dumps.py)
+    ("inlong_proto.eventmesh.client", "text_message", "inlong_proto.endpoints.eventmesh_client"),
 ]
 
 
