@@ -2,6 +2,7 @@
 that exists, and every reader's protocol knowledge comes from it (issue 25, item 1)."""
 from __future__ import annotations
 
+import ast
 import importlib
 from pathlib import Path
 
@@ -83,3 +84,28 @@ def test_the_protocol_guide_names_every_registry_key():
     guide = (ROOT / "docs" / "how-to" / "add-a-protocol.md").read_text()
     missing = [key for key in [*registry.KEYS, *registry.DETECT_KEYS, *registry.FRAMINGS] if f"{key}" not in guide]
     assert missing == []
+
+
+def test_every_compiled_layer_has_the_columns_it_reads():
+    """The compiled backend reads a payload layer's input by the part the registry names, never by protocol."""
+    from inlong_proto.backends import compiled
+
+    assert set(protocols.COMPILED_LAYERS.values()) == set(compiled.LAYER_INPUTS)
+
+
+def _protocol_names_in_code(path: Path) -> list[str]:
+    """Protocol names written as string constants in a module's code (docstrings left out)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return [f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}" for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and node.value in protocols.REGISTRY and id(node) not in docstrings]
+
+
+def test_the_core_capture_and_backends_name_no_protocol():
+    """Everything they know of a protocol (ports, detection, payload layers, connection context) is the
+    registry's: no `if proto.name == "tubemq"` below the protocol packages."""
+    folders = [ROOT / "inlong_proto" / name for name in ("core", "capture", "backends")]
+    found = [hit for folder in folders for path in sorted(folder.rglob("*.py")) for hit in _protocol_names_in_code(path)]
+    assert found == []

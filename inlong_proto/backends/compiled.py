@@ -463,6 +463,39 @@ def _layer(protocol: str):
     return None if name is None else part(name)
 
 
+def _binary_buffers(array):
+    """(offsets, data) of an Arrow string or binary array, its slice offset applied, as the C parts take them."""
+    import numpy as np
+
+    _, offsets, data = array.buffers()  # pyarrow (26) gives a string or binary array no .offsets
+    if offsets is None:  # an empty array
+        return np.zeros(1, np.int32), b""
+    return np.frombuffer(offsets, "<i4", len(array) + 1, array.offset * 4), b"" if data is None else data
+
+
+def _blocks_input(batch) -> tuple:
+    """tubemq_layer's verdicts(rows, list_offsets, item_offsets, item_data): the frame's list of sized blocks."""
+    import numpy as np
+
+    blocks = batch.column("blocks")
+    return (len(blocks), np.asarray(blocks.offsets), *_binary_buffers(blocks.values.field("data")))
+
+
+def _package_input(batch) -> tuple:
+    """eventmesh_layer's verdicts(rows, header_offsets, header_data, body_offsets, body_data): the package's
+    header and body texts."""
+    package = batch.column("package")
+    header, body = package.field("header"), package.field("body")
+    if package.offset:
+        header, body = (child.slice(package.offset, len(package)) for child in (header, body))
+    return (len(package), *_binary_buffers(header), *_binary_buffers(body))
+
+
+# compiled part -> the columns its verdicts() reads (its C signature), so the part a spec's registry block
+# names decides, not the protocol's name (eventmesh and eventmesh-legacy share eventmesh_layer)
+LAYER_INPUTS = {"tubemq_layer": _blocks_input, "eventmesh_layer": _package_input}
+
+
 def _layer_codes(proto: protocols.Protocol, batch, direction: str | None):
     """The compiled layer's codes for a batch's rows (numpy int32), or None when it has none."""
     import numpy as np
@@ -470,23 +503,7 @@ def _layer_codes(proto: protocols.Protocol, batch, direction: str | None):
     layer = _layer(proto.name)
     if layer is None:
         return None
-
-    def binary(array):  # (offsets, data) of a string or binary array, its slice offset applied
-        _, offsets, data = array.buffers()  # pyarrow (26) gives a string or binary array no .offsets
-        if offsets is None:  # an empty array
-            return np.zeros(1, np.int32), b""
-        return np.frombuffer(offsets, "<i4", len(array) + 1, array.offset * 4), b"" if data is None else data
-
-    if proto.name == "tubemq":
-        blocks = batch.column("blocks")
-        item_offsets, item_data = binary(blocks.values.field("data"))
-        answer = layer.verdicts(len(blocks), np.asarray(blocks.offsets), item_offsets, item_data, _WANT[direction])
-    else:
-        package = batch.column("package")
-        header, body = package.field("header"), package.field("body")
-        if package.offset:
-            header, body = (child.slice(package.offset, len(package)) for child in (header, body))
-        answer = layer.verdicts(len(package), *binary(header), *binary(body), _WANT[direction])
+    answer = layer.verdicts(*LAYER_INPUTS[LAYERS[proto.name]](batch), _WANT[direction])
     return np.frombuffer(answer, "<i4")
 
 
