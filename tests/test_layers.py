@@ -21,8 +21,6 @@ import ast
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "inlong_proto"
 sys.path.insert(0, str(ROOT / "tools"))
@@ -34,8 +32,7 @@ EXTENSIONS = {"_compiled"}
 
 
 def test_import_linter_contracts_hold():
-    importlinter = pytest.importorskip("importlinter")
-    from importlinter.application import use_cases
+    from importlinter.application import use_cases  # a dev dependency (pyproject.toml): no skip without it
     from importlinter.configuration import configure
 
     import inlong_proto
@@ -44,13 +41,22 @@ def test_import_linter_contracts_hold():
     configure()
     passed = use_cases.lint_imports(config_filename=str(ROOT / "pyproject.toml"), cache_dir=None, no_logo=True)
     assert passed, "an import runs against the floors: run `lint-imports` in the repository root for the chain"
-    del importlinter
 
 
 def test_no_cycle_and_nothing_against_the_floors():
     result = layers_report.report(ROOT)
     assert result["cycles"] == []
     assert result["against"] == []
+    assert result["tools_cycles"] == []
+
+
+def test_report_finds_a_cycle_among_the_tools_scripts(tmp_path):
+    """As it found issue 25's bench_memory <-> bench_spark: a script imports the one beside it by its bare name."""
+    (tmp_path / "tools" / "bench").mkdir(parents=True)
+    (tmp_path / "tools" / "bench_memory.py").write_text("def peak():\n    from bench_spark import build\n")
+    (tmp_path / "tools" / "bench_spark.py").write_text("from bench_memory import peak\n")
+    (tmp_path / "tools" / "bench" / "cli.py").write_text("from tools.bench_spark import peak\n")
+    assert layers_report.tools_cycles(tmp_path) == [["tools.bench_memory", "tools.bench_spark"]]
 
 
 def _modules():

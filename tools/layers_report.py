@@ -1,4 +1,5 @@
-"""Lines per layer, the largest modules, import cycles and imports against the layers of inlong_proto/.
+"""Lines per layer, the largest modules, import cycles and imports against the layers of inlong_proto/, and the
+import cycles among the scripts of tools/.
 
     python tools/layers_report.py [ROOT]        # ROOT: a checkout (default: this one), old or new layout
 
@@ -150,7 +151,38 @@ def report(root: Path) -> dict:
         sizes.append((count, name))
     against = sorted((a, b) for a, targets in graph.items() for b in targets if _against(a, b, floors))
     return {"lines": dict(lines), "largest": sorted(sizes, reverse=True)[:10], "cycles": cycles(graph),
-            "against": against, "modules": len(mods), "edges": sum(len(t) for t in graph.values())}
+            "against": against, "modules": len(mods), "edges": sum(len(t) for t in graph.values()),
+            "tools_cycles": tools_cycles(root)}
+
+
+def tools_cycles(root: Path) -> list[list[str]]:
+    """Import cycles among the scripts of tools/ (the generator, the benchmarks): issue 25 counted one there
+    (bench_memory <-> bench_spark). A script runs with its own folder on sys.path, so a bare ``import
+    bench_spark`` names the module beside it."""
+    files = {}
+    for path in sorted((root / "tools").rglob("*.py")):
+        if "node_modules" not in path.parts:
+            files[".".join(path.relative_to(root).with_suffix("").parts).removesuffix(".__init__")] = path
+    graph = {}
+    for name, path in files.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = package.split(".")[: len(package.split(".")) - max(node.level - 1, 0)] if node.level else []
+                module = ".".join(base + ([node.module] if node.module else []))
+                targets = [f"{module}.{a.name}" if f"{module}.{a.name}" in files else module for a in node.names]
+            else:
+                continue
+            for target in targets:
+                for candidate in (target, f"{package}.{target}"):
+                    if candidate in files and candidate != name:
+                        found.add(candidate)
+                        break
+        graph[name] = found
+    return cycles(graph)
 
 
 def main(argv=None) -> int:
@@ -171,6 +203,9 @@ def main(argv=None) -> int:
     print(f"imports against the layers: {len(result['against'])}")
     for a, b in result["against"]:
         print(f"  {a} -> {b}")
+    print(f"import cycles in tools/: {len(result['tools_cycles'])}")
+    for group in result["tools_cycles"]:
+        print("  " + " <-> ".join(group))
     return 0
 
 
