@@ -43,7 +43,8 @@ def screenshot(plugin: Path | None = None, *, env: dict | None = None, capture: 
     if done.returncode != 0:
         raise RuntimeError(f"tshark: exit {done.returncode}: {done.stderr}")
     first = done.stdout.split("\n\n")[0].rstrip("\n")
-    return f"$ tshark -X lua_script:$(inlong-proto wireshark path) -r lo.pcap -Y {PACKET_FILTER} -O dataproxy\n" \
+    shown = capture.relative_to(ROOT) if capture.is_relative_to(ROOT) else capture.name  # a path a clone has
+    return f"$ tshark -X lua_script:$(inlong-proto wireshark path) -r {shown} -Y {PACKET_FILTER} -O dataproxy\n" \
            f"{first}\n"
 
 
