@@ -741,6 +741,7 @@ def spark_ingest(source, table, checkpoint, once, every, protocol, direction, mo
                  complete_after, max_file_age, cores):
     """Ingest the files that appear under SOURCE (a folder, glob or bucket path) into a table, each once,
     exactly once across restarts (spark.stream)."""
+    require("pyspark", "spark", "spark ingest")
     from inlong_proto.spark.ingestion import run
 
     if once == (every is not None):

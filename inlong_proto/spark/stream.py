@@ -81,8 +81,11 @@ try:
     from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
     from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxFiles, SupportsTriggerAvailableNow
 except ImportError:  # pyspark is the optional `spark` extra; the offsets and the rule work without it
-    DataSourceStreamReader = SupportsTriggerAvailableNow = InputPartition = object
+    SupportsTriggerAvailableNow = InputPartition = object
     ReadAllAvailable = ReadMaxFiles = None
+
+    class DataSourceStreamReader:
+        """pyspark's base, absent: a class of its own, as object cannot be a class's base twice."""
 
 COMPLETE_AFTER = 60.0  # seconds a file's size must stay the same (completeAfter)
 MAX_FILE_AGE = 7 * 86400.0  # seconds a file is remembered (maxFileAge), Spark's file source's default
