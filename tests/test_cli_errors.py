@@ -88,6 +88,11 @@ CASES = [
     (["tubemq", "calls", "{empty}"], DATA, "empty: expected a capture of TubeMQ traffic"),
     (["tubemq", "calls", str(DATAPROXY_PCAP)], DATA, "no TubeMQ call found"),
     (["write-pcap", "-p", "dataproxy", "{missing}", "{out}"], DATA, "No such file or directory"),
+    (["audit", "{empty}"], DATA, "empty: expected a capture (pcap / pcapng) or a raw dump"),
+    (["audit", "{random}"], DATA, "neither a capture (pcap / pcapng) nor a raw dump"),
+    (["replay", "--to", "127.0.0.1:9", "--dry-run", "{empty}"], DATA, "empty: expected a capture, or a raw dump"),
+    (["replay", "--to", "127.0.0.1:9", "--dry-run", "{random}"], DATA, "not a capture, nor a raw dump"),
+    (["replay", "--to", "127.0.0.1:9", "-p", "dataproxy", "{random}"], DATA, "no request to replay: expected"),
 ]
 
 

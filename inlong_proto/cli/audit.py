@@ -72,7 +72,7 @@ def _table(path: str, *, protocol: str, window: float, by: tuple, timeout: float
     with closing(chunks(path)) as stream:
         head = next(stream, b"")
         if not head:
-            raise Failure(f"{path}: empty")
+            raise Failure(f"{path}: empty: expected a capture (pcap / pcapng) or a raw dump")
 
         def again():
             yield head
@@ -188,6 +188,8 @@ def _replay_protocol(data: bytes, source: str, protocol: str, only_unacked: bool
     from inlong_proto.cli.failure import Failure
     from inlong_proto.core.detect import HEAD_SIZE, settle
 
+    if not data:
+        raise Failure(f"{source}: empty: expected a capture, or a raw dump of {', '.join(PROTOCOLS)}")
     capture = is_capture(data)
     if protocol == "auto" and not capture:
         protocol = settle(data[:HEAD_SIZE])[0]
@@ -197,6 +199,9 @@ def _replay_protocol(data: bytes, source: str, protocol: str, only_unacked: bool
     selection = Selection(protocol, (), expression, as_records=False, with_payload=False) if expression else None
     items = replay_items(data, None if protocol == "auto" else protocol, only_unacked=only_unacked,
                          timeout=timeout if only_unacked and capture else None, max_frame_size=max_frame_size)
+    if not items and not only_unacked:  # (--only-unacked finds none where every request was answered OK)
+        raise Failure(f"{source}: no request to replay: expected a capture, or a raw dump, of "
+                      f"{protocol if protocol != 'auto' else ', '.join(PROTOCOLS)} requests")
     if selection is not None:
         items = [item for item in items if selection.records([item.request], "PERMISSIVE", None)]
     found = sorted({item.request.protocol for item in items})
