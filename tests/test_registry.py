@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,16 @@ def test_the_protocol_guide_names_every_registry_key():
     guide = (ROOT / "docs" / "how-to" / "add-a-protocol.md").read_text()
     missing = [key for key in [*registry.KEYS, *registry.DETECT_KEYS, *registry.FRAMINGS] if f"{key}" not in guide]
     assert missing == []
+
+
+def test_the_protocol_guides_example_block_is_one_make_generate_takes(tmp_path):
+    """docs/how-to/add-a-protocol.md's `-inlong` example, as written, registers its protocol."""
+    guide = (ROOT / "docs" / "how-to" / "add-a-protocol.md").read_text()
+    example = re.search(r"^```yaml\n(.*?)^```", guide, re.S | re.M).group(1)
+    (tmp_path / "myproto").mkdir()
+    (tmp_path / "myproto" / "myproto.ksy").write_text(example)
+    entry = registry.entries(tmp_path)["myproto"]
+    assert (entry["framing"], entry["ports"], entry["detect"]) == ("frames", [12345], {"order": 45})
 
 
 def test_every_compiled_layer_has_the_columns_it_reads():
