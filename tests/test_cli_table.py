@@ -162,3 +162,37 @@ def test_a_progress_bar_only_for_a_big_file_on_a_terminal(tmp_path, monkeypatch)
     assert progress.wanted(str(small)) is None and progress.wanted("-") is None
     assert progress.wanted(str(big), follow=True) is None
     assert list(progress.with_progress(iter([b"a", None, b"b"]), str(small))) == [b"a", None, b"b"]
+
+
+def test_every_command_reading_a_file_through_draws_the_bar(monkeypatch):
+    """decode (each of its paths), inspect, capture and tubemq calls each advance a big file's bar by what
+    they read (the bar wherever progress.wanted allows it: here every file, stderr being CliRunner's)."""
+    from contextlib import contextmanager
+
+    from click.testing import CliRunner
+
+    from inlong_proto.cli import main, progress
+
+    read: dict[str, int] = {}
+
+    class Bar:
+        def advance(self, task, size):
+            read[task] = read.get(task, 0) + size
+
+        def update(self, task, completed):
+            read[task] = completed
+
+    @contextmanager
+    def bar(path, size):
+        yield Bar(), path
+
+    monkeypatch.setattr(progress, "wanted", lambda path, follow=False: None if path == "-" else os.path.getsize(path))
+    monkeypatch.setattr(progress, "_bar", bar)
+    tubemq = ROOT / "examples" / "data" / "tubemq.bin"
+    for argv, path in ((["decode"], DUMP), (["decode", "-T", "table"], DUMP), (["decode"], MIXED),
+                       (["decode", "-T", "table", "-p", "dataproxy"], CAPTURE), (["inspect"], DUMP),
+                       (["inspect"], MIXED), (["capture"], MIXED), (["tubemq", "calls"], tubemq)):
+        read.clear()
+        result = CliRunner().invoke(main, [*argv, str(path)])
+        assert result.exit_code == 0, result.output
+        assert list(read) == [str(path)] and 0 < read[str(path)] <= path.stat().st_size, (argv, path.name, read)
