@@ -116,3 +116,35 @@ def test_spark_readers(kind, tmp_path, spark):
         assert [(row.length, row.message_type, row.error) for row in rows] == [(len(BIG), "bin_message", None)]
     with pytest.raises(Exception, match="maxFrameSize"):
         reader.option("maxFrameSize", "1g").load(str(path)).collect()
+
+
+def test_spark_parse_and_ingest(tmp_path, spark):
+    """spark parse and spark ingest take --max-frame-size to the readers' maxFrameSize: the frame is an error
+    span by default and one frame when raised."""
+    import os
+
+    from click.testing import CliRunner
+
+    from inlong_proto.cli import main
+    from inlong_proto.spark import ingestion, job
+
+    source = tmp_path / "dumps"
+    source.mkdir()
+    (source / "big.bin").write_bytes(BIG)
+    os.utime(source / "big.bin", (1, 1))  # complete long ago, for ingest
+    assert job.parse(spark, str(source), str(tmp_path / "default"), protocol="dataproxy")[0][3] > 0  # error spans
+    assert job.parse(spark, str(source), str(tmp_path / "raised"), protocol="dataproxy", max_frame_size=256 << 10) \
+        == [("dataproxy", "bin_message", 1, 0, len(BIG))]
+    query = ingestion.ingest(spark, str(source), str(tmp_path / "table"), str(tmp_path / "checkpoint"),
+                             protocol="dataproxy", max_frame_size=256 << 10)
+    query.awaitTermination(240)
+    rows = spark.read.parquet(str(tmp_path / "table")).collect()
+    assert [(row.length, row.error) for row in rows] == [(len(BIG), None)]
+    seen, runner = [], CliRunner()
+    with pytest.MonkeyPatch.context() as patch:  # the commands pass the option on
+        patch.setattr(job, "run", lambda *args, **options: seen.append(options["max_frame_size"]) or [])
+        patch.setattr(ingestion, "run", lambda *args, **options: seen.append(options["max_frame_size"]) or {})
+        assert runner.invoke(main, ["spark", "parse", "--max-frame-size", "256k", str(source), "out"]).exit_code == 0
+        assert runner.invoke(main, ["spark", "ingest", "--max-frame-size", "1m", str(source), "--to", "t",
+                                    "--checkpoint", "c", "--once"]).exit_code == 0
+    assert seen == [256 << 10, 1 << 20]

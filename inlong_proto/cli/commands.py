@@ -696,8 +696,9 @@ def spark_group():
 @click.option("--format", "output_format", type=click.Choice(["parquet", "json", "delta"]), default="parquet",
               show_default=True)
 @click.option("--split-size", default="128m", show_default=True, help="Bytes per split (k/m/g suffixes).")
+@MAX_FRAME_SIZE
 @click.option("--cores", type=int, default=None, help="Local cores (default: all).")
-def spark_parse(source, output, protocol, direction, mode, output_format, split_size, cores):
+def spark_parse(source, output, protocol, direction, mode, output_format, split_size, max_frame_size, cores):
     """Parse every dump under SOURCE into OUTPUT, partitioned by protocol and capture date."""
     require("pyspark", "spark", "spark parse")
     from rich.console import Console
@@ -708,7 +709,8 @@ def spark_parse(source, output, protocol, direction, mode, output_format, split_
 
     try:
         summary = run(source, output, cores=cores, console=Console(stderr=True), protocol=protocol,
-                      direction=direction, mode=mode, output_format=output_format, split_size=split_size)
+                      direction=direction, mode=mode, output_format=output_format, split_size=split_size,
+                      max_frame_size=max_frame_size)
     except (ValueError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from None
     table = Table(title=f"{output} ({output_format}, partitioned by protocol and date)")
@@ -736,9 +738,10 @@ def spark_parse(source, output, protocol, direction, mode, output_format, split_
 @click.option("--complete-after", default="60s", show_default=True,
               help="A file unchanged this long is complete (a newer file of its rotation completes it at once).")
 @click.option("--max-file-age", default="7d", show_default=True, help="How long a file read is remembered.")
+@MAX_FRAME_SIZE
 @click.option("--cores", type=int, default=None, help="Local cores (default: all).")
 def spark_ingest(source, table, checkpoint, once, every, protocol, direction, mode, split_size, max_files_per_trigger,
-                 complete_after, max_file_age, cores):
+                 complete_after, max_file_age, max_frame_size, cores):
     """Ingest the files that appear under SOURCE (a folder, glob or bucket path) into a table, each once,
     exactly once across restarts (spark.stream)."""
     require("pyspark", "spark", "spark ingest")
@@ -753,7 +756,8 @@ def spark_ingest(source, table, checkpoint, once, every, protocol, direction, mo
     try:
         totals = run(source, table, checkpoint, once=once, every=every or "60s", cores=cores, report=report,
                      protocol=protocol, direction=direction, mode=mode, split_size=split_size,
-                     max_files=max_files_per_trigger, complete_after=complete_after, max_file_age=max_file_age)
+                     max_files=max_files_per_trigger, complete_after=complete_after, max_file_age=max_file_age,
+                     max_frame_size=max_frame_size)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(json.dumps({"table": table, **totals}))

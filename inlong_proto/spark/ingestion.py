@@ -12,7 +12,7 @@ from inlong_proto.spark.stream import DATE, FORMAT, StreamOptions, parse_duratio
 def ingest(spark, source: str, table: str, checkpoint: str, *, once: bool = True, every: str = "60s",
            protocol: str = "auto", direction: str | None = None, mode: str = "PERMISSIVE",
            split_size: str = "128m", max_files: int | None = None, complete_after: str | None = None,
-           max_file_age: str | None = None, fs_options: dict | None = None):
+           max_file_age: str | None = None, max_frame_size: int | None = None, fs_options: dict | None = None):
     """Start the stream of every file under source into a Parquet table at `table`, partitioned by
     protocol and date, with its checkpoint at `checkpoint`; returns the StreamingQuery. once: read what is
     complete now and stop (Trigger.AvailableNow); else a micro-batch every `every`."""
@@ -21,6 +21,7 @@ def ingest(spark, source: str, table: str, checkpoint: str, *, once: bool = True
     register(spark)
     options = {"protocol": protocol, "mode": mode, "splitSize": split_size, "maxFilesPerTrigger": max_files,
                "completeAfter": complete_after, "maxFileAge": max_file_age, "direction": direction,
+               "maxFrameSize": max_frame_size,
                **{f"fs.{k}": v for k, v in (fs_options or {}).items()}}
     options = {k: str(v) for k, v in options.items() if v is not None}
     checked = StreamOptions({**options, "path": source}, Options)  # fails here, with the option named, not in a task

@@ -17,9 +17,11 @@ FORMATS = ("parquet", "json", "delta")
 
 
 def parse(spark, source: str, output: str, *, protocol: str = "auto", direction: str | None = None,
-          mode: str = "PERMISSIVE", output_format: str = "parquet", split_size: str = "128m") -> list[tuple]:
+          mode: str = "PERMISSIVE", output_format: str = "parquet", split_size: str = "128m",
+          max_frame_size: int | None = None) -> list[tuple]:
     """Parse every dump under `source` into `output`; returns summary rows
-    (protocol, message_type, frames, error_spans, bytes)."""
+    (protocol, message_type, frames, error_spans, bytes). max_frame_size: the maxFrameSize option (None: the
+    spec's limit)."""
     from pyspark.sql import functions as F
 
     from inlong_proto.spark.source import list_files, register
@@ -39,6 +41,8 @@ def parse(spark, source: str, output: str, *, protocol: str = "auto", direction:
               .option("splitSize", split_size))
     if direction:
         reader = reader.option("direction", direction)
+    if max_frame_size is not None:
+        reader = reader.option("maxFrameSize", str(max_frame_size))
     table = reader.load([path for path, _ in files])  # its date column is the rule above, for local and bucket paths
     (table.write.mode("overwrite").partitionBy("protocol", "date").format(output_format)
      .save(str(Path(output).resolve())))
