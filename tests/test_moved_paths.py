@@ -1,6 +1,5 @@
 """The documented import paths from before the house-plan layout (issue 25) keep working for one release: each
-forwards to its new module with a DeprecationWarning, and the package-level names stay where they were.
-(house-plan: names the old paths: tools/house_plan.py leaves this file as it is.)"""
+forwards to its new module with a DeprecationWarning, and the package-level names stay where they were."""
 import importlib
 import warnings
 

@@ -3,12 +3,11 @@ import cycles among the scripts of tools/.
 
     python tools/layers_report.py [ROOT]        # ROOT: a checkout (default: this one), old or new layout
 
-A checkout from before the move is placed through tools/house_plan.py's MOVES; once that script is gone from the
-tree, take it from history first (git show 05437ef:tools/house_plan.py > tools/house_plan.py).
+A checkout from before the move (38094b1, what issue 25 was filed against) is placed through MOVES below.
 
 Why our own small walk rather than import-linter's graph: the same count must run on a checkout from before the
 house plan, where the layers are not folders yet. Each module is placed on its floor by where the house plan puts
-it (tools/house_plan.py's MOVES for an old path, its folder for a new one); every ``import`` and ``from ... import``
+it (MOVES for an old path, its folder for a new one); every ``import`` and ``from ... import``
 counts, also those inside functions; deprecation shims (they import nothing at import time) and generated/ are
 left out. A cycle is a strongly connected group of two or more modules.
 """
@@ -19,12 +18,61 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-try:  # the old -> new map, for a checkout from before the move (tools/house_plan.py, while it is in the tree)
-    from house_plan import MOVES
-except ImportError:
-    MOVES = {}
-SHIM_MARK = "house-plan: deprecation shim"  # the shims at the old paths (tools/house_plan.py's mark)
+SHIM_MARK = "house-plan: deprecation shim"  # what the shims at the old paths say
+
+MOVES = {  # old path -> new path, as tools/house_plan.py (commit 05437ef) moved them
+    # backends
+    "inlong_proto/native.py": "inlong_proto/backends/compiled.py",
+    "inlong_proto/native_encode.py": "inlong_proto/backends/compiled_encode.py",
+    "inlong_proto/capture/native_path.py": "inlong_proto/backends/compiled_capture.py",
+    "inlong_proto/reference.py": "inlong_proto/backends/reference.py",
+    # cli (commands.py, not main.py: a module and its function main() would share a name)
+    "inlong_proto/cli.py": "inlong_proto/cli/commands.py",
+    "inlong_proto/output.py": "inlong_proto/cli/output.py",
+    "inlong_proto/query.py": "inlong_proto/cli/query.py",
+    "inlong_proto/inspect.py": "inlong_proto/cli/hexview.py",
+    "inlong_proto/wireshark.py": "inlong_proto/cli/wireshark.py",
+    "inlong_proto/tubemq/cli.py": "inlong_proto/cli/tubemq.py",
+    "inlong_proto/dataproxy/cli.py": "inlong_proto/cli/dataproxy.py",
+    "inlong_proto/eventmesh/cli.py": "inlong_proto/cli/eventmesh.py",
+    "inlong_proto/broadcast/cli.py": "inlong_proto/cli/broadcast.py",
+    # core
+    "inlong_proto/frames.py": "inlong_proto/core/frames.py",
+    "inlong_proto/stream.py": "inlong_proto/core/stream.py",
+    "inlong_proto/protocols.py": "inlong_proto/core/protocols.py",
+    "inlong_proto/errors.py": "inlong_proto/core/errors.py",
+    "inlong_proto/message.py": "inlong_proto/core/message.py",
+    "inlong_proto/values.py": "inlong_proto/core/plain.py",
+    "inlong_proto/chains.py": "inlong_proto/core/chains.py",
+    "inlong_proto/schema_checks.py": "inlong_proto/core/schema_checks.py",
+    "inlong_proto/detect.py": "inlong_proto/core/detect.py",
+    "inlong_proto/arrow.py": "inlong_proto/core/arrow.py",
+    "inlong_proto/sources.py": "inlong_proto/core/sources.py",
+    # endpoints
+    "inlong_proto/endpoints.py": "inlong_proto/endpoints/common.py",
+    "inlong_proto/demo.py": "inlong_proto/endpoints/demo.py",
+    "inlong_proto/capture/tap.py": "inlong_proto/endpoints/tap.py",
+    "inlong_proto/broadcast/server.py": "inlong_proto/endpoints/broadcast_server.py",
+    "inlong_proto/broadcast/client.py": "inlong_proto/endpoints/broadcast_client.py",
+    "inlong_proto/broadcast/history.py": "inlong_proto/endpoints/broadcast_history.py",
+    "inlong_proto/dataproxy/server.py": "inlong_proto/endpoints/dataproxy_server.py",
+    "inlong_proto/dataproxy/sender.py": "inlong_proto/endpoints/dataproxy_sender.py",
+    "inlong_proto/tubemq/server.py": "inlong_proto/endpoints/tubemq_server.py",
+    "inlong_proto/tubemq/master.py": "inlong_proto/endpoints/tubemq_master.py",
+    "inlong_proto/tubemq/broker.py": "inlong_proto/endpoints/tubemq_broker.py",
+    "inlong_proto/tubemq/client.py": "inlong_proto/endpoints/tubemq_client.py",
+    "inlong_proto/eventmesh/server.py": "inlong_proto/endpoints/eventmesh_server.py",
+    "inlong_proto/eventmesh/client.py": "inlong_proto/endpoints/eventmesh_client.py",
+    "inlong_proto/eventmesh/http_server.py": "inlong_proto/endpoints/eventmesh_http_server.py",
+    "inlong_proto/eventmesh/http_client.py": "inlong_proto/endpoints/eventmesh_http_client.py",
+    "inlong_proto/eventmesh/grpc_server.py": "inlong_proto/endpoints/eventmesh_grpc_server.py",
+    "inlong_proto/eventmesh/grpc_client.py": "inlong_proto/endpoints/eventmesh_grpc_client.py",
+    # spark
+    "inlong_proto/spark.py": "inlong_proto/spark/dumps.py",
+    "inlong_proto/spark_source.py": "inlong_proto/spark/source.py",
+    "inlong_proto/spark_capture.py": "inlong_proto/spark/captures.py",
+    "inlong_proto/spark_job.py": "inlong_proto/spark/job.py",
+}
 
 # bottom up, as tests/test_layers.py enforces them
 LAYERS = ["core", "capture", "protocols", "backends", "audit", "spark", "endpoints", "cli", "package"]
