@@ -196,3 +196,16 @@ def test_every_command_reading_a_file_through_draws_the_bar(monkeypatch):
         result = CliRunner().invoke(main, [*argv, str(path)])
         assert result.exit_code == 0, result.output
         assert list(read) == [str(path)] and 0 < read[str(path)] <= path.stat().st_size, (argv, path.name, read)
+
+
+def test_the_tours_show_the_table_decode_prints():
+    """The README's tour, the tutorial and the CLI reference show the packet list as `decode -T table
+    examples/data/mixed.pcap` prints it now (into a pipe: nothing cut)."""
+    import re
+
+    printed = subprocess.run([*CLI, "decode", "-T", "table", str(MIXED)], capture_output=True, text=True,
+                             check=True).stdout.splitlines()
+    for page in ("README.md", "docs/tutorials/tour.md", "docs/reference/cli.md"):
+        (shown,) = re.findall(r"^```text\n( No\. .*?)^```", (ROOT / page).read_text(), re.S | re.M)
+        lines = shown.splitlines()
+        assert len(lines) >= 4 and lines == printed[:len(lines)], page

@@ -677,6 +677,12 @@ def test_no_preferences_leaves_the_profile_alone(tmp_path):
     assert "tcp.reassemble_out_of_order: TRUE" in (config / "profiles" / "work" / "preferences").read_text()
 
 
+def test_the_readme_says_why_install_sets_preferences():
+    wireshark = (ROOT / "README.md").read_text().partition("**Wireshark.**")[2].partition("```")[0]
+    assert "out-of-order reassembly" in wireshark and "Wireshark leaves off" in wireshark
+    assert "`--no-preferences`" in wireshark and "wireshark.md#the-tcp-preferences-install-sets" in wireshark
+
+
 def test_preferences_folder():
     from inlong_proto.cli.wireshark import personal_config_dir, preferences_path
 
