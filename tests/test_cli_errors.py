@@ -158,3 +158,11 @@ def test_the_spark_modules_load_without_pyspark(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120,
                           env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr
+
+
+def test_python_dash_m_speaks_as_the_command(tmp_path):
+    """`python -m inlong_proto` names itself inlong-proto in its errors and help, as the console script does."""
+    done = subprocess.run([sys.executable, "-m", "inlong_proto", "decode", "-T", "xml", "x"], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120)
+    assert _one_line(done.stderr).startswith("inlong-proto: error: decode: Invalid value for '--format'")
+    assert done.stderr.rstrip().endswith("(see 'inlong-proto decode --help')") and done.returncode == USAGE

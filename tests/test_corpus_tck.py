@@ -237,6 +237,17 @@ def test_the_kit_reports_a_wrong_decoder_with_offsets(exported):
     assert result.returncode == 0 and "8 not covered" in result.stdout
 
 
+def test_a_command_the_shell_cannot_start_is_one_usage_error(exported, tmp_path):
+    """Not 1,078 failed checks: one line, status 2 (issue 27: every failure of the command line is one line)."""
+    (tmp_path / "decoder.sh").write_text("#!/bin/sh\n")  # not executable
+    for option, command, said in (("--decoder", str(tmp_path / "missing"), "not found"),
+                                  ("--encoder", str(tmp_path / "decoder.sh"), "Permission denied")):
+        result = _kit("--corpus", str(exported), option, command)
+        assert result.returncode == 2 and not result.stdout, result.stdout[-2000:]
+        assert result.stderr.startswith(f"inlong-proto: error: tck: {option} ") and said in result.stderr
+        assert len(result.stderr.splitlines()) == 1, result.stderr
+
+
 def test_export_replaces_an_old_corpus_and_refuses_other_folders(tmp_path):
     runner = CliRunner()
     assert runner.invoke(main, ["corpus", "export", str(tmp_path / "c")]).exit_code == 0

@@ -34,6 +34,7 @@ from pathlib import Path
 import click
 
 from inlong_proto.cli import corpus as corpus_module
+from inlong_proto.core.plain import printable
 
 ERROR_KEYS = ("offset", "length")  # and error.kind, error.offset: what the reject and cut rules compare
 TIMEOUT_S = 60
@@ -289,6 +290,16 @@ def run_command(command, data: bytes, env: dict):
         return None
 
 
+def check_starts(option: str, command: str) -> None:
+    """A command the shell cannot start (exit 127: not found, 126: not executable) is one usage error, not
+    the failure of every check."""
+    done = run_command(command, b"", {})
+    if done is not None and done.returncode in (126, 127):
+        said = done.stderr.decode(errors="replace").strip().splitlines()
+        raise click.UsageError(f"{option} {command!r}: the shell cannot run it "
+                               f"({printable(said[-1]) if said else f'exit {done.returncode}'})")
+
+
 def _not_covered(items) -> str | None:
     if isinstance(items, dict) and "not_covered" in items:
         items = [items]
@@ -508,6 +519,9 @@ def tck(decoder, encoder, corpus_dir, protocols, rules, cuts, not_covered, jobs,
         raise click.UsageError("give --decoder CMD, --encoder CMD or both")
     if cuts not in ("every", "sample", "none") and not (cuts.isdigit() and int(cuts) > 0):
         raise click.BadParameter("every, sample, none or a positive number", param_hint="--cuts")
+    for option, command in (("--decoder", decoder), ("--encoder", encoder)):
+        if command:
+            check_starts(option, command)
     with tempfile.TemporaryDirectory(prefix="inlong-tck-") as scratch:
         root = Path(corpus_dir) if corpus_dir else Path(scratch)
         if not corpus_dir:
