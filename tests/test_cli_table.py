@@ -165,7 +165,7 @@ def test_a_progress_bar_only_for_a_big_file_on_a_terminal(tmp_path, monkeypatch)
 
 
 def test_every_command_reading_a_file_through_draws_the_bar(monkeypatch):
-    """decode (each of its paths), inspect, capture and tubemq calls each advance a big file's bar by what
+    """decode (each of its paths), inspect, capture, tubemq calls and audit each advance a big file's bar by what
     they read (the bar wherever progress.wanted allows it: here every file, stderr being CliRunner's)."""
     from contextlib import contextmanager
 
@@ -191,7 +191,8 @@ def test_every_command_reading_a_file_through_draws_the_bar(monkeypatch):
     tubemq = ROOT / "examples" / "data" / "tubemq.bin"
     for argv, path in ((["decode"], DUMP), (["decode", "-T", "table"], DUMP), (["decode"], MIXED),
                        (["decode", "-T", "table", "-p", "dataproxy"], CAPTURE), (["inspect"], DUMP),
-                       (["inspect"], MIXED), (["capture"], MIXED), (["tubemq", "calls"], tubemq)):
+                       (["inspect"], MIXED), (["capture"], MIXED), (["tubemq", "calls"], tubemq),
+                       (["audit"], MIXED), (["audit", "-p", "dataproxy"], DUMP)):
         read.clear()
         result = CliRunner().invoke(main, [*argv, str(path)])
         assert result.exit_code == 0, result.output

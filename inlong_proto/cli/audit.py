@@ -65,11 +65,12 @@ def _table(path: str, *, protocol: str, window: float, by: tuple, timeout: float
     from inlong_proto.capture import CaptureDecoder, is_capture
     from inlong_proto.cli.commands import chunks, with_file
     from inlong_proto.cli.failure import Failure
+    from inlong_proto.cli.progress import with_progress
     from inlong_proto.core.detect import HEAD_SIZE, settle
     from inlong_proto.core.errors import InlongProtoError
 
     table = AuditTable(window, by)
-    with closing(chunks(path)) as stream:
+    with closing(with_progress(chunks(path), path)) as stream:
         head = next(stream, b"")
         if not head:
             raise Failure(f"{path}: empty: expected a capture (pcap / pcapng) or a raw dump")
@@ -133,6 +134,7 @@ def audit(output_format, window, by, timeout, diff_mode, lost, protocol, max_fra
     from inlong_proto.audit import COLUMNS, DIFF_COLUMNS, diff
     from inlong_proto.cli.failure import Failure
     from inlong_proto.cli.output import writer
+    from inlong_proto.cli.progress import current_stdout
     from inlong_proto.cli.query import field_path
 
     if diff_mode and len(captures) != 2:
@@ -141,7 +143,8 @@ def audit(output_format, window, by, timeout, diff_mode, lost, protocol, max_fra
         raise click.UsageError("--diff compares tables: --messages and --lost list messages")
     output, each = None, None
     if lost:
-        output = writer(output_format, sys.stdout, [field_path(name) for name in MESSAGE_COLUMNS], False)
+        # current_stdout: rows written while a progress bar runs go above it
+        output = writer(output_format, current_stdout, [field_path(name) for name in MESSAGE_COLUMNS], False)
 
         def each(item):
             if lost == "lost" and getattr(item, "outcome", "ok") == "ok":  # (deliveries have no outcome)
