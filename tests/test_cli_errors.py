@@ -130,14 +130,18 @@ def _without(module: str, *argv: str, cwd: Path) -> subprocess.CompletedProcess:
                           env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
 
 
-@pytest.mark.parametrize("argv", [["spark", "parse", str(DUMP), "out"], ["demo", "--out", "demo"],
-                                  ["spark", "ingest", str(DUMP), "--to", "t", "--checkpoint", "c", "--once"]],
-                         ids=["spark parse", "demo", "spark ingest"])
-def test_a_missing_extra_names_itself(argv, tmp_path):
-    done = _without("pyspark", *argv, cwd=tmp_path)
+@pytest.mark.parametrize("module, package, extra, argv", [
+    ("pyspark", "pyspark", "spark", ["spark", "parse", str(DUMP), "out"]),
+    ("pyspark", "pyspark", "spark", ["demo", "--out", "demo"]),
+    ("pyspark", "pyspark", "spark", ["spark", "ingest", str(DUMP), "--to", "t", "--checkpoint", "c", "--once"]),
+    ("grpc", "grpcio", "grpc", ["eventmesh", "grpc-serve", "--port", "0"]),
+    ("grpc", "grpcio", "grpc", ["eventmesh", "grpc-client", "--port", "9", "heartbeat"]),
+], ids=["spark parse", "demo", "spark ingest", "grpc-serve", "grpc-client"])
+def test_a_missing_extra_names_itself(module, package, extra, argv, tmp_path):
+    done = _without(module, *argv, cwd=tmp_path)
     line = _one_line(done.stderr)
     assert done.returncode == DATA, line
-    assert "pyspark" in line and "pip install 'inlong-proto[spark]'" in line, line
+    assert f" needs {package}," in line and f"pip install 'inlong-proto[{extra}]'" in line, line
     assert not (tmp_path / "demo").exists()  # the demo stops before it starts its servers
 
 

@@ -31,6 +31,7 @@ import click
 
 from inlong_proto.endpoints.common import (HOST, LOG_LEVEL, LOG_RATE, host_port, idle_timeout_option, run_until_stopped,
                                            setup_logging, strict_option, strict_report)
+from inlong_proto.cli.failure import missing_extra
 from inlong_proto.cli.output import terminal_json
 from inlong_proto.endpoints.faults import faults_option
 
@@ -582,14 +583,11 @@ def http_subscribe(options, count, timeout, webhook_host, webhook_port, mode, ty
 
 # ---------------------------------------------------------------------------------------------- gRPC
 def _need_grpc() -> None:
-    """One clear line, not a traceback, when the optional grpcio is missing."""
+    """The one error line naming the extra, not a traceback, when the optional grpcio is missing."""
     try:
         importlib.import_module("grpc")
-        importlib.import_module("inlong_proto.generated.protobuf.eventmesh.eventmesh_service_pb2_grpc")
-    except ImportError as exc:
-        click.echo(f"error: the gRPC endpoints need grpcio ({exc}); install it with: pip install "
-                   "'inlong-proto[grpc]'", err=True)
-        sys.exit(1)
+    except ImportError:
+        raise missing_extra("grpcio", "grpc", "an EventMesh gRPC endpoint") from None
 
 
 CAPTURE = click.option("--capture", type=click.Path(dir_okay=False), default=None,
