@@ -210,3 +210,15 @@ def test_the_tours_show_the_table_decode_prints():
         (shown,) = re.findall(r"^```text\n( No\. .*?)^```", (ROOT / page).read_text(), re.S | re.M)
         lines = shown.splitlines()
         assert len(lines) >= 4 and lines == printed[:len(lines)], page
+
+
+def test_the_other_tables_right_align_numbers():
+    """In -T wide (cli.output.Table, which audit's and tubemq calls' tables are too) a column of numbers only is
+    right-aligned."""
+    wide = subprocess.run([*CLI, "decode", "-T", "wide", "-p", "dataproxy", "-e", "protocol", "-e", "offset",
+                           "-e", "length", str(DUMP)], capture_output=True, text=True, check=True).stdout
+    header = next(line for line in wide.splitlines() if line.startswith("┃")).split("┃")[1:-1]
+    rows = [line.split("│")[1:-1] for line in wide.splitlines() if line.startswith("│")]
+    assert [cell.strip() for cell in header] == ["protocol", "offset", "length"]
+    assert rows[0][0] == " dataproxy " and rows[0][1] == " " * (len(header[1]) - 2) + "0 "
+    assert all(row[2].startswith("  ") and row[2].strip().isdigit() for row in rows)

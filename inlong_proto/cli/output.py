@@ -209,13 +209,16 @@ class Table(_Columns):
             self._print()
 
     def _print(self) -> None:
-        """Cells go in as rich Text, never as markup: a value holding [link=...] or [bold] is shown as it is."""
+        """Cells go in as rich Text, never as markup: a value holding [link=...] or [bold] is shown as it is.
+        A column of numbers only is right-aligned."""
         from rich.table import Table as RichTable
         from rich.text import Text
 
         table = RichTable()
-        for path in self.fields or [field_path(name) for name in self.defaults]:
-            table.add_column(Text(path.text))
+        for index, path in enumerate(self.fields or [field_path(name) for name in self.defaults]):
+            values = [row[index] for row in self.pending if index < len(row) and row[index] is not None]
+            numbers = bool(values) and all(isinstance(value, (int, float)) for value in values)
+            table.add_column(Text(path.text), justify="right" if numbers else "left")
         for row in self.pending:
             table.add_row(*(Text("" if cell is None else str(cell)) for cell in row))
         console().print(table)
