@@ -9,6 +9,7 @@ MOVED = [  # (old module, name, new module): the paths README and docs/ showed b
     ("inlong_proto.native", "scan_batch", "inlong_proto.backends.compiled"),
     ("inlong_proto.native", "iter_batches", "inlong_proto.backends.compiled"),
     ("inlong_proto.spark_source", "register", "inlong_proto.spark.source"),
+    ("inlong_proto.spark_source", "ReadLimits", "inlong_proto.spark.pieces"),  # source.py split in two since
     ("inlong_proto.spark_capture", "read_captures", "inlong_proto.spark.captures"),
     ("inlong_proto.stream", "Limits", "inlong_proto.core.stream"),
     ("inlong_proto.capture.native_path", "capture_batches", "inlong_proto.backends.compiled_capture"),

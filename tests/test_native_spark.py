@@ -1,4 +1,4 @@
-"""The Spark readers' batches (native.range_batches through spark_source.split_batches and read_dumps' Arrow
+"""The Spark readers' batches (native.range_batches through pieces.split_batches and read_dumps' Arrow
 UDTF) equal the pure rows exactly, on whichever backend runs: split by split, in every mode, with the source
 read window by window as a remote object is, and with batches cut small so that every hand-over between
 the compiled scan and the pure scanner, and every window edge, is crossed many times.
@@ -11,7 +11,9 @@ from inlong_proto.core import arrow, protocols
 from inlong_proto import iter_frames
 from inlong_proto.backends import compiled as native
 from inlong_proto.spark.dumps import DumpDecodeError
-from inlong_proto.spark.source import BytesSource, auto_of, auto_schema, split_batches, split_count, split_frames
+from inlong_proto.core.sources import BytesSource, split_count
+from inlong_proto.core.arrow import auto_of, auto_schema
+from inlong_proto.spark.pieces import split_batches, split_frames
 
 import vectors
 
@@ -114,7 +116,7 @@ def test_auto_of_puts_the_columns_in_the_protocols_struct(protocol):
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_sync_points_are_the_same_on_both_backends(protocol, monkeypatch):
     """The walker's verdicts (compiled where built) change the time a sync point takes, never where it is."""
-    from inlong_proto.spark.source import DumpWalker
+    from inlong_proto.spark.pieces import DumpWalker
 
     data = damaged_dump(protocol, 11, count=300)
     found = {}
@@ -128,6 +130,7 @@ def test_sync_points_are_the_same_on_both_backends(protocol, monkeypatch):
     assert found["native"] == found["python"]
 
 
+@pytest.mark.compiled
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_structural_verdict_is_the_frame_layouts_own(protocol):
     """frame_verdict(structural=True): a size exactly where frames.decode_with decodes the layout alone."""
@@ -135,8 +138,7 @@ def test_structural_verdict_is_the_frame_layouts_own(protocol):
     from inlong_proto.core.frames import decode_with
 
     verdict = native.frame_verdict(protocol, structural=True)
-    if verdict is None:
-        pytest.skip("no compiled scanner for this protocol here")
+    assert verdict is not None, f"every framed protocol has a compiled scanner, {protocol} none"
     codecs = protocols.get(protocol).candidates(None)
     data = damaged_dump(protocol, 5)
     limit = protocols.get(protocol).max_frame_size
@@ -163,7 +165,7 @@ def test_structural_verdict_is_the_frame_layouts_own(protocol):
 def test_small_captures_take_the_compiled_walker_with_the_chunked_readers_rows(mode, monkeypatch):
     """format("inlong") reads a capture of at most CAPTURE_WHOLE bytes whole, through capture.native_path:
     its rows (and FAILFAST's error) are those of the chunked CaptureDecoder path it replaces."""
-    from inlong_proto.spark import source as spark_source
+    from inlong_proto.spark import pieces
     from inlong_proto.backends import compiled_capture as native_path
     from tests.capture.test_native_capture import many_flows
     from inlong_proto.capture.writer import pcap_file
@@ -173,9 +175,9 @@ def test_small_captures_take_the_compiled_walker_with_the_chunked_readers_rows(m
     monkeypatch.setattr(native_path, "capture_batches", lambda *a, **kw: walked.append(a[1]) or real(*a, **kw))
 
     def read(data: bytes, protocol: str, whole: int):
-        monkeypatch.setattr(spark_source, "CAPTURE_WHOLE", whole)
+        monkeypatch.setattr(pieces, "CAPTURE_WHOLE", whole)
         try:
-            return batches_rows(spark_source.capture_batches(BytesSource(data), "c.pcap", protocol, mode, rows=50))
+            return batches_rows(pieces.capture_batches(BytesSource(data), "c.pcap", protocol, mode, rows=50))
         except DumpDecodeError as exc:
             return str(exc)
 

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from inlong_proto import DecodeError, StreamDecoder, iter_frames
 from inlong_proto.core import frames, protocols
 from inlong_proto.generated.codec.tubemq import tubemq_frame
-from inlong_proto.spark.source import BytesSource, split_count, split_frames
+from inlong_proto.core.sources import BytesSource, split_count
+from inlong_proto.spark.pieces import split_frames
 
 import vectors
 
@@ -269,7 +270,7 @@ def test_a_memoised_block_walk_decodes_as_the_plain_loop(parts, deltas, every):
     """One Chains answers every walk over one buffer (each header, ends near item boundaries, shortest
     first, as a scan's windows ask): each gives the items and end, or the very error (type, offset,
     field, text, claim), of the plain loop; nothing learnt under a short end misleads a longer one."""
-    from inlong_proto.core.chains import Chains
+    from inlong_proto.core.block_walks import Chains
 
     pieces, starts, bounds = [], [], []
     for kind, value in parts:

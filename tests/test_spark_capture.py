@@ -10,7 +10,9 @@ import pytest
 from inlong_proto.core import arrow, protocols
 from inlong_proto.capture import iter_capture_frames
 from inlong_proto.spark.dumps import read_dumps
-from inlong_proto.spark.source import file_uri, register, spark_arrow_schema
+from inlong_proto.core.sources import file_uri
+from inlong_proto.spark.source import register
+from inlong_proto.spark.common import spark_arrow_schema
 
 import vectors
 

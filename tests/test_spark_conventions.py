@@ -25,7 +25,9 @@ from pyspark.sql.types import ArrayType, MapType, StructType  # noqa: E402
 from inlong_proto.dataproxy.records import RECORD_COLUMNS, record_rows, record_spark_schema, row_tuple  # noqa: E402
 from inlong_proto.spark.records import read_records  # noqa: E402
 from inlong_proto.spark.dumps import read_dumps  # noqa: E402
-from inlong_proto.spark.source import AUTO, InlongDataSource, Options, auto_batch, register, spark_schema
+from inlong_proto.core.arrow import AUTO, auto_batch
+from inlong_proto.spark.source import InlongDataSource, Options, register
+from inlong_proto.spark.common import spark_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTOCOLS = sorted(protocols.names())

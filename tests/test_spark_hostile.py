@@ -1,6 +1,6 @@
 """Spark survives any single file (issue 24, item 2): a hostile file gives error rows, never a dead session.
 
-The Spark-side guards (spark_source.FileGuard) are tested first on their own, without Spark, against
+The Spark-side guards (pieces.FileGuard) are tested first on their own, without Spark, against
 synthetic trouble whatever the decoders do: a decoder raising MemoryError or RecursionError, a giant row,
 output without end, a worker that grows. Then one local session (conftest's) reads a folder holding every
 hostile file of hostile_streams beside good files, through format("inlong") with protocol=auto and through
@@ -23,8 +23,9 @@ import pytest
 from inlong_proto.core import arrow
 from inlong_proto.capture.writer import Conversation, pcap_file
 from inlong_proto.spark.dumps import DumpDecodeError
-from inlong_proto.spark.source import (STREAM_CHUNK, FileGuard, InlongDataSource, InlongReader, Options, ReadLimits,
-                                       file_uri, fixed_bytes, read_partition)
+from inlong_proto.spark.pieces import STREAM_CHUNK, FileGuard, ReadLimits, fixed_bytes
+from inlong_proto.spark.source import InlongDataSource, InlongReader, Options, read_partition
+from inlong_proto.core.sources import file_uri
 
 import hostile_streams as hostile
 
@@ -86,9 +87,9 @@ def recurse(depth=0):
 
 
 def failing_decoders(after: int, fail):
-    from inlong_proto.spark import source as spark_source
+    from inlong_proto.spark import pieces
 
-    real = spark_source.stream_decoder
+    real = pieces.stream_decoder
     return lambda *args, **kwargs: Failing(real(*args, **kwargs), after, fail)
 
 
@@ -99,7 +100,7 @@ def failing_decoders(after: int, fail):
 def test_a_decoder_failure_is_an_error_row_after_the_rows_before_it(monkeypatch, dump, fail, name):
     good = rows_of(read(dump))
     assert len(good) == 2000 and not any(row["error"] for row in good)
-    monkeypatch.setattr("inlong_proto.spark.source.stream_decoder", failing_decoders(2, fail))
+    monkeypatch.setattr("inlong_proto.spark.pieces.stream_decoder", failing_decoders(2, fail))
     rows = rows_of(read(dump))
     *before, last = rows
     assert before == [row for row in good if row["offset"] + row["length"] <= 2 * STREAM_CHUNK][:len(before)]
@@ -111,7 +112,7 @@ def test_a_decoder_failure_is_an_error_row_after_the_rows_before_it(monkeypatch,
 
 
 def test_a_decoder_failure_under_the_other_modes(monkeypatch, dump):
-    monkeypatch.setattr("inlong_proto.spark.source.stream_decoder", failing_decoders(1, out_of_memory))
+    monkeypatch.setattr("inlong_proto.spark.pieces.stream_decoder", failing_decoders(1, out_of_memory))
     rows = rows_of(read(dump, mode="DROPMALFORMED"))
     assert rows and not any(row["error"] for row in rows)
     with pytest.raises(DumpDecodeError, match=rf"^{file_uri(str(dump))}: offset {STREAM_CHUNK}: MemoryError "):
@@ -123,7 +124,7 @@ def test_storage_errors_still_fail_the_task(monkeypatch, dump):
     def broken():
         raise OSError("connection reset")
 
-    monkeypatch.setattr("inlong_proto.spark.source.stream_decoder", failing_decoders(1, broken))
+    monkeypatch.setattr("inlong_proto.spark.pieces.stream_decoder", failing_decoders(1, broken))
     with pytest.raises(OSError, match="connection reset"):
         read(dump)
 
@@ -147,18 +148,18 @@ def test_a_capture_decoder_failure_is_an_error_row(monkeypatch, tmp_path):
 
 def test_a_compiled_scan_failure_is_an_error_row(monkeypatch, tmp_path):
     """The framed protocols' batches (split_batches, the compiled scanners where built) are guarded too."""
-    from inlong_proto.spark import source as spark_source
+    from inlong_proto.spark import pieces
 
     path = tmp_path / "d.bin"
     path.write_bytes((VECTORS / "dataproxy_lo.client.bin").read_bytes() * 4)
     want = rows_of(read(path))
-    real = spark_source.split_batches
+    real = pieces.split_batches
 
     def split_batches(*args, **kwargs):
         yield next(real(*args[:7], 5, *args[8:], **kwargs))  # (src, path, protocol, ..., index, rows, ...)
         out_of_memory()
 
-    monkeypatch.setattr(spark_source, "split_batches", split_batches)
+    monkeypatch.setattr(pieces, "split_batches", split_batches)
     rows = rows_of(read(path))
     assert rows[:5] == want[:5]
     assert rows[5]["offset"] == want[4]["offset"] + want[4]["length"] and len(rows) == 6
@@ -204,7 +205,7 @@ def test_the_worker_s_growth_is_bounded(monkeypatch, dump):
     """maxTaskMemory: the worker's RSS (worker_memory) is looked at before each chunk a decoder is fed and every
     MEMORY_EVERY rows; here it grows 300 MiB between two looks."""
     grown = iter(range(0, 10 << 30, 300 << 20))
-    monkeypatch.setattr("inlong_proto.spark.source.worker_memory", lambda: next(grown))
+    monkeypatch.setattr("inlong_proto.spark.pieces.worker_memory", lambda: next(grown))
     *kept, last = rows_of(read(dump))  # the fourth look (3 chunks fed, or 1024 rows made) crosses it
     assert last["error"] == (f"offset {last['offset']}: reading it grew the Python worker by {1200 << 20:,} "
                              f"bytes, over maxTaskMemory ({1 << 30:,}); the rest is not read")
@@ -343,7 +344,7 @@ def summary(df) -> dict:
 def reference(path: Path, protocol: str) -> list[tuple]:
     """The rows one file gives read alone in this process (piece_batches, as a task reads it)."""
     from inlong_proto.core.sources import BytesSource
-    from inlong_proto.spark.source import piece_batches
+    from inlong_proto.spark.pieces import piece_batches
 
     data = path.read_bytes()
     rows = []
@@ -413,15 +414,15 @@ class decoders_failing:
     """In the process it runs in (a Spark worker), stream decoders that raise MemoryError on their second feed."""
 
     def __enter__(self):
-        from inlong_proto.spark import source as spark_source
+        from inlong_proto.spark import pieces
 
-        self.real = spark_source.stream_decoder
-        spark_source.stream_decoder = failing_decoders(1, out_of_memory)
+        self.real = pieces.stream_decoder
+        pieces.stream_decoder = failing_decoders(1, out_of_memory)
 
     def __exit__(self, *exc):
-        from inlong_proto.spark import source as spark_source
+        from inlong_proto.spark import pieces
 
-        spark_source.stream_decoder = self.real  # the worker serves later tasks too
+        pieces.stream_decoder = self.real  # the worker serves later tasks too
 
 
 class TroubleReader(InlongReader):

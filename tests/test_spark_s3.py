@@ -10,7 +10,8 @@ import pytest
 
 from inlong_proto.core import sources
 from inlong_proto.core.sources import BytesSource, RangeSource, filesystem, list_files, open_source
-from inlong_proto.spark.source import split_count, split_frames
+from inlong_proto.core.sources import split_count
+from inlong_proto.spark.pieces import split_frames
 
 import s3server
 from test_spark_source import PROTOCOLS, corrupt, dump, rows

@@ -15,9 +15,11 @@ from inlong_proto.core import protocols
 from inlong_proto.core.arrow import frame_row
 from inlong_proto.core.frames import decode_at
 from inlong_proto.spark.dumps import DumpDecodeError
-from inlong_proto.spark.source import (AUTO, BytesSource, FileSource, InlongReader, Options, DumpWalker, file_uri,
-                                       found_protocols, list_files, parse_size, plan, read_split, split_bounds,
-                                       split_count, split_frames)
+from inlong_proto.core.arrow import AUTO
+from inlong_proto.core.sources import BytesSource, FileSource, file_uri, list_files, split_count
+from inlong_proto.spark.source import InlongReader, Options
+from inlong_proto.spark.pieces import (DumpWalker, found_protocols, parse_size, plan, read_split, split_bounds,
+                                       split_frames)
 
 import vectors
 

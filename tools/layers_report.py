@@ -43,7 +43,7 @@ MOVES = {  # old path -> new path, as tools/house_plan.py (commit 05437ef) moved
     "inlong_proto/errors.py": "inlong_proto/core/errors.py",
     "inlong_proto/message.py": "inlong_proto/core/message.py",
     "inlong_proto/values.py": "inlong_proto/core/plain.py",
-    "inlong_proto/chains.py": "inlong_proto/core/chains.py",
+    "inlong_proto/chains.py": "inlong_proto/core/block_walks.py",
     "inlong_proto/schema_checks.py": "inlong_proto/core/schema_checks.py",
     "inlong_proto/detect.py": "inlong_proto/core/detect.py",
     "inlong_proto/arrow.py": "inlong_proto/core/arrow.py",

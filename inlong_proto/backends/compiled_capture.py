@@ -64,7 +64,7 @@ time in nanoseconds.
 
 Memory: the fast path holds the whole file (the caller's bytes), every direction's stream bytes and index,
 and the batches of one capture before the first is yielded: it is for files read whole (read_dumps' UDTF,
-users of iter_capture_frames, and spark_source.capture_batches for a capture of at most CAPTURE_WHOLE bytes);
+users of iter_capture_frames, and spark.pieces.capture_batches for a capture of at most CAPTURE_WHOLE bytes);
 larger captures stay on the bounded-memory chunked CaptureDecoder.
 """
 from __future__ import annotations
@@ -83,7 +83,6 @@ from inlong_proto.capture import IDLE_TIMEOUT, SERVER_PORTS, SYN_TIMEOUT, Captur
 from inlong_proto.capture.tcp import Reassembler
 
 BATCH_ROWS = native.BATCH_ROWS
-DIRECTIONS = protocols.DIRECTIONS
 
 
 def _extension():
@@ -184,7 +183,7 @@ def _eligible(protocol: str, report: dict) -> bool:
         report["reason"] = f"protocol {protocol!r} is not ordered by the fast path"
         return False
     proto = protocols.get(protocol)
-    if any(len(proto.candidates(_framer_direction(proto, d))) != 1 for d in DIRECTIONS):
+    if any(len(proto.candidates(_framer_direction(proto, d))) != 1 for d in protocols.DIRECTIONS):
         report["reason"] = f"protocol {protocol!r} has several frame layouts for one direction"
         return False
     return True
@@ -225,7 +224,7 @@ def _compiled(data, protocol: str, mode: str, path: str, report: dict, items: bo
         return _compiled_auto(walked, packets, conns, ends, finish_key, mode, path, report, numbers if items else None)
     proto = protocols.get(protocol)
     parts = []  # (table, order keys, order subkeys, rank within a key)
-    for d, direction in enumerate(DIRECTIONS):
+    for d, direction in enumerate(protocols.DIRECTIONS):
         stream, index = walked[3 + 2 * d], walked[4 + 2 * d]
         if not stream:
             continue
@@ -287,7 +286,7 @@ def _compiled_auto(walked, packets: int, conns, ends: list, finish_key, mode: st
         return None
     n = len(conns)
     sides = []  # per direction: (stream, sizes, bases, index rows, each row's connection, each row's end)
-    for d in range(len(DIRECTIONS)):
+    for d in range(len(protocols.DIRECTIONS)):
         stream, index = walked[3 + 2 * d], walked[4 + 2 * d]
         sizes = conns[:, 3 + d]
         bases = np.cumsum(sizes) - sizes
@@ -308,7 +307,7 @@ def _compiled_auto(walked, packets: int, conns, ends: list, finish_key, mode: st
         conn_of, at = np.unique(owner[hit], return_index=True)
         np.minimum.at(decided, conn_of, rows[hit[at], 1])
     heads = []
-    for d in range(len(DIRECTIONS)):
+    for d in range(len(protocols.DIRECTIONS)):
         stream, sizes, bases, rows, owner, row_end = sides[d]
         delivered = np.where(decided == never, sizes, 0)
         if len(rows):
@@ -329,7 +328,7 @@ def _compiled_auto(walked, packets: int, conns, ends: list, finish_key, mode: st
             return None
         members = np.array(members, dtype=np.int64)
         proto = protocols.get(name)
-        for d, direction in enumerate(DIRECTIONS):
+        for d, direction in enumerate(protocols.DIRECTIONS):
             stream, sizes, bases, rows, owner, row_end = sides[d]
             if not len(rows):
                 continue

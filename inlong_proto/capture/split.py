@@ -53,7 +53,7 @@ rows; ``sync_window`` trades the search's cost against that.
 Bounds. A boundary has no sync point when the walks have not merged below the end of its split or
 S + 2 * window + 64 KiB, when all of them die, or when one meets a pcapng Section Header Block (a new
 section could change the byte order); the split then owns nothing and the previous split on the chain
-reads on through it, as for dumps (spark_source). A head longer than HEAD_LIMIT (no packet block in the
+reads on through it, as for dumps (spark.pieces). A head longer than HEAD_LIMIT (no packet block in the
 first MiB), or broken, makes the file unsplittable: split 0 reads it all.
 
 Damage
@@ -89,7 +89,7 @@ from inlong_proto.generated.codec.capture import pcap, pcapng
 from inlong_proto.core.sources import split_count
 from inlong_proto.capture.container import PCAPNG_MAGIC, ContainerError, Packet, PacketReader
 
-CHUNK = 1 << 20  # the grid the sequential reader is fed on (spark_source.CAPTURE_CHUNK)
+CHUNK = 1 << 20  # the grid the sequential reader is fed on (spark.pieces.CAPTURE_CHUNK)
 WINDOW = (64 << 10) + 64  # how far before a boundary a straddling record is looked for (module doc)
 SLACK = 4 << 10  # beyond twice the window, what the walks may take to merge, or to be told apart
 STEPS = (4 << 10, 16 << 10)  # shorter windows tried first: most records are shorter than a few KiB

@@ -342,10 +342,10 @@ def decode(protocol, direction, mode, with_payload, follow, fields, expression, 
                 max_frame_size, files)
 
 
-# What decode's own code never uses but its libraries would load: pyarrow imports pandas (0.3 s) at its first
-# pa.array() only to ask whether the input is a pandas object, and spark.source (the readers' piece_batches)
-# imports pyspark for its DataSource classes, which it defines without pyspark as well.
-UNUSED_BY_DECODE = ("pandas", "pyspark")
+# What decode's own code never uses but a library would load: pyarrow imports pandas (0.3 s) at its first
+# pa.array() only to ask whether the input is a pandas object, and has no switch to say there is none.
+# (decode's whole-file reads go through spark.pieces, which imports no pyspark.)
+UNUSED_BY_DECODE = ("pandas",)
 
 
 @contextmanager

@@ -3,7 +3,7 @@
 ``inlong-proto decode -T parquet`` and ``-T csv`` on files (not stdin, not --follow), with no -e, -Y,
 --records, --payload or --max-frame-size, read each file as ``spark.read.format("inlong")`` reads a file
 in one piece (the compiled capture walker for a pcap / pcapng of at most CAPTURE_WHOLE bytes, called here;
-spark.source.piece_batches for the rest: the compiled scanners for a dump) and write the Arrow batches as
+spark.pieces.piece_batches for the rest: the compiled scanners for a dump) and write the Arrow batches as
 they come:
 
 - parquet: the reader's rows and schema exactly: its columns (``arrow.frame_schema``, or ``auto_schema``
@@ -91,7 +91,7 @@ def file_batches(path: str, protocol: str, direction: str | None, mode: str, car
                           f"dump of {', '.join(protocols.every_name())}; name one with -p)")
         batches = _whole_capture(src, file_uri(path), protocol, mode) if capture else None
         if batches is None:
-            from inlong_proto.spark.source import piece_batches
+            from inlong_proto.spark.pieces import piece_batches
 
             batches = piece_batches(src, file_uri(path), protocol, direction, mode, max(src.size, 1), 0,
                                     carried=carried)
@@ -116,7 +116,7 @@ def _whole_capture(src, uri: str, protocol: str, mode: str):
 
 def auto_carried(files, protocol: str) -> tuple[str, ...] | None:
     """With -p auto, the protocols whose structs the table carries, as format("inlong") finds them on these
-    files (spark.source.found_protocols: on dumps, those found at their start); None (every protocol) for a
+    files (spark.pieces.found_protocols: on dumps, those found at their start); None (every protocol) for a
     named protocol or where a capture is among the files (read without spark.source)."""
     from inlong_proto.capture.container import is_capture
 
@@ -126,7 +126,7 @@ def auto_carried(files, protocol: str) -> tuple[str, ...] | None:
         with open(path, "rb") as file:
             if is_capture(file.read(4)):
                 return None
-    from inlong_proto.spark.source import found_protocols
+    from inlong_proto.spark.pieces import found_protocols
 
     return found_protocols(files)
 
@@ -470,7 +470,7 @@ def _capture_batches(data: bytes, protocol: str, mode: str, direction: str | Non
 def _dump_batches(path: str, protocol: str, direction: str | None, mode: str):
     """A raw dump's batches, read as format("inlong") reads a file in one piece."""
     from inlong_proto.core.sources import file_uri, open_source
-    from inlong_proto.spark.source import piece_batches
+    from inlong_proto.spark.pieces import piece_batches
 
     with open_source(path) as src:
         yield from piece_batches(src, file_uri(path), protocol, direction, mode, src.size, 0)

@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import Iterator, NamedTuple
 
 from inlong_proto.core import protocols
-from inlong_proto.core.chains import Chains
+from inlong_proto.core.block_walks import Chains
 from inlong_proto.core.errors import DecodeError, EncodeError, FrameTooLargeError, TruncatedError, ValidationError
 from inlong_proto.core.stream import MODES, StreamDecoderBase, check_direction, check_mode  # noqa: F401 (MODES: frames.MODES)
 from inlong_proto.core.plain import render_bytes, to_plain
@@ -215,7 +215,7 @@ class Starts:
 
     After a malformed position the scanner tries only these: every other position holds a header that
     the decoder refuses whatever follows, so jumping over it changes nothing but the time taken.
-    spark.source.DumpWalker finds its candidates the same way, so the two stay identical.
+    spark.pieces.DumpWalker finds its candidates the same way, so the two stay identical.
     """
 
     def __init__(self, proto: protocols.Protocol, direction: str | None, limit: int):

@@ -63,8 +63,10 @@ from inlong_proto.core.stream import check_mode
 from inlong_proto.core.sources import file_uri, list_files, modification_date, open_source
 from inlong_proto.spark.common import worker_backend
 from inlong_proto.spark.dumps import DumpDecodeError
-from inlong_proto.spark.source import (AUTO, BATCH_BYTES, BATCH_ROWS, DEFAULT_SPLIT_SIZE, FileGuard, ReadLimits,
-                                       is_capture_file, parse_size, spark_arrow_schema, spark_schema)
+from inlong_proto.core.arrow import AUTO
+from inlong_proto.spark.pieces import (BATCH_BYTES, BATCH_ROWS, DEFAULT_SPLIT_SIZE, FileGuard, ReadLimits,
+                                       is_capture_file, parse_size)
+from inlong_proto.spark.common import spark_arrow_schema, spark_schema
 
 # Row kinds; control rows sort first in their bucket.
 CONTROL, PACKET = 0, 1
@@ -81,7 +83,7 @@ ROWS = (("path", "string"), ("bucket", "int32"), ("kind", "int8"), ("a", "string
 TASKS = "location string, path string, size bigint, split int"
 _ERRORS = {cls.kind: cls for cls in (ValidationError, TruncatedError, FrameTooLargeError)}
 # A file's rows are spread over the replay tasks: no per-file share of output or memory applies, only the
-# batch and row bounds (spark_source.ReadLimits).
+# batch and row bounds (spark.pieces.ReadLimits).
 REPLAY_LIMITS = ReadLimits(output_bytes=1 << 62, task_memory=0)
 
 
@@ -436,7 +438,7 @@ class _Replayer:
 
 def _replay(settings: _Settings, batches):
     """mapInArrow: the frames of each bucket's 4-tuples, in the data source's schema, in the batches
-    capture_batches (spark_source) cuts: by rows and bytes, a row over maxRowBytes an error row. A failure
+    capture_batches (spark.pieces) cuts: by rows and bytes, a row over maxRowBytes an error row. A failure
     fails the task (FileGuard contain=False): one replay serves the bucket's other files too."""
     for path, items in groupby(_Replayer(settings).replay(batches), key=lambda pair: pair[0]):
         guard = FileGuard(path, settings.protocol, settings.mode, REPLAY_LIMITS, 0, contain=False)

@@ -19,7 +19,7 @@ from inlong_proto.capture import iter_capture_frames
 from inlong_proto.capture.container import is_capture
 from inlong_proto.core.errors import DecodeError
 from inlong_proto.core.sources import BytesSource
-from inlong_proto.spark.common import (SPARK_EXTRA, DumpDecodeError, check_reader_args, require_spark,  # noqa: F401
+from inlong_proto.spark.common import (DumpDecodeError, check_reader_args, require_spark,  # noqa: F401
                                        spark_batch, spark_schema, worker_backend)
 
 
@@ -55,12 +55,12 @@ def parse_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISS
     column; there the TCP direction of each frame decides and direction does not apply. Its columns
     are read_dumps', the error rows' bytes in the column corrupt_record_column.
 
-    limits (spark_source.ReadLimits) bound what one file may take, as for format("inlong") (FileGuard: a
+    limits (spark.pieces.ReadLimits) bound what one file may take, as for format("inlong") (FileGuard: a
     failing file is an error row); by default its rows take at most ROW_UDTF_OUTPUT bytes, since Spark
     holds all of them at once.
     """
     require_spark()
-    from inlong_proto.spark.source import FileGuard, ReadLimits, read_split
+    from inlong_proto.spark.pieces import FileGuard, ReadLimits, read_split
 
     protocol, mode = check_reader_args(protocol, direction, mode)
     return_type = arrow.spark_schema(protocol, corrupt_record_column)
@@ -171,7 +171,7 @@ def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str |
     protocol "auto" finds each file's protocol from its first bytes, and gives the rows and columns of
     ``spark.read.format("inlong")`` with protocol auto (InlongDataSource lists them): one struct per protocol
     carried. protocols pins those (the format's protocols option); by default they are the protocols found
-    at the start of the files read (spark.source.found_protocols, on the driver, when read_dumps is called).
+    at the start of the files read (spark.pieces.found_protocols, on the driver, when read_dumps is called).
 
     Directories are read recursively; pcap / pcapng files among them are reassembled (capture column).
     PERMISSIVE keeps malformed spans as rows with ``error`` set (frames and spans then tile each file
@@ -179,7 +179,7 @@ def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str |
     DecodeError, its message naming the file and the offset. A file over max_file_size bytes (default:
     a sixteenth of the JVM heap that reads it, 64 MiB for Spark's default 1 GiB) is refused at call
     time, since binaryFile holds each file in one row of JVM memory: read large files with
-    spark.read.format("inlong"). limits (spark_source.ReadLimits, default its defaults) bound what reading one
+    spark.read.format("inlong"). limits (spark.pieces.ReadLimits, default its defaults) bound what reading one
     file may take, as format("inlong")'s max* options do: a file that crosses one, or whose decoder fails,
     ends in an error row (FileGuard). max_frame_size: the largest frame taken (default: the spec's own
     limit, e.g. 64 KiB for DataProxy; at most 64 MiB), as format("inlong")'s maxFrameSize option.
@@ -234,7 +234,7 @@ def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str |
     """
     if max_frame_size is not None:
         from inlong_proto.core.frames import check_max_frame_size
-        from inlong_proto.spark.source import ReadLimits
+        from inlong_proto.spark.pieces import ReadLimits
 
         limits = (limits or ReadLimits())._replace(frame_size=check_max_frame_size(max_frame_size))
     require_spark()
@@ -254,7 +254,7 @@ def read_dumps(spark, path: str | Sequence[str], protocol: str, direction: str |
 def auto_protocols(spark, path: str | Sequence[str], date_column: str | None = None) -> tuple[str, ...]:
     """The protocols read_dumps(protocol="auto") carries: found_protocols over the files binaryFile lists at
     path (the files the UDTF reads), and the one date_column names, as format("inlong") does."""
-    from inlong_proto.spark.source import found_protocols
+    from inlong_proto.spark.pieces import found_protocols
 
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     listed = (spark.read.format("binaryFile").option("recursiveFileLookup", "true")
@@ -270,15 +270,15 @@ def batch_udtf(protocol: str, direction: str | None = None, mode: str = "PERMISS
     Each file's rows are built as Arrow batches, by the compiled scanners where they are built
     (inlong_proto.backends.compiled.range_batches; a capture through inlong_proto.backends.compiled_capture, which walks its
     packets in C and hands the capture to the pure path when it cannot), so no Python tuple is made per
-    frame: the batches of format("inlong") for a file read whole (spark_source.piece_batches), under limits
-    (spark_source.ReadLimits). It takes the table form only: Spark runs no Arrow UDTF on the right of a LATERAL
+    frame: the batches of format("inlong") for a file read whole (spark.pieces.piece_batches), under limits
+    (spark.pieces.ReadLimits). It takes the table form only: Spark runs no Arrow UDTF on the right of a LATERAL
     join, which is what parse_udtf is for. protocol "auto": each file's protocol detected, the rows in
     arrow.auto_schema(carried), as format("inlong") gives them.
     """
     require_spark()
     from pyspark.sql.functions import arrow_udtf
 
-    from inlong_proto.spark.source import ReadLimits, piece_batches
+    from inlong_proto.spark.pieces import ReadLimits, piece_batches
 
     from pyspark.sql.types import DateType, StructField, StructType
 

@@ -24,7 +24,8 @@ def parse(spark, source: str, output: str, *, protocol: str = "auto", direction:
     spec's limit)."""
     from pyspark.sql import functions as F
 
-    from inlong_proto.spark.source import list_files, register
+    from inlong_proto.core.sources import list_files
+    from inlong_proto.spark.source import register
 
     if output_format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}")
@@ -62,7 +63,7 @@ def run(source: str, output: str, *, cores: int | None = None, console=None, **o
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from inlong_proto.spark.dumps import local_session
-    from inlong_proto.spark.source import list_files
+    from inlong_proto.core.sources import list_files
 
     files = list_files(source)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("tasks"),

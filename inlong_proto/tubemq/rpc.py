@@ -22,7 +22,7 @@ from google.protobuf import message as protobuf_message
 from google.protobuf.internal.decoder import _DecodeVarint32
 from google.protobuf.internal.encoder import _VarintBytes
 
-from inlong_proto.core.chains import joined
+from inlong_proto.core.block_walks import joined
 from inlong_proto.core.errors import DecodeError, EncodeError, TruncatedError, ValidationError
 from inlong_proto.generated.codec.tubemq import tubemq_message
 from inlong_proto.generated.codec.tubemq.tubemq_frame import Block, TubemqFrame, decode_tubemq_frame
@@ -133,11 +133,11 @@ class RpcMessage:
 class _Stream:
     """Reads delimited messages from the joined block data, reporting offsets in the frame.
 
-    Blocks are joined only as far as a message reaches (chains.Joined: in runs that double, in C), and
+    Blocks are joined only as far as a message reaches (block_walks.Joined: in runs that double, in C), and
     nothing is measured over all the blocks unless the stream ends short. A resynchronising scan builds
     this for every candidate frame, and a crafted frame claims thousands of tiny blocks (issue 11: 3,584
     blocks of 12 bytes at every 16th offset), so its cost must follow what is read, not what is claimed;
-    a frame a scan took from a run of blocks (chains) reads the run's data, joined once for all its
+    a frame a scan took from a run of blocks (block_walks) reads the run's data, joined once for all its
     frames (issue 24, item 20: every offset re-joined the same 16 KB of blocks)."""
 
     def __init__(self, frame: TubemqFrame):

@@ -374,7 +374,7 @@ def test_an_empty_capture():
 
 def test_auto_over_a_stream_protocol_and_stream_protocols_take_the_pure_path():
     data = (VECTORS / "eventmesh_grpc_lo.pcap").read_bytes()  # auto over framed flows: test_native_capture_auto
-    from inlong_proto.spark.source import auto_batch
+    from inlong_proto.core.arrow import auto_batch
 
     report: dict = {}
     got = pa.Table.from_batches(list(native_path.capture_batches(data, "auto", "PERMISSIVE", "t.pcap", report=report)))

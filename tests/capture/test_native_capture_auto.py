@@ -140,7 +140,7 @@ def test_spark_reader_takes_the_compiled_path_with_the_same_rows(tmp_path, monke
     """format("inlong")'s capture_batches (and so the CLI's piece_batches) with protocol auto: the compiled path's
     batches equal those of its chunked CaptureDecoder (INLONG_PROTO_BACKEND=python), errors included."""
     from inlong_proto.core.sources import FileSource
-    from inlong_proto.spark.source import capture_batches
+    from inlong_proto.spark.pieces import capture_batches
 
     files = [mixed(8, seed=4), mixed(6, seed=5, ports=False), mixed_capture()[0],
              (VECTORS / "broadcast_lo.pcapng").read_bytes()]

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from inlong_proto import DecodeError, decode, iter_frames
 from inlong_proto.backends import compiled as native
 from inlong_proto.core import protocols
-from inlong_proto.core.chains import Chains
+from inlong_proto.core.block_walks import Chains
 from inlong_proto.core.frames import decode_at
 
 from test_recovery import VALID, plain_rows, rows_of

@@ -10,7 +10,7 @@ protocol auto and once named:
 * the CLI, `inlong-proto decode -T parquet` to a file (its own process, start-up included).
 
 With auto, both Spark readers carry the structs of the protocols found at the start of the dumps
-(spark.source.found_protocols: on the dump, dataproxy's alone; on the captures, every protocol's).
+(spark.pieces.found_protocols: on the dump, dataproxy's alone; on the captures, every protocol's).
 
 On the mixed capture "named" is dataproxy over every flow (the broadcast flows then read as error spans),
 the nearest one-protocol read of the same file. Best of --repeat after one warm-up, named and auto taking

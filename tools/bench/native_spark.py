@@ -15,7 +15,7 @@ Then the same for a small-packet pcap of broadcast and of DataProxy traffic (too
 connections interleaved): format("inlong") reads a capture of at most CAPTURE_WHOLE bytes whole through the
 compiled capture walker, read_dumps through the same walker.
 
-Then the cost of one sync point (a split boundary: spark.source.DumpWalker.sync) on each dump, every 4 MiB,
+Then the cost of one sync point (a split boundary: spark.pieces.DumpWalker.sync) on each dump, every 4 MiB,
 with each backend: DataProxy's has no magic to search for.
 
 Each backend and file runs in its own process (its Spark workers inherit the variable when the session
@@ -75,7 +75,7 @@ def replay_source():
             return "arrow_replay"
 
         def schema(self):
-            from inlong_proto.spark.source import spark_schema
+            from inlong_proto.spark.common import spark_schema
 
             return spark_schema(self.options["protocol"])
 
@@ -91,7 +91,8 @@ def store_rows(path: str, protocol: str, direction: str | None) -> str:
 
     from inlong_proto.core.sources import FileSource
     from inlong_proto.spark.dumps import spark_batch
-    from inlong_proto.spark.source import capture_batches, is_capture_file, read_split_batches, spark_arrow_schema
+    from inlong_proto.spark.pieces import capture_batches, is_capture_file, read_split_batches
+    from inlong_proto.spark.common import spark_arrow_schema
 
     target = path + ".arrow"
     with FileSource(path) as src, pa.OSFile(target, "wb") as sink, \
@@ -152,7 +153,7 @@ def sync_points(files: dict) -> None:
     """Median and worst time of one split boundary's sync point, per protocol and backend (in process:
     backend() reads INLONG_PROTO_BACKEND at each call)."""
     from inlong_proto.core.sources import FileSource
-    from inlong_proto.spark.source import DumpWalker
+    from inlong_proto.spark.pieces import DumpWalker
 
     print(f"{'protocol':10} {'sync point':10} {'backend':8} {'median ms':>10} {'worst ms':>9}")
     for name, (path, _, direction) in files.items():

@@ -91,7 +91,7 @@ def main() -> int:
     parser.add_argument("--no-capture", action="store_true", help="skip the large capture")
     args = parser.parse_args()
 
-    from inlong_proto.spark.source import parse_size
+    from inlong_proto.spark.pieces import parse_size
 
     split = parse_size(args.split_size)
     size = split * args.splits_per_core * args.cores

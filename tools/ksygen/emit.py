@@ -543,7 +543,7 @@ class DecodeEmitter(FunctionEmitter):
             self.code.add(f"{var}__count = {self.expr(scope, attr.repeat_expr)}")
             self.code.add(f"if {var}__count < 0:")
             self.fail("pos", path, reason("negative count ", E(f"{var}__count")))
-            if chained:  # a scan's memo of item walks (inlong_proto/core/chains.py), the same items or error
+            if chained:  # a scan's memo of item walks (inlong_proto/core/block_walks.py), the same items or error
                 call = self.module.type_ref(attr.user_type, "decode_")
                 self.code.add("if chains is not None:")
                 self.code.add(f"    {var}, pos = chains.walk(buf, pos, {self.end}, {var}__count, {call}, "
@@ -896,7 +896,7 @@ class TypeEmitter:
 
     def chained_lists(self) -> dict[str, TypeSpec]:
         """Counted lists whose items' sizes follow from their headers alone (a header of checked
-        integers, then one sized run of bytes): a scan may walk them with a memo (inlong_proto/core/chains.py)
+        integers, then one sized run of bytes): a scan may walk them with a memo (inlong_proto/core/block_walks.py)
         and be sure that an item the size function accepts decodes whenever its bytes are there."""
         out = {}
         for attr in self.type_spec.seq:
@@ -1160,7 +1160,7 @@ def emit_module(spec: SpecFile) -> str:
         limit = int(options.get("max-frame-size", 65536))
         body += [f"PROTOCOL = {options['protocol']!r}",
                  f"MAX_FRAME_SIZE = {limit!r}"] + TypeEmitter(module, root).starts(limit) + [
-                 f"CHAINS = {bool(chained)}  # decode takes a scan's memo of item walks (inlong_proto/core/chains.py)",
+                 f"CHAINS = {bool(chained)}  # decode takes a scan's memo of item walks (inlong_proto/core/block_walks.py)",
                  f"FRAME = {root.class_name}",
                  f"MESSAGE_FIELD = {switch.id if switch else None!r}",
                  "MESSAGE_TYPES = {"] + messages + ["}", "decode = decode_" + root.name,
