@@ -142,8 +142,11 @@ def install_preferences(path: Path | None = None) -> tuple[Path, list[str]]:
     before = path.read_text(encoding="utf-8", errors="surrogateescape") if path.is_file() else ""
     wanted = {name: value for name, (value, _) in TCP_PREFERENCES.items()}
     after = set_preferences(before, wanted)
-    changed = [f"{name}: {value}" for name, value in wanted.items()
-               if not re.search(rf"^{re.escape(name)}:\s*{value}\s*$", before, re.M | re.I)]
+
+    def value_before(name: str) -> str:  # Wireshark takes a name's last line
+        return ([""] + re.findall(rf"^{re.escape(name)}:\s*(\S*)\s*$", before, re.M))[-1].upper()
+
+    changed = [f"{name}: {value}" for name, value in wanted.items() if value_before(name) != value.upper()]
     if after != before:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(after, encoding="utf-8", errors="surrogateescape")

@@ -677,6 +677,21 @@ def test_no_preferences_leaves_the_profile_alone(tmp_path):
     assert "tcp.reassemble_out_of_order: TRUE" in (config / "profiles" / "work" / "preferences").read_text()
 
 
+def test_install_reports_a_setting_it_changes_even_where_another_line_had_its_value(tmp_path):
+    """Wireshark takes a name's last line: a later line of the user's that undid the setting is changed, and
+    install says so rather than 'already set'."""
+    from inlong_proto.cli.wireshark import install_preferences
+
+    path = tmp_path / "preferences"
+    install_preferences(path)
+    path.write_text(path.read_text() + "# mine\ntcp.reassemble_out_of_order: FALSE\ngui.column.format: x\n")
+    _, changed = install_preferences(path)
+    assert changed == ["tcp.reassemble_out_of_order: TRUE"]
+    text = path.read_text()
+    assert "tcp.reassemble_out_of_order: FALSE" not in text and "# mine\ngui.column.format: x" in text
+    assert install_preferences(path)[1] == []
+
+
 def test_the_readme_says_why_install_sets_preferences():
     wireshark = (ROOT / "README.md").read_text().partition("**Wireshark.**")[2].partition("```")[0]
     assert "out-of-order reassembly" in wireshark and "Wireshark leaves off" in wireshark
