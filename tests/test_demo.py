@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-import time
 from collections import Counter
 
 import pytest
@@ -52,7 +51,8 @@ def test_every_pair_is_captured(tmp_path, capture_with):
 
 
 def test_the_whole_demo(tmp_path):
-    started = time.monotonic()
+    """The demo runs to its end (about a minute on 2 cores with tests beside it): the subprocess's timeout is
+    the hang guard, its speed no test's business."""
     result = subprocess.run([sys.executable, "-m", "inlong_proto", "demo", "--out", str(tmp_path)],
                             capture_output=True, text=True, timeout=240)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -60,4 +60,3 @@ def test_the_whole_demo(tmp_path):
         assert f"\n{protocol}: " in result.stdout  # its table's title
     assert "sendMessageP2B" in result.stdout and "HTTP_PUSH_CLIENT_ASYNC" in result.stdout
     assert "Traceback" not in result.stderr and "Exception in callback" not in result.stderr
-    assert time.monotonic() - started < 120  # about a minute, on 2 cores with the tests running beside it

@@ -227,7 +227,6 @@ def test_one_client_cannot_subscribe_its_way_to_thousands_of_pushes():
             tracemalloc.start()
             try:
                 before = tracemalloc.get_traced_memory()[0]
-                started = time.monotonic()
                 refused = []
                 for i in range(tries):
                     try:
@@ -237,18 +236,16 @@ def test_one_client_cannot_subscribe_its_way_to_thousands_of_pushes():
                 await client.publish(TOPIC, "to everyone")
                 pending = server.pending_pushes
                 growth = tracemalloc.get_traced_memory()[0] - before
-                elapsed = time.monotonic() - started
             finally:
                 tracemalloc.stop()
                 await client.close()
-            return refused, pending, growth, elapsed, server.stats
+            return refused, pending, growth, server.stats
 
-    refused, pending, growth, elapsed, stats = run(body(), timeout=60)
+    refused, pending, growth, stats = run(body(), timeout=60)  # a hard deadline, not a speed
     assert refused == [int(RetCode.EVENTMESH_SUBSCRIBE_ERR)] * (tries - DEFAULT_MAX_SUBSCRIPTIONS)
     assert stats.subscriptions == DEFAULT_MAX_SUBSCRIPTIONS and stats.subscriptions_refused == len(refused)
     assert pending <= DEFAULT_MAX_SUBSCRIPTIONS
     assert growth < 4 << 20, growth
-    assert elapsed < 20
 
 
 def test_log_lines_are_limited_over_all_webhooks_together(caplog):

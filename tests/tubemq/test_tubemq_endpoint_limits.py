@@ -14,7 +14,6 @@ Every body runs under a deadline; only 127.0.0.1 and port 0 are used.
 """
 from __future__ import annotations
 
-import time
 import tracemalloc
 
 from inlong_proto.generated.protobuf.tubemq import BrokerService_pb2 as broker_pb
@@ -59,22 +58,19 @@ def test_one_anonymous_producer_cannot_grow_the_broker_past_its_store_bound():
             try:
                 tracemalloc.start()
                 before = tracemalloc.get_traced_memory()[0]
-                started = time.monotonic()
                 answers = [await channel.call("sendMessageP2B", send(i % 3, payload)) for i in range(24)]
-                elapsed = time.monotonic() - started
                 growth = tracemalloc.get_traced_memory()[0] - before
             finally:
                 tracemalloc.stop()
                 await channel.close()
-            return answers, growth, elapsed, broker.state.stored_bytes
+            return answers, growth, broker.state.stored_bytes
 
-    answers, growth, elapsed, stored = run(body())
+    answers, growth, stored = run(body())  # under run's hard deadline
     codes = [a.errCode for a in answers]
     assert codes == [200] * 8 + [SERVER_RECEIVE_OVERFLOW] * 16, codes
     assert "server receive message overflow" in answers[-1].errMsg and not answers[-1].success
     assert stored == 8 * len(payload) <= bound
     assert growth < bound + 4 * MIB, growth  # the store, and nothing kept of the refused 16 MiB
-    assert elapsed < 10
 
 
 def test_a_full_partition_makes_room_by_dropping_its_oldest_so_the_bound_counts_what_is_dropped():
@@ -129,26 +125,23 @@ def test_one_connection_cannot_lock_real_producers_out_of_the_master():
         async with TubeMQBroker(HOST, 0) as broker:
             async with TubeMQMaster(HOST, 0, broker=strings.BrokerInfo(1, HOST, broker.port)) as master:
                 attacker = await RpcChannel(HOST, master.port).open()
-                started = time.monotonic()
                 try:
                     answers = [await attacker.call("producerRegisterP2M", _register_producer(f"fake-{i}"))
                                for i in range(1000)]
-                    elapsed = time.monotonic() - started
                     held = len(master.state.clients)
                     report = await TubeMQProducer(HOST, master.port, TOPIC, timeout=5).run([b"real", b"message"])
                 finally:
                     await attacker.close()
                 await until(lambda: not master.state.clients, 2.0)
-                return answers, elapsed, held, report
+                return answers, held, report
 
-    answers, elapsed, held, report = run(body())
+    answers, held, report = run(body())  # under run's hard deadline
     ok = [a for a in answers if a.success]
     refused = [a for a in answers if not a.success]
     assert len(ok) == DEFAULT_MAX_CLIENTS_PER_CONNECTION == held
     assert {(a.errCode, a.errMsg) for a in refused} == {
         (SERVICE_UNAVAILABLE, f"over {DEFAULT_MAX_CLIENTS_PER_CONNECTION} clients registered on this connection")}
     assert report.ok and report.error is None, report.to_dict()
-    assert elapsed < 10
 
 
 def test_a_client_heard_on_a_new_connection_moves_there_and_survives_the_old_one():
