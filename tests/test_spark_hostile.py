@@ -10,12 +10,11 @@ the binaryFile UDTFs (read_dumps; parse_udtf in SQL), and runs another query aft
 - a batch holds at most max(maxBatchBytes, maxRowBytes) of Arrow memory, and twice maxBatchBytes where every
   row is small;
 - the session's Python workers peak below WORKER_PEAK while the folder is read;
-- the folder's reads (three readers, 22 files) take under READ_SECONDS.
+- the folder's reads (three readers, 22 files) finish: a hard timeout (READ_TIMEOUT), a hang guard, not a speed.
 """
 import os
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -31,7 +30,7 @@ import hostile_streams as hostile
 
 VECTORS = Path(__file__).parent / "vectors" / "capture"
 WORKER_PEAK = 1536 << 20  # bytes: every Python worker's peak RSS while the hostile folder is read
-READ_SECONDS = 120  # the hostile folder's reads together (about 30 s on this 2-core machine)
+READ_TIMEOUT = 240  # seconds: the session's start, if this test comes first, and the reads (about 30 s here)
 
 
 def http_dump(requests: int = 2000, pad: int = 0) -> bytes:
@@ -368,6 +367,7 @@ def check(found: dict, folder: Path, protocol: str, uri, good=(*GOOD, "requests.
     assert not found  # no other path
 
 
+@pytest.mark.timeout(READ_TIMEOUT)
 def test_one_session_reads_a_hostile_folder_and_goes_on(spark, folder):
     from pyspark.sql import functions as F
 
@@ -378,7 +378,6 @@ def test_one_session_reads_a_hostile_folder_and_goes_on(spark, folder):
     register_udtf(spark, "eventmesh-grpc", name="parse_grpc_hostile")
     packing = spark.conf.get("spark.sql.files.maxPartitionBytes")
     spark.conf.set("spark.sql.files.maxPartitionBytes", "8m")  # binaryFile: files over both cores, as splitSize
-    start = time.monotonic()
     try:
         with WorkerPeak() as peak:
             auto = summary(spark.read.format("inlong").option("protocol", "auto").option("splitSize", "8m")
@@ -389,11 +388,9 @@ def test_one_session_reads_a_hostile_folder_and_goes_on(spark, folder):
             sql = summary(spark.sql("SELECT p.* FROM hostile_files, LATERAL parse_grpc_hostile(path, content) p"))
     finally:
         spark.conf.set("spark.sql.files.maxPartitionBytes", packing)
-    seconds = time.monotonic() - start
-    print(f"\nhostile folder: 3 reads in {seconds:.1f} s, Python workers' peak RSS {peak.peak / 2**20:.0f} MiB "
+    print(f"\nhostile folder: 3 reads, Python workers' peak RSS {peak.peak / 2**20:.0f} MiB "
           f"({len(peak.seen)} processes)")
     assert 0 < peak.peak < WORKER_PEAK
-    assert seconds < READ_SECONDS
     auto_errors = {path: sum(1 for row in rows if row[4]) for path, rows in auto.items()}
     for name in ("hpack_bomb.h2", "gzip_bomb.h2", "continuation_flood.h2", "random_bytes.bin",
                  "http_huge_body.http"):
