@@ -7,6 +7,10 @@ handshake and FINs), one process, best of --repeat:
 * compiled: capture.native_path.capture_batches (checked equal to pure before timing);
 * walk only: the C walker alone (container, link, IP, TCP, reassembly bookkeeping; no framing, no Arrow).
 
+Then issue 24, item 19's recipe: tiny DataProxy connections one after another, each closed by FIN and FIN
+(120,000 took 63 s and 263 MB on the pure path), through both paths; tests/capture/test_capture_flow_limits.py
+counts the pure path's work per flow, this measures the speed.
+
 Protocols: broadcast (37/38-byte frames; a compiled frame scanner exists) and dataproxy (text requests of
 about 100 to 300 bytes from the client, 30-byte acks back; its frames go through the compiled scanner
 when inlong_proto._compiled.scan has one, through the pure codec otherwise). MB/s counts the whole pcap file.
@@ -113,12 +117,32 @@ def run(protocol: str, frames, connections: int, repeat: int) -> None:
     print(f"  compiled / pure: {timings['pure'] / timings['compiled']:.1f}x")
 
 
+def closed_flows(count: int, repeat: int) -> None:
+    """`count` connections one after another: handshake, one request, FIN, FIN, last ACK (1 ms apart)."""
+    request = dataproxy_frames(1)[0][1]
+    packets, ts = [], 1_700_000_000 * 10**9
+    for index in range(count):
+        conversation = Conversation((f"10.1.0.{index % 200 + 1}", 20000 + index // 200), ("10.255.0.1", 46801))
+        packets += conversation.open(ts) + conversation.send("client", request, ts) + conversation.close(ts)
+        ts += 10**6
+    data = pcap_file(packets)
+    timings = {
+        "pure": best(lambda: table(native_path._pure_batches(data, "dataproxy", "PERMISSIVE", "bench.pcap",
+                                                             native.BATCH_ROWS), "dataproxy"), repeat),
+        "walk only": best(lambda: native_path.walk(data), repeat),
+    }
+    print(f"closed flows: {count} FIN-closed dataproxy connections, {len(packets)} packets")
+    for name, seconds in timings.items():
+        print(f"  {name:10s} {seconds:8.3f} s {count / seconds:12,.0f} flows/s")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=100_000, help="frames per protocol (default 100000)")
     parser.add_argument("--connections", type=int, default=16, help="TCP connections (default 16)")
     parser.add_argument("--repeat", type=int, default=3, help="best of (default 3)")
     parser.add_argument("--protocol", choices=("broadcast", "dataproxy", "both"), default="both")
+    parser.add_argument("--flows", type=int, default=10_000, help="closed connections (default 10000)")
     args = parser.parse_args()
     if native_path.native.backend() != "native":
         print("the compiled capture walker (inlong_proto._compiled.capture) is not built", file=sys.stderr)
@@ -127,6 +151,7 @@ def main() -> int:
         run("broadcast", broadcast_frames(args.frames), args.connections, args.repeat)
     if args.protocol in ("dataproxy", "both"):
         run("dataproxy", dataproxy_frames(args.frames), args.connections, args.repeat)
+        closed_flows(args.flows, args.repeat)
     return 0
 
 
