@@ -136,7 +136,8 @@ def _without(module: str, *argv: str, cwd: Path) -> subprocess.CompletedProcess:
     ("pyspark", "pyspark", "spark", ["spark", "ingest", str(DUMP), "--to", "t", "--checkpoint", "c", "--once"]),
     ("grpc", "grpcio", "grpc", ["eventmesh", "grpc-serve", "--port", "0"]),
     ("grpc", "grpcio", "grpc", ["eventmesh", "grpc-client", "--port", "9", "heartbeat"]),
-], ids=["spark parse", "demo", "spark ingest", "grpc-serve", "grpc-client"])
+    ("pyarrow", "pyarrow", "spark", ["decode", "-T", "csv", str(DUMP)]),
+], ids=["spark parse", "demo", "spark ingest", "grpc-serve", "grpc-client", "decode -T csv"])
 def test_a_missing_extra_names_itself(module, package, extra, argv, tmp_path):
     done = _without(module, *argv, cwd=tmp_path)
     line = _one_line(done.stderr)

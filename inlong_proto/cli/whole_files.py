@@ -36,16 +36,14 @@ import json
 import os
 
 from inlong_proto.cli.columns import by_protocol, text_bytes, text_offsets
-from inlong_proto.cli.failure import Failure
+from inlong_proto.cli.failure import Failure, require
 from inlong_proto.cli.progress import with_progress_at
-from inlong_proto.cli.query import QueryError
 from inlong_proto.core import arrow, protocols
 from inlong_proto.core.plain import render_bytes
 
 FORMATS = ("parquet", "csv")
 CAPTURE_WHOLE = 128 << 20  # a capture up to this size is read whole by the compiled walker, as the readers read one
 FAST = True  # False: decode streams every file (the differential tests compare the two paths)
-EXTRA = "inlong-proto[spark]"  # the extra that brings pyarrow (pyspark is not needed here)
 
 
 def applies(files, output_format: str, follow: bool, fields, expression, as_records: bool, with_payload: bool,
@@ -58,11 +56,9 @@ def applies(files, output_format: str, follow: bool, fields, expression, as_reco
     return all(path != "-" and os.path.isfile(path) for path in files)
 
 
-def require_pyarrow() -> None:
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        raise QueryError(f"-T parquet and -T csv need pyarrow: pip install '{EXTRA}'") from None
+def require_pyarrow(output_format: str) -> None:
+    """pyarrow comes with the spark extra (pyspark is not needed here); without it, the one missing-extra line."""
+    require("pyarrow", "spark", f"-T {output_format}")
 
 
 def reader_schema(protocol: str, carried: tuple[str, ...] | None = None):
@@ -133,7 +129,7 @@ def auto_carried(files, protocol: str) -> tuple[str, ...] | None:
 
 def write(files, protocol: str, direction: str | None, mode: str, output_format: str, stream) -> None:
     """Every file's rows to stream as Parquet or CSV (the module doc)."""
-    require_pyarrow()
+    require_pyarrow(output_format)
     carried = auto_carried(files, protocol)
     schema = reader_schema(protocol, carried)
     sink = stream.buffer if hasattr(stream, "buffer") else stream
