@@ -88,6 +88,8 @@ CASES = [
     (["tubemq", "calls", "{empty}"], DATA, "empty: expected a capture of TubeMQ traffic"),
     (["tubemq", "calls", str(DATAPROXY_PCAP)], DATA, "no TubeMQ call found"),
     (["write-pcap", "-p", "dataproxy", "{missing}", "{out}"], DATA, "No such file or directory"),
+    (["write-pcap", "-p", "dataproxy", "{empty}", "{out}"], DATA, "empty: expected a raw dump of dataproxy frames"),
+    (["write-pcap", "-p", "tubemq", str(DUMP), "{out}"], DATA, "no tubemq frame found: expected a raw dump"),
     (["audit", "{empty}"], DATA, "empty: expected a capture (pcap / pcapng) or a raw dump"),
     (["audit", "{random}"], DATA, "neither a capture (pcap / pcapng) nor a raw dump"),
     (["replay", "--to", "127.0.0.1:9", "--dry-run", "{empty}"], DATA, "empty: expected a capture, or a raw dump"),
@@ -113,6 +115,7 @@ def test_a_bad_invocation_is_one_line(arguments, status, piece, files):
     assert result.exit_code == status, (result.exit_code, line)
     assert piece in line, line
     assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), result.exception
+    assert not Path(files["out"]).exists()  # a failed write-pcap leaves no file
 
 
 def test_the_spec_doc_is_left_out_of_the_line(files):

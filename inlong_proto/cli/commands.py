@@ -587,8 +587,13 @@ def write_pcap(protocol, client, server, dump, output):
     protocols.get(protocol)
     port = next((p for p, name in sorted(SERVER_PORTS.items()) if name == protocol), 9000)
     ends = {"client": host_port(client), "server": host_port(server) if server else ("10.0.0.2", port)}
+    data = _read(dump)
+    if not data:
+        raise Failure(f"{dump}: empty: expected a raw dump of {protocol} frames")
+    if all(frame.error is not None for frame in frames.iter_frames(data, protocol, mode="PERMISSIVE")):
+        raise Failure(f"{dump}: no {protocol} frame found: expected a raw dump of {protocol} frames (see -p)")
     with open(output, "wb") as handle:
-        handle.write(dump_to_pcap(_read(dump), protocol, **ends))
+        handle.write(dump_to_pcap(data, protocol, **ends))
 
 
 @main.command()
