@@ -14,7 +14,8 @@ started there, so that relative paths mean the same to the JVM, as a page's firs
 it). Every DataFrame a block leaves behind is counted, so a lazy example runs too.
 
 sh blocks run under `bash -e` with the package's commands first on PATH; what a block starts with `&` is
-stopped when it ends. `make` and `pip install` lines are checked, not run (the suite runs inside what they
+stopped when it ends. A block may print `inlong-proto: error: …` only where it shows a failure (`|| echo`):
+elsewhere the error line is a broken example, even when the block's status hides it (`| head`). `make` and `pip install` lines are checked, not run (the suite runs inside what they
 install): the make targets must exist (`make -n`), the pip extras must be defined.
 """
 from __future__ import annotations
@@ -142,3 +143,5 @@ def run_shell(text: str, folder: Path) -> None:
     text = log.read_text(errors="replace")
     assert process.returncode == 0, f"exit {process.returncode}:\n{text[-4000:]}"
     assert "Traceback" not in text, text[-4000:]
+    if "||" not in script:  # a block that shows a failure says so (`|| echo ...`); elsewhere an error is a bug
+        assert "inlong-proto: error:" not in text, text[-4000:]
