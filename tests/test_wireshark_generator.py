@@ -28,6 +28,17 @@ TSHARK = shutil.which("tshark")
 needs_tshark = pytest.mark.skipif(TSHARK is None, reason="tshark is not installed")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def without_personal_plugins(tmp_path_factory):
+    """tshark with HOME in a fresh folder: it loads this plugin only, never a copy the user installed."""
+    home = tmp_path_factory.mktemp("tshark-home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(home))
+        patch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+        patch.delenv("WIRESHARK_CONFIG_DIR", raising=False)
+        yield
+
+
 def frame_specs():
     loader = Loader(SPECS)
     return [spec for spec in (loader.load(p) for p in sorted(SPECS.rglob("*.ksy"))) if spec.root.options.get("frame")]
@@ -87,6 +98,7 @@ def tshark(*args: str, capture: Path | None = None) -> subprocess.CompletedProce
         cmd += ["-r", str(capture)]
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert "Lua Error:" not in result.stdout + result.stderr, (result.stdout + result.stderr)[-2000:]
+    assert "Lua" not in result.stderr, result.stderr[-2000:]  # "Lua: Error during loading": the plugin not run
     assert '"_ws.lua.error"' not in result.stdout, result.stdout[-2000:]
     if args[:1] != ("-G",):
         assert "dissector error:" not in result.stdout, result.stdout[-2000:]

@@ -16,6 +16,15 @@
 --            tshark -o 'uat:protobuf_search_paths:"/path/to/generated/wireshark/tubemq","TRUE"' ...
 --          or in Wireshark: Preferences > Protocols > ProtoBuf > Protobuf search paths.
 
+if _G.inlong_proto_plugin ~= nil then
+  if _G.inlong_proto_plugin.digest ~= "da4d7358467e6044" then
+    report_failure("inlong_proto.lua: " .. debug.getinfo(1, "S").source:sub(2) .. " is not loaded: another "
+      .. "version of the plugin was loaded first, from " .. _G.inlong_proto_plugin.source
+      .. " (update that copy with inlong-proto wireshark install, or remove it)")
+  end
+  return
+end
+_G.inlong_proto_plugin = {digest = "da4d7358467e6044", source = debug.getinfo(1, "S").source:sub(2)}
 
 local PROTOS = {}
 local HOOKS = {}

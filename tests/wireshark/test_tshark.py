@@ -595,6 +595,33 @@ def test_cli_path_and_install(tmp_path, plugin, tshark_env):
     assert result.exit_code == 0 and (other / plugin.name).is_file() and str(other) in result.output
 
 
+def test_an_installed_plugin_and_a_passed_one_load_once(tmp_path, plugin, tshark_env):
+    """The README's `tshark -X lua_script:$(inlong-proto wireshark path)` after `wireshark install`: the
+    personal folder's copy is loaded, the passed one is skipped without a Lua error (Wireshark would refuse
+    its protocols a second time), and named on stderr only when it is another version."""
+    from click.testing import CliRunner
+
+    from inlong_proto.cli.wireshark import personal_plugin_dir, wireshark
+
+    home = tmp_path / "home"
+    result = CliRunner().invoke(wireshark, ["install", "--no-preferences"], env={"HOME": str(home)})
+    assert result.exit_code == 0, result.output
+    env = {**tshark_env, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    mixed = str(ROOT / "examples" / "data" / "mixed.pcap")
+    arguments = ["-X", f"lua_script:{plugin}", "-r", mixed, "-Y", "dataproxy", "-T", "fields", "-e", "frame.number"]
+    done = subprocess.run([TSHARK, *arguments], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "Lua" not in done.stderr and "not loaded" not in done.stderr, done.stderr
+    expected = done.stdout.split()
+    assert len(expected) == 18  # the DataProxy flow's frames: the installed copy dissects
+    installed = personal_plugin_dir(environ={"HOME": str(home)}) / plugin.name
+    digest = re.search(r'digest ~= "([0-9a-f]{16})"', plugin.read_text()).group(1)
+    installed.write_text(plugin.read_text().replace(digest, "0" * 16))  # an older version, as far as it can tell
+    done = subprocess.run([TSHARK, *arguments], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "Lua" not in done.stderr, done.stderr
+    assert f"{plugin} is not loaded" in done.stderr and str(installed) in done.stderr, done.stderr
+    assert done.stdout.split() == expected
+
+
 REORDERED = [f"{protocol}_reordered.pcap" for protocol in FRAMES]
 
 

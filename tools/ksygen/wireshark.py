@@ -32,6 +32,7 @@ protobuf search paths preference (see the header of the generated file).
 """
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -605,7 +606,7 @@ class Generator:
 
     # --- output --------------------------------------------------------------------------------------
     def lua(self) -> str:
-        out = [HEADER.format(protos=", ".join(self.protos)), RUNTIME]
+        out = [RUNTIME]
         methods = self.tubemq_methods()
         for proto in self.protos.values():
             out += self.proto_lua(proto)
@@ -613,7 +614,9 @@ class Generator:
         out += self.uni_lua()
         for proto in self.protos.values():
             out += self.register_lua(proto)
-        return "\n".join(out).rstrip() + "\n"
+        body = "\n".join(out).rstrip() + "\n"
+        digest = hashlib.sha256(body.encode()).hexdigest()[:16]
+        return HEADER.format(protos=", ".join(self.protos)) + ONE_COPY.replace("@DIGEST@", digest) + body
 
     def uni_lua(self) -> list[str]:
         """The uni HTTP API's routes (specs/eventmesh/uni_http.yaml) as the eventmesh_uni postdissector's table."""
@@ -780,6 +783,21 @@ HEADER = """\
 --          shipped next to this file (tubemq/) to the protobuf search paths, e.g.
 --            tshark -o 'uat:protobuf_search_paths:"/path/to/generated/wireshark/tubemq","TRUE"' ...
 --          or in Wireshark: Preferences > Protocols > ProtoBuf > Protobuf search paths.
+"""
+
+# Wireshark loads the personal plugin folder's copy and then a -X lua_script one into one Lua state, and the
+# second would stop at its first Proto() ("there cannot be two protocols with the same description"): the
+# first copy loaded stays, a second is skipped, and named on stderr (a dialog in Wireshark) where it differs.
+ONE_COPY = """
+if _G.inlong_proto_plugin ~= nil then
+  if _G.inlong_proto_plugin.digest ~= "@DIGEST@" then
+    report_failure("inlong_proto.lua: " .. debug.getinfo(1, "S").source:sub(2) .. " is not loaded: another "
+      .. "version of the plugin was loaded first, from " .. _G.inlong_proto_plugin.source
+      .. " (update that copy with inlong-proto wireshark install, or remove it)")
+  end
+  return
+end
+_G.inlong_proto_plugin = {digest = "@DIGEST@", source = debug.getinfo(1, "S").source:sub(2)}
 """
 
 RUNTIME = r"""
