@@ -310,14 +310,14 @@ class _LiveDecoder:
               help="Print only this value, by its dotted path in the JSON (repeat: payload.group_id, flow.client).")
 @click.option("--filter", "-Y", "expression", metavar="EXPR",
               help='Keep the items that match, e.g. \'message_type == "text_message" and payload.record_count > 3\' '
-                   "(the language: README, or `python -m pydoc inlong_proto.cli.query`).")
+                   "(the language: `python -m pydoc inlong_proto.cli.query`, or docs/how-to/command-line.md).")
 @click.option("--format", "-T", "output_format", type=click.Choice(FORMATS), default=None,
               help="table (default on a terminal: one line per item, No., time, ends, protocol, length, Info, "
                    "fitted to the width), jsonl (default elsewhere), one json array, csv, wide (every identifying "
                    "column), or parquet (to a file or pipe); csv, wide and parquet show the -e fields, or a few "
                    "identifying columns (so does table with -e or --records). On files, csv and parquet with no "
                    "-e/-Y/--records/--payload write every column of spark.read.format('inlong'), through the "
-                   "compiled path (cli/whole_files.py).")
+                   "compiled path.")
 @click.option("--records", "as_records", is_flag=True,
               help="One item per DataProxy record (group, stream, time, attributes, data), as read_records "
                    "gives; other protocols' frames are left out.")
