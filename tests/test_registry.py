@@ -51,6 +51,11 @@ def test_each_entry_points_at_code_that_exists(name):
         assert protocols.connection_context(name) is not None
     if "probe" in entry["detect"]:
         assert callable(_resolve(entry["detect"]["probe"]))
+    for key in ("audit_reader", "dump_direction", "replay"):
+        if key in entry:
+            assert callable(_resolve(entry[key]))
+    if "vectors" in entry:
+        assert (ROOT / "tests" / "vectors" / entry["vectors"]).is_dir()
 
 
 def test_ports_and_detection_order_come_from_the_registry():
@@ -74,6 +79,8 @@ def test_classify_is_content_first_then_the_server_port():
     ({"framing": "http3", "doc": "x", "ports": [], "detect": {"order": 1}}, "framing"),
     ({"framing": "http1", "doc": "x", "ports": [], "detect": {"order": 1}}, "module"),
     ({"framing": "frames", "doc": "x", "ports": [], "detect": {"order": 1}, "colour": "red"}, "unknown"),
+    ({"framing": "frames", "doc": "x", "ports": [], "detect": {"order": 1}, "audit-reader": "x.audit"}, "function"),
+    ({"framing": "frames", "doc": "x", "ports": [], "detect": {"order": 1}, "vectors": "../x"}, "folder"),
 ])
 def test_a_bad_registry_block_is_a_generation_error(bad, message):
     with pytest.raises(registry.GenerationError, match=message):
@@ -114,9 +121,71 @@ def _protocol_names_in_code(path: Path) -> list[str]:
             if isinstance(node, ast.Constant) and node.value in protocols.REGISTRY and id(node) not in docstrings]
 
 
-def test_the_core_capture_and_backends_name_no_protocol():
-    """Everything they know of a protocol (ports, detection, payload layers, connection context) is the
-    registry's: no `if proto.name == "tubemq"` below the protocol packages."""
-    folders = [ROOT / "inlong_proto" / name for name in ("core", "capture", "backends")]
-    found = [hit for folder in folders for path in sorted(folder.rglob("*.py")) for hit in _protocol_names_in_code(path)]
+def test_the_core_capture_backends_audit_and_corpus_name_no_protocol():
+    """Everything they know of a protocol (ports, detection, payload layers, connection context, audit readers,
+    replay, vector folders) is the registry's: no `if proto.name == "tubemq"` and no per-protocol table in the
+    floors below the protocol packages, in the audit above them, or in the corpus export and audit commands."""
+    folders = [ROOT / "inlong_proto" / name for name in ("core", "capture", "backends", "audit")]
+    paths = [path for folder in folders for path in sorted(folder.rglob("*.py"))]
+    paths += [ROOT / "inlong_proto" / "cli" / name for name in ("corpus.py", "audit.py")]
+    found = [hit for path in paths for hit in _protocol_names_in_code(path)]
     assert found == []
+
+
+def _valid_vectors() -> list:
+    """Every valid frame vector the corpus exports, as decoded frames with the direction each was sent in."""
+    from inlong_proto.cli import corpus
+    from inlong_proto.core.frames import iter_frames
+
+    return [(frame, frame.direction or direction)
+            for protocol, _, direction, data, valid, *_ in corpus._vectors(ROOT / "tests" / "vectors") if valid
+            for frame in iter_frames(data, protocol, direction, "PERMISSIVE") if frame.error is None]
+
+
+def _legacy_sends(frames: list) -> list:
+    """EventMesh TCP sends in the legacy length form (the legacy vectors hold a HELLO, a heartbeat, a reply)."""
+    from inlong_proto.core.frames import encode, iter_frames
+    from inlong_proto.eventmesh import tcp
+
+    messages = [frame.payload for frame, direction in frames
+                if frame.protocol == "eventmesh" and direction == "request"
+                and frame.payload.command == tcp.Command.ASYNC_MESSAGE_TO_SERVER]
+    data = b"".join(encode(tcp.frame(m.header, m.raw_body if m.protocol_type == "cloudevents" else m.body,
+                                     legacy=True)) for m in messages)
+    return [(frame, "request") for frame in iter_frames(data, "eventmesh-legacy", "request")]
+
+
+def test_the_audit_reads_and_replay_renumbers_every_protocol_the_registry_names():
+    """Every protocol whose registry names an `audit-reader` has its messages sent audited through it (from its
+    vectors), and every one naming a `replay` re-sends them renumbered: the bytes read back as the same message
+    with a fresh key (DataProxy's isAck=false dropped, so it is answered)."""
+    from inlong_proto.audit.readers import events
+    from inlong_proto.audit.replay import PROTOCOLS, fresh_request
+    from inlong_proto.core.audit_events import Done, Sent
+    from inlong_proto.core.frames import iter_frames
+
+    frames = _valid_vectors()
+    frames += _legacy_sends(frames)
+    audited, replayed = set(), set()
+    for frame, direction in frames:
+        for event in events(frame, direction):
+            sent = event.sent if isinstance(event, Done) else event
+            if not isinstance(sent, Sent):
+                continue
+            audited.add(frame.protocol)
+            if frame.protocol in PROTOCOLS:
+                data, key = fresh_request(frame, 4242)
+                again = [e for f in iter_frames(data, frame.protocol, "request") for e in events(f, "request")]
+                assert len(again) == 1 and again[0].key == key is not None, frame
+                assert (again[0].group, again[0].records, again[0].size) == (sent.group, sent.records, sent.size)
+                assert key != sent.key or frame.protocol == "eventmesh-http"  # (HTTP/1.1 answers in order)
+                replayed.add(frame.protocol)
+    assert audited == set(protocols.AUDIT_READERS) >= {"dataproxy", "tubemq", "eventmesh", "eventmesh-grpc"}
+    assert replayed == set(protocols.REPLAYERS) == set(PROTOCOLS)
+
+
+def test_every_protocol_has_vectors_in_the_corpus():
+    """The corpus reads each protocol's vectors from the folder its registry names (or its own name)."""
+    from inlong_proto.cli import corpus
+
+    assert {vector[0] for vector in corpus._vectors(ROOT / "tests" / "vectors")} == set(NAMES)

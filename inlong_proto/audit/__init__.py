@@ -1,9 +1,9 @@
 """Where was data lost? A message-level audit of the wire (issue 28). Sans-IO, streaming.
 
 Every message sent (DataProxy data requests, TubeMQ sendMessageP2B, EventMesh TCP and HTTP sends and gRPC
-publish calls) is paired with
-its answer on its connection (pairing.Auditor, readers.py says how each protocol matches), and counted per
-system, group or topic, stream and time window (table.AuditTable), with deliveries to consumers beside.
+publish calls) is paired with its answer on its connection (pairing.Auditor; each protocol package's audit
+reader, which the registry names, says how its answers match: readers.py), and counted per system, group or
+topic, stream and time window (table.AuditTable), with deliveries to consumers beside.
 walk.audit_chunks runs a capture through it, walk.audit_dump a raw dump of one protocol; docs/how-to/audit.md
 maps the columns to InLong Audit's.
 

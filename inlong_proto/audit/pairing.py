@@ -6,7 +6,7 @@
     for result in auditor.end_flow(flow): ...       # a connection closed: what it left open is unanswered
     for result in auditor.close(): ...              # the capture ended
 
-What a frame means is readers.py's (one reader per protocol); here the requests of each connection wait
+What a frame means is its protocol package's audit reader's (readers.events); here the requests of each connection wait
 for their answers, keyed as the reader says. Memory is bounded by the requests still open (at most
 max_open; past it the oldest is given up as unanswered, with the reason) and by the message ids remembered
 for duplicates (at most max_seen, least recently seen forgotten first), never by the frames seen.
@@ -23,7 +23,8 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 
-from inlong_proto.audit.readers import Answer, Call, Delivery, Done, Pull, Sent, events
+from inlong_proto.audit.readers import events
+from inlong_proto.core.audit_events import Answer, Call, Delivery, Done, Pull, Sent
 
 __all__ = ["AuditedMessage", "Auditor", "Delivered", "MAX_OPEN", "MAX_SEEN", "NO_ANSWERS", "OUTCOMES"]
 

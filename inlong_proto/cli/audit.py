@@ -10,6 +10,7 @@ from contextlib import closing
 import click
 
 from inlong_proto.cli.commands import MAX_FRAME_SIZE, PROTOCOL
+from inlong_proto.core.protocols import REPLAYERS
 
 _FORMATS = ["table", "csv", "json", "jsonl", "parquet"]
 _BY = {"group": "group", "topic": "group", "stream": "stream"}
@@ -216,7 +217,7 @@ def _replay_protocol(data: bytes, source: str, protocol: str, only_unacked: bool
 @click.command()
 @click.option("--to", "target", required=True, metavar="HOST:PORT",
               help="The server to send to (for TubeMQ, the broker).")
-@click.option("--protocol", "-p", type=click.Choice(["auto", "dataproxy", "tubemq", "eventmesh", "eventmesh-http"]),
+@click.option("--protocol", "-p", type=click.Choice(["auto", *REPLAYERS]),
               default="auto", show_default=True,
               help="What to replay; auto: a dump's protocol, or the one protocol a capture has messages of.")
 @click.option("--rate", type=float, default=None, callback=_positive, metavar="N",

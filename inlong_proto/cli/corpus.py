@@ -26,9 +26,8 @@ import click
 from inlong_proto.core import __version__, protocols
 from inlong_proto.core.errors import InlongProtoError
 from inlong_proto.core.frames import encode, iter_frames
-from inlong_proto.eventmesh import h2
 
-CORPUS_VERSION = "1.1.0"
+CORPUS_VERSION = "1.2.0"  # 1.2: the legacy EventMesh TCP form is framed too (streams, encode rule)
 SCHEMA = Path(__file__).resolve().parents[2] / "specs" / "corpus" / "manifest.schema.json"
 SOURCE_VECTORS = Path(__file__).resolve().parents[2] / "tests" / "vectors"  # only there in a clone
 
@@ -72,14 +71,22 @@ SOURCES = {
                         "of the upstream's .proto files",
     "mixed": "a stream pipelining frames of several of the sources above",
 }
-# protocol -> the folder of its frame vectors (EventMesh's TCP vectors may name their own protocol)
-FOLDERS = {"broadcast": "broadcast", "dataproxy": "dataproxy", "tubemq": "tubemq", "eventmesh": "eventmesh/tcp",
-           "eventmesh-frame": "eventmesh/frame", "eventmesh-http": "eventmesh/http", "eventmesh-grpc": "eventmesh/grpc"}
-FRAMED = ("broadcast", "dataproxy", "tubemq", "eventmesh", "eventmesh-frame")
+# protocol -> the folder of its frame vectors (the registry's `vectors`; a vector may name its own protocol)
+FOLDERS = protocols.VECTOR_FOLDERS
+# the protocols of one frame layout: their vectors are whole frames, pipelined into stream cases and encoded
+FRAMED = tuple(name for name, entry in protocols.REGISTRY.items() if entry["framing"] == "frames")
+
+
+def _http2_openings(stream_module: str) -> dict[str, int]:
+    module = importlib.import_module(stream_module)
+    return {"request": len(module.PREFACE), "response": module.HEADER_SIZE}
+
+
 # protocols whose vectors are each one direction of a connection (HTTP/2): each is a stream case, cut by the
 # cut rule's connection form; the fewest bytes at the start an observer needs to know a frame starts there,
-# per direction (the client's connection preface, a frame header)
-CONNECTIONS = {"eventmesh-grpc": {"request": len(h2.PREFACE), "response": h2.HEADER_SIZE}}
+# per direction (the client's connection preface, a frame header: HTTP/2's, from the protocol's stream module)
+CONNECTIONS = {name: _http2_openings(entry["module"]) for name, entry in protocols.REGISTRY.items()
+               if entry["framing"] == "http2"}
 
 
 def decode_items(data: bytes, protocol: str, direction: str | None, payload: bool = False) -> list[dict]:
@@ -107,7 +114,7 @@ def _source(vector: dict, valid: bool, protocol: str) -> str:
         return "library-produced"
     if told.startswith("captured") or vector.get("java_encoder"):
         return "upstream-produced"
-    if told.startswith("hand-made") or protocol == "broadcast":
+    if told.startswith("hand-made") or protocol in protocols.SPEC_DEFINED:
         return "spec"
     return "sdk-exact"
 

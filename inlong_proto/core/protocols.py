@@ -39,6 +39,16 @@ STREAM_PROTOCOLS = _registered("module")
 COMPILED_LAYERS = _registered("compiled_layer")
 # The Info column of decode's table: each protocol's pieces of text with {dotted.path} placeholders (registry/summary).
 SUMMARIES = _registered("summary")
+# What a frame means to the audit (inlong_proto.audit): module:function(frame, direction) giving core.audit_events.
+AUDIT_READERS = _registered("audit_reader")
+# Which way a frame of a raw dump went where its bytes fit both layouts: module:function(message) -> direction.
+DUMP_DIRECTIONS = _registered("dump_direction")
+# What `inlong-proto replay` sends: module:function(request, number) -> a captured request's bytes, renumbered.
+REPLAYERS = _registered("replay")
+# Protocols no upstream implements: their specs define them (their vectors are the spec's examples).
+SPEC_DEFINED = frozenset(name for name, entry in REGISTRY.items() if entry.get("upstream") is False)
+# The folder of each protocol's frame vectors under tests/vectors (the protocol's name unless the spec says).
+VECTOR_FOLDERS = {name: entry.get("vectors", name) for name, entry in REGISTRY.items()}
 # The real servers' default ports: a capture's flow with no other clue is the protocol of its server port.
 SERVER_PORTS = {port: name for name, entry in REGISTRY.items() for port in entry["ports"]}
 # Detection order: stream openings first, then the framed protocols (ties go to the earlier).
@@ -53,6 +63,13 @@ def connection_context(name: str):
         return None
     module, cls = _named(path)
     return getattr(importlib.import_module(module), cls)()
+
+
+@cache
+def function(path: str):
+    """The function a registry key names as module:function (audit-reader, dump-direction, replay)."""
+    module, name = _named(path)
+    return getattr(importlib.import_module(module), name)
 
 
 class UnknownProtocolError(InlongProtoError, ValueError):

@@ -14,6 +14,7 @@ meta:
     doc: the simple broadcasting protocol (a client resumes after its last value, the server replays and pushes)
     ports: []  # no default port: found by content alone
     detect: {order: 70}  # no magic: last, after the protocols that have one
+    upstream: false  # this project's spec is its definition (docs/protocols/broadcast.md)
     # decode's table: the command, then the request's resume point or the response's status, time and value
     summary: ["{message_type}", "after {body.*.last_timestamp}", "last={body.*.last_data}", "{body.*.status}",
               "{body.*.timestamp}", "data={body.*.data}"]

@@ -19,6 +19,9 @@ meta:
     detect: {order: 60}  # no magic: the length probe and a full decode decide
     payload-reader: inlong_proto.dataproxy.payload
     payload-type: inlong_proto.dataproxy.payload:Payload
+    audit-reader: inlong_proto.dataproxy.audit:events
+    replay: inlong_proto.dataproxy.audit:resend
+    dump-direction: inlong_proto.dataproxy.payload:infer_direction  # text MsgTypes and heartbeats fit both layouts
     # decode's table: the MsgType, then what the attributes say (the payload reader's fields)
     summary: ["{base_type}", "→ {payload.error_code}", "group={payload.group_id}", "stream={payload.stream_id}",
               "{payload.record_count} records", "{payload.error_message}"]

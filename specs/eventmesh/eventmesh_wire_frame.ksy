@@ -16,6 +16,7 @@ meta:
     detect: {order: 80}  # two magic bytes, a type and a flag byte: weak, so it is tried last
     extension: inlong_proto.eventmesh.frame
     payload-type: inlong_proto.eventmesh.frame:FramePayload
+    vectors: eventmesh/frame
     # decode's table: the message type, the sequence, the event's id and type or the stream's session, the data
     summary: ["{message_type}", "seq={payload.seq}", "id={payload.attributes.id}", "type={payload.attributes.type}",
               "sid={payload.attributes.sid}", "err={payload.attributes.err}", "{payload.data}"]

@@ -15,6 +15,8 @@ meta:
       opening: "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
       probe: inlong_proto.eventmesh.h2:looks_like_http2
     module: inlong_proto.eventmesh.h2
+    audit-reader: inlong_proto.eventmesh.audit:grpc_events
+    vectors: eventmesh/grpc
     connection: inlong_proto.eventmesh.h2:H2Connection  # both directions share the streams and their calls
     # decode's table: the frame type or gRPC method, the item's kind and stream, then a call's outcome
     summary: ["{message_type}", "{kind}", "stream {stream_id}", "[{flags}]", "{size} bytes", "→ {status_name}",

@@ -17,6 +17,9 @@ meta:
     extension: inlong_proto.eventmesh.tcp
     payload-type: inlong_proto.eventmesh.tcp:TcpMessage
     compiled-layer: eventmesh_layer
+    audit-reader: inlong_proto.eventmesh.audit:tcp_events
+    replay: inlong_proto.eventmesh.audit:tcp_resend
+    vectors: eventmesh/tcp
     # decode's table: the command, its sequence number, then the topic or the reply's code and words
     summary: ["{message_type}", "seq={payload.header.seq}", "topic={payload.body.topic}",
               "code={payload.header.code}", "{payload.header.desc}"]

@@ -19,6 +19,8 @@ meta:
     extension: inlong_proto.eventmesh.tcp
     payload-type: inlong_proto.eventmesh.tcp:TcpMessage
     compiled-layer: eventmesh_layer
+    audit-reader: inlong_proto.eventmesh.audit:tcp_events
+    replay: inlong_proto.eventmesh.audit:tcp_resend
     summary: ["{message_type}", "seq={payload.header.seq}", "topic={payload.body.topic}",
               "code={payload.header.code}", "{payload.header.desc}"]  # as tcp_frame.ksy's
 doc: |

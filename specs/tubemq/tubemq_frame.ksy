@@ -16,6 +16,8 @@ meta:
     extension: inlong_proto.tubemq.rpc
     payload-type: inlong_proto.tubemq.rpc:RpcMessage
     compiled-layer: tubemq_layer
+    audit-reader: inlong_proto.tubemq.audit:events
+    replay: inlong_proto.tubemq.audit:resend
     # decode's table: method and serial number, then the RPC's topic or the response's status and error
     summary: ["{message_type}", "#{serial_no}", "→ {payload.header.status}", "topic={payload.message.*.topicName}",
               "partition={payload.message.*.partitionId}", "{payload.message.*.errCode}",

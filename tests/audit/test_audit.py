@@ -223,8 +223,9 @@ def test_eventmesh_tcp_sends_acked_by_seq_and_pushes_delivered():
 
 # ------------------------------------------------------------------ replay's requests (sans-IO)
 def test_replay_items_from_a_dump_and_fresh_ids():
-    from inlong_proto.audit.replay import renumber, replay_items
+    from inlong_proto.audit.replay import replay_items
     from inlong_proto.dataproxy import builders
+    from inlong_proto.dataproxy.audit import renumber
     from inlong_proto.dataproxy.payload import attr_value, parse_attrs
 
     bin_request = builders.bin_request([b"a", b"b"], group_id="g", stream_id="s", data_time_ms=1, unique_id=7,

@@ -29,6 +29,16 @@ KEYS = {
     "payload-type": (False, (str,), "module:Class of the payload's items (their JSON_KEYS)"),
     "compiled-layer": (False, (str,), "the compiled payload layer's part of inlong_proto._compiled (its submodule)"),
     "connection": (False, (str,), "module:Class of the state both directions of a connection share"),
+    "audit-reader": (False, (str,), "module:function(frame, direction) giving the audit's events of a decoded frame "
+                                    "(inlong_proto.core.audit_events: a message sent, its answer, a delivery)"),
+    "dump-direction": (False, (str,), "module:function(message) telling which way a frame of a raw dump went, where "
+                                      "its bytes fit both directions' layouts (the audit of a dump asks it)"),
+    "replay": (False, (str,), "module:function(request, number) giving the bytes `inlong-proto replay` sends for a "
+                              "captured request, what its client matches answers on made fresh from number"),
+    "upstream": (False, (bool,), "false for a protocol that no upstream implements: its spec defines it, and its "
+                                 "vectors are the spec's examples (the corpus's source `spec`)"),
+    "vectors": (False, (str,), "its frame vectors' folder under tests/vectors (default: the protocol's name); a "
+                               "vector there may name another protocol (the legacy form's, in eventmesh/tcp)"),
     "summary": (False, (list,), "the Info column of decode's table: pieces of text with {dotted.path} placeholders "
                                 "into an item's JSON (* any one key, |count a list's length); a piece with a "
                                 "missing or empty value is left out"),
@@ -37,6 +47,8 @@ DETECT_KEYS = {"order": int, "opening": str, "patterns": list, "probe": str}
 SUMMARY_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 SUMMARY_PATH = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*|\*)(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|\*))*(?:\|count)?$")
 _DOTTED = re.compile(r"^[a-z_][a-z0-9_.]*(:[A-Za-z_][A-Za-z0-9_]*)?$")
+FUNCTION_KEYS = ("audit-reader", "dump-direction", "replay")  # module:function, the function named
+_FOLDER = re.compile(r"^[a-z0-9_-]+(/[a-z0-9_-]+)*$")
 
 
 def _check(where: str, entry: dict) -> dict:
@@ -53,6 +65,10 @@ def _check(where: str, entry: dict) -> dict:
         if key in ("module", "extension", "payload-reader", "payload-type", "compiled-layer", "connection") \
                 and not _DOTTED.match(entry[key]):
             raise GenerationError(f"{where}: registry/{key} {entry[key]!r} is not a module or module:Class")
+        if key in FUNCTION_KEYS and not (_DOTTED.match(entry[key]) and ":" in entry[key]):
+            raise GenerationError(f"{where}: registry/{key} {entry[key]!r} is not a module:function")
+        if key == "vectors" and not _FOLDER.match(entry[key]):
+            raise GenerationError(f"{where}: registry/vectors {entry[key]!r} is not a folder under tests/vectors")
     if entry["framing"] not in FRAMINGS:
         raise GenerationError(f"{where}: registry/framing must be one of {', '.join(FRAMINGS)}")
     if (entry["framing"] == "frames") == ("module" in entry):
