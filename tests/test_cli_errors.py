@@ -140,7 +140,10 @@ def _without(module: str, *argv: str, cwd: Path) -> subprocess.CompletedProcess:
     ("grpc", "grpcio", "grpc", ["eventmesh", "grpc-serve", "--port", "0"]),
     ("grpc", "grpcio", "grpc", ["eventmesh", "grpc-client", "--port", "9", "heartbeat"]),
     ("pyarrow", "pyarrow", "spark", ["decode", "-T", "csv", str(DUMP)]),
-], ids=["spark parse", "demo", "spark ingest", "grpc-serve", "grpc-client", "decode -T csv"])
+    ("pyarrow", "pyarrow", "spark", ["decode", "-T", "parquet", "-e", "offset", str(DUMP)]),
+    ("pyarrow", "pyarrow", "spark", ["audit", "-T", "parquet", str(ROOT / "examples" / "data" / "mixed.pcap")]),
+], ids=["spark parse", "demo", "spark ingest", "grpc-serve", "grpc-client", "decode -T csv", "decode -T parquet -e",
+        "audit -T parquet"])
 def test_a_missing_extra_names_itself(module, package, extra, argv, tmp_path):
     done = _without(module, *argv, cwd=tmp_path)
     line = _one_line(done.stderr)

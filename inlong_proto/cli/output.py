@@ -12,6 +12,7 @@ import csv
 import re
 import sys
 
+from inlong_proto.cli.failure import require
 from inlong_proto.cli.query import Path, QueryError, field_path
 from inlong_proto.core.plain import json_text, printable
 
@@ -74,10 +75,7 @@ def writer(name: str, stream, fields: list[Path], records: bool):
     if name == "parquet":
         if stream.isatty():
             raise QueryError("parquet is binary: redirect the output to a file (> frames.parquet)")
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError:
-            raise QueryError("-T parquet needs pyarrow: pip install 'inlong-proto[spark]'") from None
+        require("pyarrow", "spark", "-T parquet")
     cls = {"csv": Csv, "table": Table, "wide": Table, "parquet": Parquet}[name]
     return cls(stream, fields, RECORD_COLUMNS if records else FRAME_COLUMNS)
 
