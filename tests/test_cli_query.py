@@ -198,9 +198,10 @@ def test_records_one_line_per_record():
 
 @pytest.mark.parametrize("args, message", [
     (["-Y", "offset =="], "cannot parse the filter"),
-    (["-e", "payload.grup_id"], "unknown field 'payload.grup_id'"),
+    (["-e", "payload.grup_id"], "unknown field 'payload.grup_id' for protocol dataproxy (did you mean "
+                                "'payload.group_id'?): payload has "),
     (["-e", "body.text_mesage"], "unknown field"),
-    (["-Y", "flow.clinet == 'x'"], "unknown field 'flow.clinet'"),
+    (["-Y", "flow.clinet == 'x'"], "unknown field 'flow.clinet' for protocol dataproxy (did you mean 'flow.client'?)"),
     (["--records", "-e", "payload.group_id"], "unknown field"),
     (["-T", "parquet", "-e", "offset"], "parquet is binary"),
 ])

@@ -26,6 +26,7 @@ MAX_LENGTH characters or nested deeper than MAX_DEPTH is refused, as is a unary 
 from __future__ import annotations
 
 import ast
+import difflib
 import importlib
 import io
 import token
@@ -371,5 +372,7 @@ def check_known(path: Path, tree: dict | None, protocol: str) -> None:
         if part not in node:
             where = ".".join(p for p in path.parts[:depth] if isinstance(p, str)) or "the top level"
             known = ", ".join(sorted(node)) or "nothing below it"
-            raise QueryError(f"unknown field {path.text!r} for protocol {protocol}: {where} has {known}")
+            close = difflib.get_close_matches(part, list(node), n=1, cutoff=0.6)
+            hint = f" (did you mean {(where + '.' if depth else '') + close[0]!r}?)" if close else ""
+            raise QueryError(f"unknown field {path.text!r} for protocol {protocol}{hint}: {where} has {known}")
         node = node[part]
