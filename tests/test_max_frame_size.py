@@ -91,6 +91,27 @@ def test_bad_values_are_one_clear_error(command, value, reason, tmp_path):
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
 
 
+@pytest.mark.parametrize("command, smallest", [(["dataproxy", "serve"], 5), (["tubemq", "broker"], 16),
+                                               (["tubemq", "master"], 16)])
+def test_the_servers_take_the_readers_values(command, smallest):
+    """The reference servers' --max-frame-size reads as the readers' (k/m suffixes, the 64 MiB ceiling), above
+    the protocol's smallest frame."""
+    from inlong_proto.cli import main
+    from inlong_proto.cli.options import FrameSize
+
+    server = main
+    for name in command:
+        server = server.commands[name]
+    option = next(param for param in server.params if param.name == "max_frame_size")
+    assert isinstance(option.type, FrameSize) and option.type.minimum == smallest
+    assert option.type.convert("256k", option, None) == 256 << 10 and option.type.convert("4m", None, None) == 4 << 20
+    for value, reason in [("65m", "out of range"), (str(smallest - 1), f"smallest frame, {smallest} bytes"),
+                          ("lots", "not a number of bytes")]:
+        done = cli(*command, "--max-frame-size", value)
+        assert done.returncode == 2 and reason in done.stderr and "Traceback" not in done.stderr, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
 def test_the_python_readers_check_the_ceiling():
     with pytest.raises(ValueError, match="out of range"):
         CaptureDecoder("auto", max_frame_size=(64 << 20) + 1)

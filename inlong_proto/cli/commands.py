@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat
 import sys
 import time
@@ -15,6 +14,7 @@ import click
 from inlong_proto.core import frames, protocols
 from inlong_proto.core.errors import InlongProtoError
 from inlong_proto.cli.failure import Failure, Usage, missing_extra, require
+from inlong_proto.cli.options import frame_size_option
 from inlong_proto.cli.output import FORMATS, console
 from inlong_proto.cli.progress import current_stdout, with_progress
 from inlong_proto.cli.query import QueryError
@@ -56,22 +56,8 @@ DIRECTION = click.option("--direction", "-d", type=click.Choice(protocols.DIRECT
                          help="Which side sent the bytes; default: whatever the frame says.")
 
 
-def _max_frame_size(ctx, param, value):
-    """--max-frame-size: bytes, with k/m suffixes (binary), at most frames.MAX_FRAME_SIZE_CEILING."""
-    if value is None:
-        return None
-    match = re.fullmatch(r"\s*(\d+)\s*([km]?)i?b?\s*", str(value).lower())
-    if not match:
-        raise click.BadParameter(f"{value!r} is not a number of bytes (k and m suffixes: 256k, 4m)")
-    try:
-        return frames.check_max_frame_size(int(match[1]) << (10 * " km".index(match[2] or " ")))
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
-
-
-MAX_FRAME_SIZE = click.option("--max-frame-size", default=None, metavar="BYTES", callback=_max_frame_size,
-                              help="The largest frame a framed protocol may have (256k, 4m; at most 64m); "
-                                   "default: each protocol's spec limit (DataProxy 64k, as its server's).")
+MAX_FRAME_SIZE = frame_size_option(None, "The largest frame a framed protocol may have (256k, 4m; at most 64m); "
+                                         "default: each protocol's spec limit (DataProxy 64k, as its server's).")
 
 
 class _Cli(click.Group):

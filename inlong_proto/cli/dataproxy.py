@@ -15,6 +15,7 @@ import click
 
 from inlong_proto.endpoints.common import (HOST, LOG_LEVEL, LOG_RATE, StdinLines, idle_timeout_option,
                                            run_until_stopped, setup_logging, strict_option, strict_report)
+from inlong_proto.cli.options import frame_size_option
 from inlong_proto.endpoints.faults import faults_option
 
 log = logging.getLogger(__name__)
@@ -32,8 +33,8 @@ def dataproxy():
 @click.option("--record", type=click.Path(dir_okay=False), default=None,
               help="Append every well-formed request frame's raw bytes to this file (a request dump).")
 @click.option("--dp-ip", default="127.0.0.1", show_default=True, help="The dpIp the replies carry.")
-@click.option("--max-frame-size", type=click.IntRange(min=5), default=65536, show_default=True,
-              help="Largest frame accepted, length prefix included (bigger ones close the connection).")
+@frame_size_option(65536, "Largest frame accepted, length prefix included (256k, 4m; at most 64m; bigger ones "
+                         "close the connection).", minimum=5)
 @idle_timeout_option(180.0)
 @LOG_RATE
 @LOG_LEVEL

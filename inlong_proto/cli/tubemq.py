@@ -15,6 +15,7 @@ import click
 
 from inlong_proto.endpoints.common import (HOST, LOG_LEVEL, LOG_RATE, StdinLines, host_port, idle_timeout_option,
                                            run_until_stopped, setup_logging, strict_option, strict_report)
+from inlong_proto.cli.options import frame_size_option
 from inlong_proto.cli.output import terminal_json
 from inlong_proto.endpoints.faults import faults_option
 from inlong_proto.tubemq import strings
@@ -31,9 +32,8 @@ PARTITIONS = click.option("--partitions", type=click.IntRange(min=1), default=3,
                           help="Partitions of each topic. Master and broker must agree.")
 MAX_MESSAGE_SIZE = click.option("--max-message-size", type=click.IntRange(min=1), default=1024 * 1024,
                                 show_default=True, help="Largest message data accepted, in bytes.")
-MAX_FRAME_SIZE = click.option("--max-frame-size", type=click.IntRange(min=16), default=2 * 1024 * 1024,
-                              show_default=True, help="Largest request frame accepted (bigger ones close the "
-                                                      "connection).")
+MAX_FRAME_SIZE = frame_size_option(2 * 1024 * 1024, "Largest request frame accepted (256k, 4m; at most 64m; "
+                                                   "bigger ones close the connection).", minimum=16)
 def _address(ctx, param, value: str) -> tuple[str, int]:
     return host_port(value)
 
@@ -229,9 +229,7 @@ def _consume(master, topic, group, count, timeout, from_max, record, record_sent
 @tubemq.command()
 @click.option("--format", "-T", "output_format", type=click.Choice(["table", "csv", "json", "jsonl"]), default="table",
               show_default=True)
-@click.option("--max-frame-size", default=None, metavar="BYTES",
-              callback=lambda ctx, param, value: _commands()._max_frame_size(ctx, param, value),
-              help="The largest TubeMQ frame (256k, 4m; at most 64m); default: the spec's limit.")
+@frame_size_option(None, "The largest TubeMQ frame (256k, 4m; at most 64m); default: the spec's limit.")
 @click.argument("file")
 def calls(output_format, max_frame_size, file):
     """Per-method TubeMQ calls of FILE (a capture, or a dump holding both directions, - for stdin): count,
@@ -275,12 +273,6 @@ def calls(output_format, max_frame_size, file):
     output = writer(output_format, sys.stdout, [field_path(name) for name in COLUMNS], False)
     output.write(rows)
     output.close()
-
-
-def _commands():
-    from inlong_proto.cli import commands
-
-    return commands
 
 
 def _count(stats, items: list, capture: bool) -> None:
