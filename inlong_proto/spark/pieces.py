@@ -91,6 +91,7 @@ import heapq
 import logging
 import os
 import re
+from contextlib import contextmanager
 from functools import cache
 from typing import Container, Iterable, Iterator, NamedTuple
 
@@ -255,17 +256,11 @@ def split_frames(src, protocol: str, direction: str | None, split_size: int, ind
     The scan is iter_frames' own (Scanner over the same absolutely indexed buffer, so offsets and error
     texts are identical), started at the split's sync point in the clean state and stopped at the next.
     """
-    if not src.size:
-        return
-    view = memoryview(src.buffer)
-    try:
-        walker = DumpWalker(src, protocol, direction, view, max_frame_size)
-        bounds = split_bounds(src, protocol, direction, split_size, index, walker)
-        if bounds is None:
+    with _owned_range(src, protocol, direction, split_size, index, max_frame_size) as owned:
+        if owned is None:
             return
-        start, stop = bounds
-        proto = protocols.get(protocol)
-        scanner = Scanner(proto, direction, "PERMISSIVE", walker.limit)
+        view, walker, start, stop = owned
+        scanner = Scanner(protocols.get(protocol), direction, "PERMISSIVE", walker.limit)
         expected = released = start
         rows = scan_windows(src, view, scanner, start, stop)
         try:
@@ -283,6 +278,22 @@ def split_frames(src, protocol: str, direction: str | None, split_size: int, ind
             rows.close()
         if expected != stop:
             raise RuntimeError(f"split {index}: rows end at {expected}, not at the sync point {stop}")
+
+
+@contextmanager
+def _owned_range(src, protocol: str, direction: str | None, split_size: int, index: int,
+                 max_frame_size: int | None):
+    """(view, walker, start, stop): the range of the source that split `index` owns, between its sync points,
+    with the mapped view and the walker that found them; None when the split owns nothing (an empty source, a
+    split inside another's frame). The view is released when the block ends."""
+    if not src.size:
+        yield None
+        return
+    view = memoryview(src.buffer)
+    try:
+        walker = DumpWalker(src, protocol, direction, view, max_frame_size)
+        bounds = split_bounds(src, protocol, direction, split_size, index, walker)
+        yield None if bounds is None else (view, walker, *bounds)
     finally:
         view.release()
 
@@ -292,15 +303,10 @@ def split_batches(src, path: str, protocol: str, direction: str | None, mode: st
                   max_frame_size: int | None = None) -> Iterator:
     """split_frames' rows after the mode, as frame_schema batches built by native.range_batches: the
     compiled scanners turn valid stretches into columns, the pure scanner reports the rest (the same rows)."""
-    if not src.size:
-        return
-    view = memoryview(src.buffer)
-    try:
-        walker = DumpWalker(src, protocol, direction, view, max_frame_size)
-        bounds = split_bounds(src, protocol, direction, split_size, index, walker)
-        if bounds is None:
+    with _owned_range(src, protocol, direction, split_size, index, max_frame_size) as owned:
+        if owned is None:
             return
-        start, stop = bounds
+        view, _, start, stop = owned
         expected = released = start
         try:
             for batch in native.range_batches(view, protocol, path, direction, mode, start, stop, source=src,
@@ -320,8 +326,6 @@ def split_batches(src, path: str, protocol: str, direction: str | None, mode: st
             raise DumpDecodeError.of(path, exc) from None
         if mode == "PERMISSIVE" and expected != stop:
             raise RuntimeError(f"split {index}: rows end at {expected}, not at the sync point {stop}")
-    finally:
-        view.release()
 
 
 def read_split_batches(src, path: str, protocol: str, direction: str | None, mode: str, split_size: int,
