@@ -29,6 +29,7 @@ from __future__ import annotations
 import bisect
 import heapq
 from collections import OrderedDict
+from contextlib import contextmanager
 from datetime import datetime
 from itertools import takewhile
 from typing import Iterator, NamedTuple
@@ -120,12 +121,22 @@ def _error_frame(protocol: str, offset: int, length: int, error: DecodeError, ra
     return Frame(protocol, offset, length, None, None, None, error, raw)
 
 
+def in_flow(error: DecodeError, flow: Flow, direction: str) -> DecodeError:
+    """error (FAILFAST's) led by the flow and direction it was found in (error.where): its offset is one of
+    that direction's reassembled stream, which says nothing in a file of many flows."""
+    if not error.where:
+        error.where = (f"flow {flow.number} {flow.client}:{flow.client_port} → {flow.server}:{flow.server_port} "
+                       f"{direction}")
+        error.args = (f"{error.where}, {error}",)
+    return error
+
+
 class _Framer:
     """One direction's bytes through the flow protocol's stream decoder, restarted after each gap."""
 
-    def __init__(self, protocol: str, direction: str, mode: str, shared: dict | None = None,
+    def __init__(self, flow: Flow, protocol: str, direction: str, mode: str, shared: dict | None = None,
                  max_frame_size: int | None = None):
-        self.protocol, self.direction, self.mode = protocol, direction, mode
+        self.flow, self.protocol, self.direction, self.mode = flow, protocol, direction, mode
         self.max_frame_size = max_frame_size  # None: each protocol's own
         self.shared = shared if shared is not None else {}  # what both directions' decoders share
         self.base = 0  # stream offset where the current decoder started
@@ -154,26 +165,37 @@ class _Framer:
         return self.decoder.buffered if self.decoder is not None else 0
 
     def data(self, chunk: Chunk) -> list:
-        if self.decoder is None:
-            why = "no known protocol was recognised in this flow"
-            return self._span(chunk.offset, chunk.length, ValidationError(chunk.offset, "", why), chunk.data)
-        if self.context is not None:
-            self.context.now_ns = chunk.timestamp_ns  # the capture clock (call latencies)
-        return self.decoder.feed(chunk.data)
+        with self._located():
+            if self.decoder is None:
+                why = "no known protocol was recognised in this flow"
+                return self._span(chunk.offset, chunk.length, ValidationError(chunk.offset, "", why), chunk.data)
+            if self.context is not None:
+                self.context.now_ns = chunk.timestamp_ns  # the capture clock (call latencies)
+            return self.decoder.feed(chunk.data)
 
     def gap(self, chunk: Chunk) -> list:
-        if self.context is not None:  # what the connection shares (its calls) goes on after a gap
-            out = self.decoder.close(end_calls=False)
-        else:
-            out = self.close()
-        out += self._span(chunk.offset, chunk.length, GapError(chunk.offset, "tcp", f"{chunk.length} bytes: "
-                                                                            f"{chunk.reason}"), b"")
+        with self._located():
+            if self.context is not None:  # what the connection shares (its calls) goes on after a gap
+                out = self.decoder.close(end_calls=False)
+            else:
+                out = self.close()
+            out += self._span(chunk.offset, chunk.length, GapError(chunk.offset, "tcp", f"{chunk.length} bytes: "
+                                                                                f"{chunk.reason}"), b"")
         self.base = chunk.offset + chunk.length
         self.decoder = self._new()
         return out
 
     def close(self) -> list:
-        return self.decoder.close() if self.decoder is not None else []
+        with self._located():
+            return self.decoder.close() if self.decoder is not None else []
+
+    @contextmanager
+    def _located(self):
+        """What the decoder raises (FAILFAST) names this framer's flow and direction (in_flow)."""
+        try:
+            yield
+        except DecodeError as error:
+            raise in_flow(error, self.flow, self.direction)
 
     def _span(self, offset: int, length: int, error: DecodeError, raw: bytes) -> list:
         if self.mode == "FAILFAST":
@@ -479,7 +501,8 @@ class CaptureDecoder:
             conn.protocol = conn.totals["protocol"] = self.protocol
             if self.protocol in protocols.STREAM_PROTOCOLS:  # (their decoders share the connection's state)
                 for direction, side in conn.sides.items():
-                    side.framer = _Framer(self.protocol, direction, self.mode, conn.shared, self.max_frame_size)
+                    side.framer = _Framer(conn.flow, self.protocol, direction, self.mode, conn.shared,
+                                          self.max_frame_size)
         if self.keep_flows:
             self.flows[flow.number] = conn.totals
         return conn
@@ -497,7 +520,7 @@ class CaptureDecoder:
             side.starts.append(chunk.offset)
             side.origins.append((chunk.timestamp_ns, chunk.file_offset))
             if side.framer is None and conn.protocol is not None:  # a framed protocol named: from its first bytes
-                side.framer = _Framer(conn.protocol, direction, self.mode, conn.shared, self.max_frame_size)
+                side.framer = _Framer(conn.flow, conn.protocol, direction, self.mode, conn.shared, self.max_frame_size)
             if side.framer is None:
                 side.waiting.append((chunk, self._segment))
                 side.waiting_bytes += chunk.length
@@ -529,7 +552,7 @@ class CaptureDecoder:
         out: list[_Late] = []
         waiting = []
         for direction, side in conn.sides.items():
-            side.framer = _Framer(conn.protocol, direction, self.mode, conn.shared, self.max_frame_size)
+            side.framer = _Framer(conn.flow, conn.protocol, direction, self.mode, conn.shared, self.max_frame_size)
             waiting += [(segment, direction, chunk) for chunk, segment in side.waiting]
             side.waiting, side.waiting_bytes = [], 0
         # Both directions in capture order (a segment carries one direction; the sort is stable): directions
@@ -551,7 +574,7 @@ class CaptureDecoder:
             error = ValidationError(offset, "tcp", f"{length} retransmitted bytes differ from the copy "
                                                    f"first captured, which is kept")
             if self.mode == "FAILFAST":
-                raise error
+                raise in_flow(error, conn.flow, direction)
             if self.mode == "PERMISSIVE":
                 items.append(_error_frame(conn.protocol or UNKNOWN, offset, 0, error))
         return self._emit(conn, direction, items)

@@ -18,6 +18,7 @@ class DecodeError(InlongProtoError, ValueError):
     """
 
     kind = "invalid"
+    where = ""  # in a capture: the flow and direction whose stream the offset is in (capture.in_flow)
 
     def __init__(self, offset: int, field: str, reason: str):
         self.offset, self.field, self.reason = offset, field, reason

@@ -32,17 +32,18 @@ def require_spark() -> None:
 class DumpDecodeError(DecodeError):
     """A DecodeError that also names the dump file, so a failed FAILFAST job says where to look."""
 
-    def __init__(self, path: str, offset: int, field: str, reason: str, kind: str = DecodeError.kind):
+    def __init__(self, path: str, offset: int, field: str, reason: str, kind: str = DecodeError.kind,
+                 where: str = ""):
         super().__init__(offset, field, reason)
-        self.path, self.kind = path, kind
-        self.args = (f"{path}: {self.args[0]}",)
+        self.path, self.kind, self.where = path, kind, where
+        self.args = (f"{path}: {where + ', ' if where else ''}{self.args[0]}",)
 
     @classmethod
     def of(cls, path: str, error: DecodeError) -> "DumpDecodeError":
-        return cls(path, error.offset, error.field, error.reason, error.kind)
+        return cls(path, error.offset, error.field, error.reason, error.kind, error.where)
 
     def shifted(self, delta: int) -> "DumpDecodeError":
-        return type(self)(self.path, self.offset + delta, self.field, self.reason, self.kind)
+        return type(self)(self.path, self.offset + delta, self.field, self.reason, self.kind, self.where)
 
 
 def check_reader_args(protocol: str, direction: str | None, mode: str, auto: bool = False) -> tuple[str, str]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import struct
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -91,6 +92,31 @@ def test_gap_is_an_error_span_and_the_framer_resyncs():
     with pytest.raises(GapError):
         run(packets, "FAILFAST")
     assert not [i for i in run(packets, "DROPMALFORMED")[1] if i.frame.error]
+
+
+def test_a_failfast_error_names_its_flow_and_direction():
+    """A FAILFAST error's offset is one of a direction's reassembled stream: its message leads with that flow
+    and direction (error.where), a gap's and a retransmission's too, and so does decode's error line."""
+    from click.testing import CliRunner
+
+    from inlong_proto.cli import main
+
+    talk = conversation(REQUEST, RESPONSES, split=38)
+    with pytest.raises(GapError) as info:
+        run([p for index, p in enumerate(talk) if index != 3 + 1 + 2], "FAILFAST")
+    where = "flow 0 10.0.0.1:40000 → 10.0.0.2:9000 response"
+    assert info.value.where == where and str(info.value) == f"{where}, offset 76 in tcp: {info.value.reason}"
+    assert info.value.offset == 76  # offset, field and reason stay as they were
+    altered = bytearray(REQUEST)
+    altered[-1] ^= 0xFF
+    base = conversation(REQUEST, b"", split=37)
+    with pytest.raises(DecodeError, match=r"^flow 0 10\.0\.0\.1:40000 → 10\.0\.0\.2:9000 request, .*differ"):
+        run(base[:4] + [segment(CLIENT, SERVER, 1001, bytes(altered), ack=5001)] + base[4:], "FAILFAST")
+    mixed = Path(__file__).resolve().parents[2] / "examples" / "data" / "mixed.pcap"
+    result = CliRunner().invoke(main, ["decode", "-p", "dataproxy", str(mixed)])
+    assert result.exit_code == 1
+    assert result.stderr == (f"inlong-proto: error: {mixed}: flow 0 10.9.0.11:41000 → 10.9.1.1:9000 request, "
+                             "offset 4 in base_type: value 0 is not a known msg_type\n")
 
 
 def test_gap_inside_a_frame_makes_a_truncated_span_then_the_gap():
