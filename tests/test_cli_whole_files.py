@@ -99,6 +99,18 @@ def test_modes(files, tmp_path):
     assert empty.returncode == 1 and b"empty" in empty.stderr
 
 
+@pytest.mark.parametrize("name", ["broken.bin", "mixed.pcap"])
+def test_a_failfast_error_line_is_the_streaming_paths(files, name):
+    """The whole-file path reads a file by its URI (the path column), but its error line names the file as
+    given, word for word as decode's streaming path does (a capture's flow included)."""
+    path = files / name if name != "mixed.pcap" else Path("examples/data/mixed.pcap")
+    streamed = decode("-p", "dataproxy", path)
+    for output_format in ("csv", "parquet"):
+        whole = decode("-p", "dataproxy", "-T", output_format, path)
+        assert whole.returncode == streamed.returncode == 1
+        assert whole.stderr == streamed.stderr and whole.stderr.startswith(f"inlong-proto: error: {path}: ".encode())
+
+
 def test_csv_matches_the_frames(files):
     result = decode("-p", "dataproxy", "-T", "csv", files / "dp.pcap")
     assert result.returncode == 0, result.stderr

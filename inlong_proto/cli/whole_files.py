@@ -75,6 +75,7 @@ def file_batches(path: str, protocol: str, direction: str | None, mode: str, car
     from inlong_proto.capture.container import is_capture
     from inlong_proto.core.detect import HEAD_SIZE, classify
     from inlong_proto.core.sources import file_uri, modification_date, open_source
+    from inlong_proto.spark.common import DumpDecodeError
 
     schema = reader_schema(protocol, carried)
     day = modification_date(path)
@@ -91,12 +92,15 @@ def file_batches(path: str, protocol: str, direction: str | None, mode: str, car
 
             batches = piece_batches(src, file_uri(path), protocol, direction, mode, max(src.size, 1), 0,
                                     carried=carried)
-        for batch in batches:
-            batch = arrow.with_date(batch.cast(arrow.spark_arrow_form(batch.schema)), day)
-            if capture and direction is not None:  # a capture's rows carry their TCP direction
-                batch = batch.filter(pc.fill_null(pc.equal(batch.column("direction"), direction), False))
-            if batch.num_rows:
-                yield batch.cast(schema) if batch.schema != schema else batch
+        try:
+            for batch in batches:
+                batch = arrow.with_date(batch.cast(arrow.spark_arrow_form(batch.schema)), day)
+                if capture and direction is not None:  # a capture's rows carry their TCP direction
+                    batch = batch.filter(pc.fill_null(pc.equal(batch.column("direction"), direction), False))
+                if batch.num_rows:
+                    yield batch.cast(schema) if batch.schema != schema else batch
+        except DumpDecodeError as error:  # named by its URI (the rows' path); the error line names the path given
+            raise DumpDecodeError(path, error.offset, error.field, error.reason, error.kind, error.where) from None
 
 
 def _whole_capture(src, uri: str, protocol: str, mode: str):
