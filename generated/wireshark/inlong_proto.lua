@@ -16,10 +16,14 @@
 --            tshark -o 'uat:protobuf_search_paths:"/path/to/generated/wireshark/tubemq","TRUE"' ...
 --          or in Wireshark: Preferences > Protocols > ProtoBuf > Protobuf search paths.
 
-if _G.inlong_proto_plugin ~= nil then
-  if _G.inlong_proto_plugin.digest ~= "da4d7358467e6044" then
+local first_copy = _G.inlong_proto_plugin
+if first_copy == nil and select(2, pcall(Dissector.get, "broadcast")) ~= nil then  -- (nil, or an error: none)
+  first_copy = {digest = "", source = "an older copy (tshark -G plugins lists it)"}
+end
+if first_copy ~= nil then
+  if first_copy.digest ~= "da4d7358467e6044" then
     report_failure("inlong_proto.lua: " .. debug.getinfo(1, "S").source:sub(2) .. " is not loaded: another "
-      .. "version of the plugin was loaded first, from " .. _G.inlong_proto_plugin.source
+      .. "version of the plugin was loaded first, from " .. first_copy.source
       .. " (update that copy with inlong-proto wireshark install, or remove it)")
   end
   return

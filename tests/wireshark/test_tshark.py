@@ -615,10 +615,18 @@ def test_an_installed_plugin_and_a_passed_one_load_once(tmp_path, plugin, tshark
     assert len(expected) == 18  # the DataProxy flow's frames: the installed copy dissects
     installed = personal_plugin_dir(environ={"HOME": str(home)}) / plugin.name
     digest = re.search(r'digest ~= "([0-9a-f]{16})"', plugin.read_text()).group(1)
-    installed.write_text(plugin.read_text().replace(digest, "0" * 16))  # an older version, as far as it can tell
+    installed.write_text(plugin.read_text().replace(digest, "0" * 16))  # another version, as far as it can tell
     done = subprocess.run([TSHARK, *arguments], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "Lua" not in done.stderr, done.stderr
     assert f"{plugin} is not loaded" in done.stderr and str(installed) in done.stderr, done.stderr
+    assert done.stdout.split() == expected
+    # a copy from before the check (no mark in _G): found by its protocols
+    installed.write_text(re.sub(r"\nlocal first_copy .*?\n_G\.inlong_proto_plugin = [^\n]*\n", "\n", plugin.read_text(),
+                                flags=re.S))
+    assert "first_copy" not in installed.read_text()
+    done = subprocess.run([TSHARK, *arguments], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "Lua" not in done.stderr, done.stderr
+    assert f"{plugin} is not loaded" in done.stderr and "an older copy" in done.stderr, done.stderr
     assert done.stdout.split() == expected
 
 

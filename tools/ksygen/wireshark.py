@@ -616,7 +616,8 @@ class Generator:
             out += self.register_lua(proto)
         body = "\n".join(out).rstrip() + "\n"
         digest = hashlib.sha256(body.encode()).hexdigest()[:16]
-        return HEADER.format(protos=", ".join(self.protos)) + ONE_COPY.replace("@DIGEST@", digest) + body
+        one_copy = ONE_COPY.replace("@DIGEST@", digest).replace("@FIRST_PROTO@", next(iter(self.protos)))
+        return HEADER.format(protos=", ".join(self.protos)) + one_copy + body
 
     def uni_lua(self) -> list[str]:
         """The uni HTTP API's routes (specs/eventmesh/uni_http.yaml) as the eventmesh_uni postdissector's table."""
@@ -788,11 +789,16 @@ HEADER = """\
 # Wireshark loads the personal plugin folder's copy and then a -X lua_script one into one Lua state, and the
 # second would stop at its first Proto() ("there cannot be two protocols with the same description"): the
 # first copy loaded stays, a second is skipped, and named on stderr (a dialog in Wireshark) where it differs.
+# A copy from before this check leaves no mark in _G, only its protocols.
 ONE_COPY = """
-if _G.inlong_proto_plugin ~= nil then
-  if _G.inlong_proto_plugin.digest ~= "@DIGEST@" then
+local first_copy = _G.inlong_proto_plugin
+if first_copy == nil and select(2, pcall(Dissector.get, "@FIRST_PROTO@")) ~= nil then  -- (nil, or an error: none)
+  first_copy = {digest = "", source = "an older copy (tshark -G plugins lists it)"}
+end
+if first_copy ~= nil then
+  if first_copy.digest ~= "@DIGEST@" then
     report_failure("inlong_proto.lua: " .. debug.getinfo(1, "S").source:sub(2) .. " is not loaded: another "
-      .. "version of the plugin was loaded first, from " .. _G.inlong_proto_plugin.source
+      .. "version of the plugin was loaded first, from " .. first_copy.source
       .. " (update that copy with inlong-proto wireshark install, or remove it)")
   end
   return
