@@ -28,7 +28,7 @@ COVERAGE = {
     **{(p, r): FULL for p in ("broadcast", "dataproxy") for r in ("decode", "reject", "cut")},
     **{(p, "decode"): PARTLY for p in ("tubemq", "eventmesh", "eventmesh-legacy", "eventmesh-frame")},
     # a cut ending inside the first frame is one error item: nothing but it to compare, so passed
-    **{(p, "cut"): PARTLY | FULL for p in ("tubemq", "eventmesh", "eventmesh-frame")},
+    **{(p, "cut"): PARTLY | FULL for p in ("tubemq", "eventmesh", "eventmesh-legacy", "eventmesh-frame")},
     # the frame layer's checks pass; the payload layer's (protobuf, JSON Schema, checked UTF-8) are not covered
     **{(p, "reject"): FULL | PARTLY | NONE for p in ("tubemq", "eventmesh", "eventmesh-legacy", "eventmesh-frame")},
     **{(p, r): NONE for p in ("eventmesh-http", "eventmesh-grpc") for r in ("decode", "reject", "cut", "recover")},
