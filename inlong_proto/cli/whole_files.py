@@ -75,7 +75,7 @@ def file_batches(path: str, protocol: str, direction: str | None, mode: str, car
     from inlong_proto.capture.container import is_capture
     from inlong_proto.core.detect import HEAD_SIZE, classify
     from inlong_proto.core.sources import file_uri, modification_date, open_source
-    from inlong_proto.spark.common import DumpDecodeError
+    from inlong_proto.core.errors import DumpDecodeError
 
     schema = reader_schema(protocol, carried)
     day = modification_date(path)

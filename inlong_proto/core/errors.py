@@ -76,6 +76,24 @@ class LimitError(DecodeError):
     kind = "limit"
 
 
+class DumpDecodeError(DecodeError):
+    """A DecodeError that also names the file it is in, so a failed FAILFAST read says where to look (the Spark
+    readers' and the command line's whole-file output alike)."""
+
+    def __init__(self, path: str, offset: int, field: str, reason: str, kind: str = DecodeError.kind,
+                 where: str = ""):
+        super().__init__(offset, field, reason)
+        self.path, self.kind, self.where = path, kind, where
+        self.args = (f"{path}: {where + ', ' if where else ''}{self.args[0]}",)
+
+    @classmethod
+    def of(cls, path: str, error: DecodeError) -> "DumpDecodeError":
+        return cls(path, error.offset, error.field, error.reason, error.kind, error.where)
+
+    def shifted(self, delta: int) -> "DumpDecodeError":
+        return type(self)(self.path, self.offset + delta, self.field, self.reason, self.kind, self.where)
+
+
 class EncodeError(InlongProtoError, ValueError):
     """A value that cannot be put on the wire as the spec says."""
 

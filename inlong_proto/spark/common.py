@@ -11,7 +11,7 @@ import warnings
 from inlong_proto.backends import compiled
 from inlong_proto.core import arrow, protocols
 from inlong_proto.core.arrow import AUTO, auto_schema
-from inlong_proto.core.errors import DecodeError
+from inlong_proto.core.errors import DumpDecodeError  # noqa: F401 (the readers import it from here)
 from inlong_proto.core.stream import check_direction, check_mode
 
 SPARK_EXTRA = "pip install 'inlong-proto[spark]'"
@@ -27,23 +27,6 @@ def require_spark() -> None:
     except ImportError as exc:
         raise ImportError(f"the Spark readers of inlong-proto need pyspark, pyarrow and pandas ({exc}); "
                           f"install the spark extra: {SPARK_EXTRA}", name=exc.name) from exc
-
-
-class DumpDecodeError(DecodeError):
-    """A DecodeError that also names the dump file, so a failed FAILFAST job says where to look."""
-
-    def __init__(self, path: str, offset: int, field: str, reason: str, kind: str = DecodeError.kind,
-                 where: str = ""):
-        super().__init__(offset, field, reason)
-        self.path, self.kind, self.where = path, kind, where
-        self.args = (f"{path}: {where + ', ' if where else ''}{self.args[0]}",)
-
-    @classmethod
-    def of(cls, path: str, error: DecodeError) -> "DumpDecodeError":
-        return cls(path, error.offset, error.field, error.reason, error.kind, error.where)
-
-    def shifted(self, delta: int) -> "DumpDecodeError":
-        return type(self)(self.path, self.offset + delta, self.field, self.reason, self.kind, self.where)
 
 
 def check_reader_args(protocol: str, direction: str | None, mode: str, auto: bool = False) -> tuple[str, str]:

@@ -101,11 +101,10 @@ from inlong_proto.capture.container import is_capture
 from inlong_proto.core.block_walks import Chains
 from inlong_proto.core.arrow import AUTO, auto_of, auto_schema, own_protocol, rows_batch
 from inlong_proto.core.detect import HEAD_SIZE, candidates, classify
-from inlong_proto.core.errors import DecodeError, FrameTooLargeError, ValidationError
+from inlong_proto.core.errors import DecodeError, DumpDecodeError, FrameTooLargeError, ValidationError
 from inlong_proto.core.frames import (Frame, Scanner, check_max_frame_size, decode_at, decode_with, starts,
                                       stream_decoder)
 from inlong_proto.core.sources import list_files, open_source, scan_windows, split_count
-from inlong_proto.spark.common import DumpDecodeError
 
 DEFAULT_SPLIT_SIZE = 128 << 20
 RELEASE_EVERY = 16 << 20  # a split's scan hands back the pages it is done with this often
