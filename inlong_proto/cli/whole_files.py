@@ -100,7 +100,7 @@ def file_batches(path: str, protocol: str, direction: str | None, mode: str, car
                 if batch.num_rows:
                     yield batch.cast(schema) if batch.schema != schema else batch
         except DumpDecodeError as error:  # named by its URI (the rows' path); the error line names the path given
-            raise DumpDecodeError(path, error.offset, error.field, error.reason, error.kind, error.where) from None
+            raise DumpDecodeError.of(path, error) from None
 
 
 def _whole_capture(src, uri: str, protocol: str, mode: str):

@@ -59,15 +59,13 @@ def connection_context(name: str):
     """A fresh instance of the state both directions of a connection of this protocol share (HTTP/2's
     streams and calls), or None when each direction stands alone."""
     path = REGISTRY.get(canonical(name), {}).get("connection")
-    if path is None:
-        return None
-    module, cls = _named(path)
-    return getattr(importlib.import_module(module), cls)()
+    return None if path is None else function(path)()
 
 
 @cache
 def function(path: str):
-    """The function a registry key names as module:function (audit-reader, dump-direction, replay)."""
+    """What a registry key names as module:name: a function (audit-reader, dump-direction, replay) or a class
+    (connection)."""
     module, name = _named(path)
     return getattr(importlib.import_module(module), name)
 
