@@ -352,8 +352,7 @@ def known_tree(protocol: str, *, records: bool = False) -> dict | None:
         for cls in protocols.get(name).frame_types:
             tree = _merge(tree, _fields_tree(cls))
         if name in protocols.PAYLOAD_TYPES:
-            module, cls = protocols.PAYLOAD_TYPES[name]
-            keys = getattr(importlib.import_module(module), cls).JSON_KEYS
+            keys = protocols.function(protocols.PAYLOAD_TYPES[name]).JSON_KEYS
             tree["payload"] = _merge(tree["payload"], {key: ANY for key in keys})
     return tree
 

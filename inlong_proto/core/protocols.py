@@ -19,18 +19,13 @@ def _registered(key: str) -> dict:
     return {name: entry[key] for name, entry in REGISTRY.items() if entry.get(key)}
 
 
-def _named(path: str) -> tuple[str, str]:
-    module, _, name = path.partition(":")
-    return module, name
-
-
 # Runtime layers above a protocol's generated frame codec: describe(message, direction) returns
 # (message type, direction, payload object with to_dict()) and raises DecodeError for a bad payload.
 EXTENSIONS = _registered("extension")
 # Optional readers of what a frame carries, for `decode --payload`: payload(frame) -> object with to_dict().
 PAYLOAD_READERS = _registered("payload_reader")
 # The class of each protocol's payload (decode's "payload" key), with JSON_KEYS: the keys its to_dict gives.
-PAYLOAD_TYPES = {name: _named(path) for name, path in _registered("payload_type").items()}
+PAYLOAD_TYPES = _registered("payload_type")  # module:Class (protocols.function loads it)
 # Protocols that are not one spec's frames (HTTP/1.1 streams; HTTP/2 + gRPC): each module provides
 # iter_messages(data: bytes, direction: str | None, mode: str) -> Iterator[object with to_dict()],
 # HttpStreamDecoder (its incremental decoder, under that name) and MESSAGE_TYPES (with JSON_KEYS).
@@ -66,7 +61,7 @@ def connection_context(name: str):
 def function(path: str):
     """What a registry key names as module:name: a function (audit-reader, dump-direction, replay) or a class
     (connection)."""
-    module, name = _named(path)
+    module, _, name = path.partition(":")
     return getattr(importlib.import_module(module), name)
 
 
